@@ -1,0 +1,1 @@
+"""Results store, HTML/JUnit/terminal rendering, plots, baselines and trends."""

@@ -1,0 +1,1 @@
+"""Metric specs, statistics, adaptive sampling and verdicts: plain maths, no pytest, no board."""

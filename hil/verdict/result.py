@@ -1,0 +1,146 @@
+"""What a measured metric ends as: its samples, statistics, verdict and why sampling stopped.
+
+These records are what the report layer stores and renders; `to_dict` is the JSON schema of
+`reports/results.json`, so change it only together with the report and its readers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
+
+
+class Verdict(StrEnum):
+    PASS = "PASS"
+    MARGINAL = "MARGINAL"  # decided on the median at max_samples while the interval straddled an edge
+    FAIL = "FAIL"  # interval outside the band (side says which)
+    UNSTABLE = "UNSTABLE"  # CV stayed above max_cv
+    REGRESSION = "REGRESSION"  # significantly and materially worse than the stored baseline
+    ERROR = "ERROR"  # the measurement itself is not trustworthy: unparseable, missing tool, above ceiling
+
+    @property
+    def passed(self) -> bool:
+        return self in (Verdict.PASS, Verdict.MARGINAL)
+
+
+class StopReason(StrEnum):
+    DECIDED = "decided"  # the interval settled inside or outside the band with CV in limits
+    FIXED_COUNT = "fixed_count"  # --samples N
+    MAX_SAMPLES = "max_samples"
+    BUDGET = "budget"  # wall-clock budget ran out
+    CV_NOT_FALLING = "cv_not_falling"  # more samples would not make it stable
+    ERROR = "error"  # a sample failed: nothing more was taken
+
+
+@dataclass
+class Sample:
+    value: float
+    started: float  # epoch seconds
+    duration_s: float
+    raw: str = ""  # the tool output the value was parsed from, for audit
+
+
+@dataclass
+class SampleStats:
+    n: int
+    mean: float
+    median: float
+    std: float  # sample standard deviation (ddof=1)
+    cv: float  # std / mean, as a fraction
+    ci_low: float  # Student-t confidence interval of the mean
+    ci_high: float
+    confidence: float
+    minimum: float
+    maximum: float
+    q1: float
+    q3: float
+    outliers: list[int] = field(default_factory=list)  # indices into samples, Tukey 1.5 IQR
+
+
+@dataclass
+class BaselineComparison:
+    baseline_run: str  # which stored run the samples came from
+    baseline_median: float
+    baseline_n: int
+    change: float  # (median - baseline median) / baseline median, signed
+    p_value: float  # one-sided Mann-Whitney U, in the "worse" direction
+    regression: bool
+
+
+@dataclass
+class MetricResult:
+    metric: str
+    board: str
+    params: dict[str, Any]
+    unit: str
+    direction: Direction
+    band: Band
+    max_cv: float
+    verdict: Verdict
+    reason: str  # one line a release engineer can act on
+    stop_reason: StopReason
+    samples: list[Sample] = field(default_factory=list)
+    warmup: list[Sample] = field(default_factory=list)
+    stats: SampleStats | None = None
+    side: str | None = None  # "low" / "high" for FAIL
+    ceiling: Ceiling | None = None
+    efficiency: float | None = None  # median / ceiling
+    baseline: BaselineComparison | None = None
+    facts: dict[str, Any] = field(default_factory=dict)  # kernel, tool versions, negotiated link speed
+    started: float = 0.0
+    finished: float = 0.0
+    test_id: str = ""
+    error_output: str = ""  # raw output that did not parse, shown verbatim
+
+    @property
+    def values(self) -> list[float]:
+        return [s.value for s in self.samples]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["direction"] = str(self.direction)
+        data["verdict"] = str(self.verdict)
+        data["stop_reason"] = str(self.stop_reason)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MetricResult:
+        data = dict(data)
+        data["direction"] = Direction(data["direction"])
+        data["band"] = Band(**data["band"])
+        data["verdict"] = Verdict(data["verdict"])
+        data["stop_reason"] = StopReason(data["stop_reason"])
+        data["samples"] = [Sample(**s) for s in data.get("samples", [])]
+        data["warmup"] = [Sample(**s) for s in data.get("warmup", [])]
+        if data.get("stats"):
+            data["stats"] = SampleStats(**data["stats"])
+        if data.get("ceiling"):
+            data["ceiling"] = Ceiling(**data["ceiling"])
+        if data.get("baseline"):
+            data["baseline"] = BaselineComparison(**data["baseline"])
+        return cls(**data)
+
+    @classmethod
+    def for_spec(cls, spec: MetricSpec, board: str, **fields: Any) -> MetricResult:
+        return cls(
+            metric=spec.metric,
+            board=board,
+            params=dict(spec.params),
+            unit=spec.unit,
+            direction=spec.direction,
+            band=spec.band,
+            max_cv=spec.max_cv,
+            ceiling=spec.ceiling,
+            **fields,
+        )
+
+
+def metric_key(metric: str, params: dict[str, Any]) -> str:
+    """Stable identity of a metric with its parameters, e.g. 'usb.msc.read[bs=1M]': keys baselines and trends."""
+    if not params:
+        return metric
+    inner = ",".join(f"{name}={params[name]}" for name in sorted(params))
+    return f"{metric}[{inner}]"
