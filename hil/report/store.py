@@ -1,0 +1,184 @@
+"""The results store: `reports/results.json`, one JSON document per run, valid at every instant.
+
+The whole document is rewritten atomically after every result, so after Ctrl-C, a crash or a
+killed Jenkins job the file holds every result finished so far. The same document is copied to
+`history/<run-id>.json`, which is kept across runs and feeds the trend page.
+Plain module: no pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import secrets
+import shlex
+import socket
+import sys
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import hil
+from hil.report.files import atomic_write_text, dumps
+from hil.verdict.result import MetricResult
+
+SCHEMA = 1
+RESULTS_FILE = "results.json"
+HISTORY_DIR = "history"
+
+# Tool versions that change what a number means; recorded so a trend step can be explained.
+_VERSIONED = ("pytest", "pytest-html", "pytest-xdist", "labgrid", "numpy", "scipy")
+# CI identity only: never the whole environment (it holds credentials).
+_CI_VARIABLES = (
+    "BUILD_TAG",
+    "BUILD_URL",
+    "JOB_NAME",
+    "BUILD_NUMBER",
+    "GIT_COMMIT",
+    "GIT_BRANCH",
+    "NODE_NAME",
+)
+
+
+class ResultsFileError(ValueError):
+    """A results or history file cannot be read; the message starts with the file's path."""
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """Sortable and unique: UTC start time plus a random suffix (two CI nodes may start together)."""
+    moment = now or datetime.now(UTC)
+    return f"{moment.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
+
+
+def host_facts() -> dict[str, Any]:
+    """What ran the test session (not the boards: their facts travel with each result)."""
+    versions: dict[str, str] = {}
+    for dist in _VERSIONED:
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    facts: dict[str, Any] = {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "packages": versions,
+    }
+    ci = {name: os.environ[name] for name in _CI_VARIABLES if os.environ.get(name)}
+    if ci:
+        facts["ci"] = ci
+    return facts
+
+
+@dataclass
+class RunInfo:
+    id: str
+    started: str  # ISO 8601, UTC
+    finished: str | None = None  # None while running, or when the run never finished (crash)
+    hil_version: str = hil.__version__
+    host: dict[str, Any] = field(default_factory=dict)
+    command: str = ""
+
+    @classmethod
+    def start(cls, command: str = "") -> RunInfo:
+        now = datetime.now(UTC)
+        return cls(
+            id=new_run_id(now),
+            started=now.isoformat(timespec="seconds"),
+            host=host_facts(),
+            command=command or shlex.join(sys.argv),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunInfo:
+        return cls(**data)
+
+
+@dataclass
+class StoredRun:
+    """One run as read back from results.json or the history."""
+
+    run: RunInfo
+    results: list[MetricResult]
+    path: Path | None = None
+
+
+class ResultStore:
+    """Collects a run's results and keeps `path` (and its history copy) current after each one."""
+
+    def __init__(self, path: Path, run: RunInfo, history_dir: Path | None = None) -> None:
+        self.path = path
+        self.run = run
+        self.history_dir = history_dir
+        self.results: list[MetricResult] = []
+
+    @property
+    def history_path(self) -> Path | None:
+        return None if self.history_dir is None else self.history_dir / f"{self.run.id}.json"
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "run": self.run.to_dict(),
+            "results": [result.to_dict() for result in self.results],
+        }
+
+    def begin(self) -> None:
+        """Write the empty run: a stale results.json from an earlier run must not pass for this one."""
+        self.flush()
+
+    def add(self, result: MetricResult) -> None:
+        self.results.append(result)
+        self.flush()
+
+    def finish(self) -> None:
+        self.run.finished = utc_now()
+        self.flush()
+
+    def flush(self) -> None:
+        text = dumps(self.document(), indent=1)
+        atomic_write_text(self.path, text)
+        # A run without results has no trend point: keep it out of the history (unit-test runs).
+        if self.history_path is not None and self.results:
+            atomic_write_text(self.history_path, text)
+
+
+def load_run(path: Path) -> StoredRun:
+    """Read a results.json or history file; anything malformed is a ResultsFileError naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ResultsFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"{path}: not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ResultsFileError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    if data.get("schema") != SCHEMA:
+        raise ResultsFileError(f"{path}: schema {data.get('schema')!r} is not the supported {SCHEMA}")
+    for key, kind in (("run", dict), ("results", list)):
+        if not isinstance(data.get(key), kind):
+            raise ResultsFileError(f"{path}: '{key}' is missing or not a JSON {kind.__name__}")
+    try:
+        run = RunInfo.from_dict(data["run"])
+    except (TypeError, ValueError) as exc:
+        raise ResultsFileError(f"{path}: run: {exc}") from exc
+    results = []
+    for index, entry in enumerate(data["results"]):
+        try:
+            results.append(MetricResult.from_dict(entry))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            name = entry.get("metric", "?") if isinstance(entry, dict) else "?"
+            raise ResultsFileError(f"{path}: result #{index} ({name}): {type(exc).__name__}: {exc}") from exc
+    return StoredRun(run=run, results=results, path=path)

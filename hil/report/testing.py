@@ -1,0 +1,114 @@
+"""Hand-made, plausible MetricResults for renderer tests and report previews.
+
+Not the statistics engine (hil.verdict decides verdicts); this only fills in descriptive numbers
+consistent with the given samples so the report layer can be exercised without a board.
+Plain module: no pytest.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import stats as st
+
+from hil.verdict.result import (
+    BaselineComparison,
+    MetricResult,
+    Sample,
+    SampleStats,
+    StopReason,
+    Verdict,
+)
+from hil.verdict.spec import Band, Ceiling, Direction
+
+DEFAULT_VALUES = (41.2, 41.9, 40.8, 41.5, 42.0, 41.1, 41.7, 35.2)  # MB/s; the last one an outlier
+
+
+def describe(values: list[float], confidence: float = 0.95) -> SampleStats:
+    data = np.asarray(values, dtype=float)
+    n = len(data)
+    mean, std = float(data.mean()), float(data.std(ddof=1))
+    half = float(st.t.ppf((1 + confidence) / 2, n - 1)) * std / math.sqrt(n)
+    q1, median, q3 = (float(q) for q in np.percentile(data, [25, 50, 75]))
+    fence = 1.5 * (q3 - q1)
+    outliers = [int(i) for i in np.flatnonzero((data < q1 - fence) | (data > q3 + fence))]
+    return SampleStats(
+        n=n,
+        mean=mean,
+        median=median,
+        std=std,
+        cv=std / abs(mean),
+        ci_low=mean - half,
+        ci_high=mean + half,
+        confidence=confidence,
+        minimum=float(data.min()),
+        maximum=float(data.max()),
+        q1=q1,
+        q3=q3,
+        outliers=outliers,
+    )
+
+
+def example_result(
+    verdict: Verdict = Verdict.PASS,
+    *,
+    metric: str = "usb.msc.read",
+    board: str = "vboard-hs",
+    params: dict[str, Any] | None = None,
+    values: list[float] | tuple[float, ...] = DEFAULT_VALUES,
+    warmup: list[float] | tuple[float, ...] = (38.0,),
+    band: Band | None = None,
+    unit: str = "MB/s",
+    reason: str = "",
+    stop_reason: StopReason = StopReason.DECIDED,
+    ceiling: float | None = 53.0,
+    baseline_median: float | None = None,
+    facts: dict[str, Any] | None = None,
+    test_id: str = "",
+    error_output: str = "",
+    started: float = 1_763_700_000.0,
+) -> MetricResult:
+    values = list(values)
+    stats = describe(values) if len(values) >= 2 else None
+    samples = [
+        Sample(value=v, started=started + 2 * i, duration_s=1.5, raw=f"{v} MB/s")
+        for i, v in enumerate(values)
+    ]
+    warm = [Sample(value=v, started=started - 2, duration_s=1.5, raw=f"{v} MB/s") for v in warmup]
+    comparison = None
+    if baseline_median is not None and stats is not None:
+        change = (stats.median - baseline_median) / baseline_median
+        comparison = BaselineComparison(
+            baseline_run="20251101T120000Z-abc123",
+            baseline_median=baseline_median,
+            baseline_n=10,
+            change=change,
+            p_value=0.004 if verdict is Verdict.REGRESSION else 0.41,
+            regression=verdict is Verdict.REGRESSION,
+        )
+    return MetricResult(
+        metric=metric,
+        board=board,
+        params={"bs": "1M"} if params is None else params,
+        unit=unit,
+        direction=Direction.HIGHER,
+        band=band or Band(38.0, 48.0),
+        max_cv=0.05,
+        verdict=verdict,
+        reason=reason or f"{verdict}: median {stats.median if stats else float('nan'):.1f} {unit}",
+        stop_reason=stop_reason,
+        samples=samples,
+        warmup=warm,
+        stats=stats,
+        side="low" if verdict is Verdict.FAIL else None,
+        ceiling=Ceiling(ceiling, unit, "USB 2.0 high-speed bulk") if ceiling is not None else None,
+        efficiency=stats.median / ceiling if stats is not None and ceiling else None,
+        baseline=comparison,
+        facts={"kernel": "6.1.0-27-amd64", "link_speed": "480M"} if facts is None else facts,
+        started=started,
+        finished=started + 2 * len(values),
+        test_id=test_id,
+        error_output=error_output,
+    )

@@ -1,0 +1,1 @@
+"""Tests of hil.report (a package, so module names cannot clash with other test folders)."""
