@@ -1,0 +1,165 @@
+"""HTML fragments: a result's statistics table with its plot, and the run's summary table.
+
+pytest-html 4 renders its rows in JavaScript from strings; these fragments are plain HTML with
+`hil-` classes styled by STYLE, which the summary carries into the page once.
+Everything user-supplied is escaped. Plain module: no pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+
+from hil.report.summary import (
+    DASH,
+    VERDICT_COLORS,
+    ci_half_width,
+    fmt_num,
+    fmt_p,
+    fmt_pct,
+    key_of,
+    link_fact,
+    ordered,
+    summary_row,
+    verdict_counts,
+)
+from hil.verdict.result import MetricResult, Verdict
+
+STYLE = """
+<style>
+.hil-summary, .hil-stats { border-collapse: collapse; margin: 6px 0 12px 0; color: #222; font-size: 12px; }
+.hil-summary th, .hil-summary td, .hil-stats th, .hil-stats td { border: 1px solid #ddd; padding: 3px 8px; }
+.hil-summary th, .hil-stats th { background: #f3f3f3; text-align: left; font-weight: bold; }
+.hil-stats th { font-weight: normal; color: #555; }
+.hil-num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.hil-verdict { font-weight: bold; color: #fff; text-align: center; white-space: nowrap; padding: 1px 6px; }
+.hil-result { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; margin: 6px 0; }
+.hil-result img { max-width: 100%; border: 1px solid #e6e6e6; }
+.hil-reason { margin: 4px 0; color: #222; font-size: 13px; }
+.hil-raw { background: #f6f6f6; color: #222; padding: 6px; max-height: 300px; overflow: auto;
+           white-space: pre-wrap; font-family: monospace; font-size: 11px; }
+</style>
+"""
+
+MAX_RAW_CHARS = 20_000  # error output is shown verbatim, but a runaway log must not bloat the page
+
+
+def verdict_cell(verdict: Verdict, tag: str = "td") -> str:
+    color = VERDICT_COLORS.get(verdict, "#000")
+    return f'<{tag} class="hil-verdict" style="background:{color}">{escape(str(verdict))}</{tag}>'
+
+
+def _row(label: str, value: str, *, raw_html: bool = False) -> str:
+    return f"<tr><th>{escape(label)}</th><td>{value if raw_html else escape(value)}</td></tr>"
+
+
+def stats_table(result: MetricResult) -> str:
+    """Every figure behind the verdict, as a two-column table."""
+    stats = result.stats
+    unit = result.unit
+    rows = [
+        _row("verdict", verdict_cell(result.verdict, "span"), raw_html=True),
+        _row("band", result.band.describe(unit) + (f" (out {result.side})" if result.side else "")),
+        _row("stop reason", str(result.stop_reason)),
+    ]
+    if stats is not None:
+        outliers = ", ".join(
+            f"#{i + 1}={fmt_num(result.values[i])}" for i in stats.outliers if 0 <= i < len(result.values)
+        )
+        rows += [
+            _row("n", str(stats.n)),
+            _row("median", f"{fmt_num(stats.median)} {unit}"),
+            _row("mean", f"{fmt_num(stats.mean)} {unit}"),
+            _row("std", f"{fmt_num(stats.std)} {unit}"),
+            _row("CV", f"{fmt_pct(stats.cv)} (max {fmt_pct(result.max_cv)})"),
+            _row(
+                f"{stats.confidence:.0%} CI of mean",
+                f"[{fmt_num(stats.ci_low)}, {fmt_num(stats.ci_high)}] (± {fmt_num(ci_half_width(stats))})",
+            ),
+            _row("min / max", f"{fmt_num(stats.minimum)} / {fmt_num(stats.maximum)}"),
+            _row("outliers (Tukey 1.5 IQR)", outliers or "none"),
+        ]
+    else:
+        rows.append(_row("samples", str(len(result.samples))))
+    if result.warmup:
+        rows.append(_row("warm-up (not counted)", ", ".join(fmt_num(s.value) for s in result.warmup)))
+    if result.ceiling is not None:
+        efficiency = fmt_pct(result.efficiency) if result.efficiency is not None else DASH
+        rows.append(
+            _row(
+                "efficiency",
+                f"{efficiency} of ceiling {fmt_num(result.ceiling.value)} "
+                f"{result.ceiling.unit} ({result.ceiling.basis})",
+            )
+        )
+    if result.baseline is not None:
+        base = result.baseline
+        text = (
+            f"{fmt_pct(base.change, signed=True)} vs median {fmt_num(base.baseline_median)} "
+            f"(n={base.baseline_n}, run {base.baseline_run}), p={fmt_p(base.p_value)}"
+            f"{', regression' if base.regression else ''}"
+        )
+        # `reason` arrived with the verdict engine; results written before it lack the field.
+        why = getattr(base, "reason", "")
+        rows.append(_row("baseline", text + (f": {why}" if why else "")))
+    link = link_fact(result.facts)
+    if link is not None:
+        rows.append(_row("link", link[1]))
+    other = {k: v for k, v in result.facts.items() if link is None or k != link[0]}
+    if other:
+        rows.append(_row("facts", ", ".join(f"{k}={v}" for k, v in sorted(other.items()))))
+    return f'<table class="hil-stats">{"".join(rows)}</table>'
+
+
+def result_block(result: MetricResult, plot_uri: str | None) -> str:
+    """One metric for the HTML extras: its reason, the statistics and the plot side by side."""
+    title = f"{escape(result.board)} · {escape(key_of(result))}"
+    parts = [
+        STYLE,  # the rows are rendered apart from the summary; repeating the small style block is harmless
+        f'<div class="hil-reason"><b>{title}</b>: {escape(result.reason)}</div>',
+        '<div class="hil-result">',
+        stats_table(result),
+    ]
+    if plot_uri is not None:
+        parts.append(f'<img src="{plot_uri}" alt="samples of {escape(key_of(result))}"/>')
+    parts.append("</div>")
+    if result.error_output:
+        raw = result.error_output
+        cut = (
+            f"\n[... {len(raw) - MAX_RAW_CHARS} more characters in results.json]"
+            if len(raw) > MAX_RAW_CHARS
+            else ""
+        )
+        parts.append(f'<pre class="hil-raw">{escape(raw[:MAX_RAW_CHARS])}{escape(cut)}</pre>')
+    return "".join(parts)
+
+
+SUMMARY_HEADERS = ("board", "metric", "median ± CI", "unit", "band", "CV", "verdict", "stop reason")
+
+
+def summary_table(results: Iterable[MetricResult]) -> str:
+    """The run at a glance, for the top of the page."""
+    results = ordered(results)
+    if not results:
+        return ""
+    header = "".join(f"<th>{escape(title)}</th>" for title in SUMMARY_HEADERS)
+    body = []
+    for result in results:
+        row = summary_row(result)
+        body.append(
+            "<tr>"
+            f"<td>{escape(row.board)}</td>"
+            f'<td title="{escape(row.test_id)}">{escape(row.key)}</td>'
+            f'<td class="hil-num">{escape(row.median_ci)}</td>'
+            f"<td>{escape(row.unit)}</td>"
+            f"<td>{escape(row.band)}</td>"
+            f'<td class="hil-num">{escape(row.cv)}</td>'
+            f"{verdict_cell(row.verdict)}"
+            f"<td>{escape(row.stop_reason)}</td>"
+            "</tr>"
+        )
+    return (
+        f"{STYLE}<h2>Metrics</h2><p>{escape(verdict_counts(results))}</p>"
+        f'<table class="hil-summary" id="hil-summary"><thead><tr>{header}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )

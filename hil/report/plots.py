@@ -1,0 +1,234 @@
+"""PNG plots of one result (its samples) and of one metric over runs (its trend).
+
+Figures are built with matplotlib's object API on the Agg canvas: no pyplot, no global backend
+switch, no display needed, nothing left open between plots. Small on purpose (6x3 in at 90 dpi,
+about 30 kB) so a report with 50 metrics stays a few MB once base64-embedded.
+Plain module: no pytest.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from hil.report.summary import VERDICT_COLORS, fmt_num, key_of
+from hil.verdict.result import MetricResult, Verdict
+from hil.verdict.spec import Band
+
+FIGSIZE = (6.0, 3.0)
+DPI = 90
+
+_BAND_COLOR = "#c8e6c9"
+_CI_COLOR = "#1e88e5"
+_SAMPLE_COLOR = "#263238"
+_WARMUP_COLOR = "#9e9e9e"
+_OUTLIER_COLOR = "#d50000"
+_CEILING_COLOR = "#b71c1c"
+_BASELINE_COLOR = "#6d4c41"
+
+
+def png_data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _render(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI)
+    return buffer.getvalue()
+
+
+class _View:
+    """The y range that keeps the samples readable.
+
+    Reference lines (band edges, ceiling, baseline) far from the data would squash the samples
+    into one pixel row; those are left out of the range and named "off scale" in the legend.
+    """
+
+    def __init__(self, core: Iterable[float]) -> None:
+        values = list(core)
+        low, high = min(values), max(values)
+        span = high - low or max(abs(high) * 0.05, 1e-9)
+        self.low, self.high, self.reach = low, high, 2 * span
+
+    def within(self, value: float) -> bool:
+        return self.low - self.reach <= value <= self.high + self.reach
+
+    def include(self, value: float) -> None:
+        self.low, self.high = min(self.low, value), max(self.high, value)
+
+    def limits(self) -> tuple[float, float]:
+        pad = (self.high - self.low) * 0.08 or max(abs(self.high) * 0.05, 1e-9)
+        return self.low - pad, self.high + pad
+
+
+def _shade_band(ax: Axes, band: Band, limits: tuple[float, float], label: str) -> None:
+    low = limits[0] if band.low is None else max(band.low, limits[0])
+    high = limits[1] if band.high is None else min(band.high, limits[1])
+    if low < high:
+        ax.axhspan(low, high, color=_BAND_COLOR, alpha=0.6, lw=0, label=label, zorder=0)
+
+
+def result_plot(result: MetricResult) -> bytes | None:
+    """Samples in order (warm-up hollow and grey), band, CI of the mean, median, ceiling, baseline,
+    outliers circled in red. None when nothing was sampled (an ERROR before the first value)."""
+    values = result.values
+    warmup = [sample.value for sample in result.warmup]
+    if not values and not warmup:
+        return None
+    stats = result.stats
+    unit = result.unit
+
+    view = _View([*values, *warmup, *((stats.ci_low, stats.ci_high) if stats else ())])
+    references: list[tuple[float, str, str, str]] = []  # value, label, colour, linestyle
+    if result.ceiling is not None:
+        references.append(
+            (result.ceiling.value, f"ceiling {fmt_num(result.ceiling.value)}", _CEILING_COLOR, "-.")
+        )
+    if result.baseline is not None:
+        references.append(
+            (
+                result.baseline.baseline_median,
+                f"baseline median {fmt_num(result.baseline.baseline_median)}",
+                _BASELINE_COLOR,
+                ":",
+            )
+        )
+    off_scale = []
+    for edge in (result.band.low, result.band.high):
+        if edge is not None:
+            if view.within(edge):
+                view.include(edge)
+            else:
+                off_scale.append(f"band edge {fmt_num(edge)}")
+    shown = []
+    for reference in references:
+        if view.within(reference[0]):
+            view.include(reference[0])
+            shown.append(reference)
+        else:
+            off_scale.append(reference[1])
+    limits = view.limits()
+
+    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    ax = fig.subplots()
+    _shade_band(ax, result.band, limits, f"band {result.band.describe()}")
+    if stats is not None:
+        ax.axhspan(
+            stats.ci_low,
+            stats.ci_high,
+            color=_CI_COLOR,
+            alpha=0.18,
+            lw=0,
+            label=f"{stats.confidence:.0%} CI of mean",
+            zorder=1,
+        )
+        ax.axhline(stats.median, color=_CI_COLOR, lw=1.5, label=f"median {fmt_num(stats.median)}", zorder=2)
+    for value, label, color, style in shown:
+        ax.axhline(value, color=color, lw=1.2, ls=style, label=label, zorder=2)
+
+    counted_x = list(range(1, len(values) + 1))
+    if warmup:
+        warmup_x = list(range(1 - len(warmup), 1))  # ... -1, 0: before sample 1
+        ax.scatter(
+            warmup_x, warmup, facecolors="none", edgecolors=_WARMUP_COLOR, s=28, label="warm-up", zorder=3
+        )
+        ax.axvline(0.5, color=_WARMUP_COLOR, lw=0.8, ls=":", zorder=1)
+    if values:
+        ax.plot(counted_x, values, color=_SAMPLE_COLOR, lw=0.6, alpha=0.5, zorder=3)
+        ax.scatter(counted_x, values, color=_SAMPLE_COLOR, s=16, label=f"samples (n={len(values)})", zorder=4)
+    outliers = [i for i in (stats.outliers if stats else []) if 0 <= i < len(values)]
+    if outliers:
+        ax.scatter(
+            [counted_x[i] for i in outliers],
+            [values[i] for i in outliers],
+            s=90,
+            facecolors="none",
+            edgecolors=_OUTLIER_COLOR,
+            linewidths=1.4,
+            label=f"outliers ({len(outliers)})",
+            zorder=5,
+        )
+    if off_scale:
+        ax.plot([], [], " ", label="off scale: " + ", ".join(off_scale))
+
+    ax.set_ylim(*limits)
+    ax.set_xlabel("sample", fontsize=8)
+    ax.set_ylabel(unit, fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(axis="y", lw=0.3, alpha=0.6)
+    ax.set_title(
+        f"{result.board}  {key_of(result)}  {result.verdict}",
+        fontsize=9,
+        color=VERDICT_COLORS.get(result.verdict, "black"),
+        loc="left",
+    )
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
+    return _render(fig)
+
+
+@dataclass(frozen=True)
+class TrendPoint:
+    """One run's figure for one metric on one board."""
+
+    label: str  # x tick: when the run started
+    median: float
+    ci_low: float
+    ci_high: float
+    band: Band
+    verdict: Verdict
+
+
+def trend_plot(points: Sequence[TrendPoint], unit: str, title: str) -> bytes:
+    """Median per run in time order, the CI of the mean as a bar, the band (as it was) shaded,
+    points coloured by verdict."""
+    x = list(range(len(points)))
+    view = _View([value for p in points for value in (p.median, p.ci_low, p.ci_high)])
+    for point in points:
+        for edge in (point.band.low, point.band.high):
+            if edge is not None and view.within(edge):
+                view.include(edge)
+    limits = view.limits()
+
+    fig = Figure(figsize=(7.0, 3.0), dpi=DPI, layout="constrained")
+    ax = fig.subplots()
+    lows = [limits[0] if p.band.low is None else max(p.band.low, limits[0]) for p in points]
+    highs = [limits[1] if p.band.high is None else min(p.band.high, limits[1]) for p in points]
+    # Bands may change between releases: each run's own band, one step wide around its point.
+    edges = [i - 0.5 for i in range(len(points) + 1)]
+    ax.stairs(highs, edges, baseline=lows, fill=True, color=_BAND_COLOR, alpha=0.6, label="band", zorder=0)
+    ax.plot(x, [p.median for p in points], color="#90a4ae", lw=0.8, zorder=1)
+    ax.vlines(
+        x,
+        [p.ci_low for p in points],
+        [p.ci_high for p in points],
+        color=_CI_COLOR,
+        lw=1.5,
+        label="CI of mean",
+        zorder=2,
+    )
+    for verdict in Verdict:
+        mine = [i for i, p in enumerate(points) if p.verdict is verdict]
+        if mine:
+            ax.scatter(
+                mine,
+                [points[i].median for i in mine],
+                color=VERDICT_COLORS[verdict],
+                s=30,
+                label=str(verdict),
+                zorder=3,
+            )
+    step = max(1, len(points) // 10)  # at most ~10 labels stay legible
+    ax.set_xticks(x[::step], [points[i].label for i in x[::step]], rotation=30, ha="right", fontsize=7)
+    ax.set_xlim(-0.5, len(points) - 0.5)
+    ax.set_ylim(*limits)
+    ax.set_ylabel(f"median {unit}", fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(axis="y", lw=0.3, alpha=0.6)
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
+    return _render(fig)

@@ -1,0 +1,160 @@
+"""How a result reads in one line: number formatting, verdict colours and the summary rows.
+
+Shared by the terminal table, the HTML summary, the JUnit properties and the trend page, so a
+median reads the same everywhere. Plain module: no pytest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from hil.verdict.result import MetricResult, SampleStats, Verdict, metric_key
+
+DASH = "–"
+
+VERDICT_COLORS: dict[Verdict, str] = {
+    Verdict.PASS: "#2e7d32",
+    Verdict.MARGINAL: "#e08000",
+    Verdict.FAIL: "#c62828",
+    Verdict.UNSTABLE: "#7b1fa2",
+    Verdict.REGRESSION: "#ad1457",
+    Verdict.ERROR: "#37474f",
+}
+
+TERMINAL_MARKUP: dict[Verdict, dict[str, bool]] = {
+    Verdict.PASS: {"green": True},
+    Verdict.MARGINAL: {"yellow": True},
+    Verdict.FAIL: {"red": True},
+    Verdict.UNSTABLE: {"red": True},
+    Verdict.REGRESSION: {"red": True},
+    Verdict.ERROR: {"red": True, "bold": True},
+}
+
+# Fact names under which the measuring side may record the negotiated link (first found wins).
+LINK_SPEED_FACTS = ("link_speed", "negotiated_speed", "usb_speed", "pcie_link", "link")
+
+
+def fmt_num(value: float | None) -> str:
+    """A measured number with the digits that matter: 3219, 110.2, 53.47, 0.0123."""
+    if value is None or not math.isfinite(value):
+        return DASH
+    magnitude = abs(value)
+    if magnitude >= 1000:
+        return f"{value:.0f}"
+    if magnitude >= 100:
+        return f"{value:.1f}"
+    if magnitude >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def fmt_pct(fraction: float | None, *, signed: bool = False) -> str:
+    if fraction is None or not math.isfinite(fraction):
+        return DASH
+    return f"{fraction * 100:+.1f}%" if signed else f"{fraction * 100:.1f}%"
+
+
+def fmt_p(p_value: float | None) -> str:
+    if p_value is None or not math.isfinite(p_value):
+        return DASH
+    return f"{p_value:.2g}" if p_value >= 0.001 else "<0.001"
+
+
+def ci_half_width(stats: SampleStats) -> float:
+    return (stats.ci_high - stats.ci_low) / 2
+
+
+def key_of(result: MetricResult) -> str:
+    return metric_key(result.metric, result.params)
+
+
+def link_fact(facts: dict[str, Any]) -> tuple[str, str] | None:
+    """(fact name, value) of the negotiated link speed, if the measuring side recorded one."""
+    for name in LINK_SPEED_FACTS:
+        if facts.get(name) not in (None, ""):
+            return name, str(facts[name])
+    return None
+
+
+def link_speed(facts: dict[str, Any]) -> str | None:
+    fact = link_fact(facts)
+    return None if fact is None else fact[1]
+
+
+def ordered(results: Iterable[MetricResult]) -> list[MetricResult]:
+    """Grouped by board, then metric key; results of one key keep their run order."""
+    return sorted(results, key=lambda result: (result.board, key_of(result)))
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    board: str
+    key: str
+    median: str
+    ci: str  # half width of the confidence interval of the mean, "±x"
+    unit: str
+    band: str
+    cv: str
+    n: str
+    verdict: Verdict
+    stop_reason: str
+    test_id: str
+
+    @property
+    def median_ci(self) -> str:
+        return self.median if self.ci == DASH else f"{self.median} ± {self.ci}"
+
+
+def summary_row(result: MetricResult) -> SummaryRow:
+    stats = result.stats
+    return SummaryRow(
+        board=result.board,
+        key=key_of(result),
+        median=fmt_num(stats.median) if stats else DASH,
+        ci=fmt_num(ci_half_width(stats)) if stats else DASH,
+        unit=result.unit,
+        band=result.band.describe(),
+        cv=fmt_pct(stats.cv) if stats else DASH,
+        n=str(stats.n) if stats else str(len(result.samples)),
+        verdict=result.verdict,
+        stop_reason=str(result.stop_reason),
+        test_id=result.test_id,
+    )
+
+
+TERMINAL_COLUMNS = ("board", "metric", "median", "unit", "band", "CV", "n", "verdict", "stop")
+_RIGHT_ALIGNED = {"median", "CV", "n"}
+
+
+def terminal_table(results: Iterable[MetricResult]) -> list[tuple[str, Verdict | None]]:
+    """Header and one line per result, each with the verdict that colours it (None for the header)."""
+    rows = [summary_row(result) for result in ordered(results)]
+    cells = [
+        (row.board, row.key, row.median, row.unit, row.band, row.cv, row.n, str(row.verdict), row.stop_reason)
+        for row in rows
+    ]
+    widths = [
+        max([len(title), *(len(line[i]) for line in cells)]) for i, title in enumerate(TERMINAL_COLUMNS)
+    ]
+
+    def join(values: tuple[str, ...]) -> str:
+        parts = [
+            value.rjust(width) if title in _RIGHT_ALIGNED else value.ljust(width)
+            for value, width, title in zip(values, widths, TERMINAL_COLUMNS, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    lines: list[tuple[str, Verdict | None]] = [(join(TERMINAL_COLUMNS), None)]
+    lines += [(join(line), row.verdict) for line, row in zip(cells, rows, strict=True)]
+    return lines
+
+
+def verdict_counts(results: Iterable[MetricResult]) -> str:
+    """'3 PASS, 1 MARGINAL, 1 ERROR' in verdict order."""
+    counts = {verdict: 0 for verdict in Verdict}
+    for result in results:
+        counts[result.verdict] += 1
+    return ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count)

@@ -1,0 +1,50 @@
+import io
+
+import pytest
+from matplotlib.image import imread
+
+from hil.report.plots import DPI, FIGSIZE, TrendPoint, png_data_uri, result_plot, trend_plot
+from hil.report.testing import example_result
+from hil.verdict.result import Verdict
+from hil.verdict.spec import Band
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _size(png):
+    image = imread(io.BytesIO(png), format="png")
+    return image.shape[1], image.shape[0]
+
+
+def test_result_plot_is_a_small_png():
+    png = result_plot(example_result(Verdict.MARGINAL, baseline_median=42.5))
+    assert png.startswith(PNG_MAGIC)
+    assert _size(png) == (round(FIGSIZE[0] * DPI), round(FIGSIZE[1] * DPI))
+    assert len(png) < 80_000  # 50 metrics must stay a few MB of report
+    assert png_data_uri(png).startswith("data:image/png;base64,iVBOR")
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"values": [3100.0, 3150.0, 3120.0], "band": Band(3200.0, None), "ceiling": 3938.0},  # far ceiling
+        {"values": [110.0, 110.0, 110.0], "warmup": (), "ceiling": None},  # no spread at all
+        {"values": [0.001, 0.0012], "band": Band(None, 0.01), "ceiling": None},  # latency-like
+    ],
+)
+def test_result_plot_copes_with_odd_shapes(kwargs):
+    assert result_plot(example_result(**kwargs)).startswith(PNG_MAGIC)
+
+
+def test_nothing_sampled_means_no_plot():
+    assert result_plot(example_result(Verdict.ERROR, values=[], warmup=[])) is None
+
+
+def test_trend_plot_single_and_many_points():
+    point = TrendPoint("2025-11-01 12:00", 41.0, 40.0, 42.0, Band(38.0, 48.0), Verdict.PASS)
+    assert trend_plot([point], "MB/s", "one").startswith(PNG_MAGIC)
+    points = [
+        TrendPoint(f"run {i}", 40.0 + i % 3, 39.0, 43.0, Band(38.0 + i % 2, None), list(Verdict)[i % 6])
+        for i in range(25)
+    ]
+    assert trend_plot(points, "MB/s", "many").startswith(PNG_MAGIC)
