@@ -1,0 +1,79 @@
+"""Where a measured result meets the running pytest item: the stash, and the JUnit properties.
+
+The measuring fixture calls `attach(request.node, result)` once per metric; the report plugin picks
+the results up from the stash when pytest builds the test's report.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hil.report.summary import fmt_pct, key_of, link_speed
+from hil.verdict.result import MetricResult
+
+RESULTS = pytest.StashKey[list[MetricResult]]()
+# How many of RESULTS already went into a report: a result attached during setup must not be
+# reported again with the call.
+_REPORTED = pytest.StashKey[int]()
+# The (name, value) tuples this module put into item.user_properties, to re-prefix them.
+_PROPERTIES = pytest.StashKey[list[tuple[str, object]]]()
+
+
+def attach(item: pytest.Item, result: MetricResult) -> None:
+    """Record `result` on the test `item`: stored, rendered and written as JUnit properties."""
+    if not result.test_id:
+        result.test_id = item.nodeid
+    results = item.stash.setdefault(RESULTS, [])
+    results.append(result)
+    _set_properties(item, results)
+
+
+def results_of(item: pytest.Item) -> list[MetricResult]:
+    return list(item.stash.get(RESULTS, []))
+
+
+def take_unreported(item: pytest.Item) -> list[MetricResult]:
+    """Results attached since the previous report of this item (setup, call, teardown)."""
+    results = item.stash.get(RESULTS, [])
+    done = item.stash.get(_REPORTED, 0)
+    item.stash[_REPORTED] = len(results)
+    return results[done:]
+
+
+def junit_properties(result: MetricResult) -> list[tuple[str, str]]:
+    """The figures a Jenkins JUnit consumer can read without opening results.json."""
+    stats = result.stats
+    props = [
+        ("metric", key_of(result)),
+        ("board", result.board),
+        ("value", f"{stats.median:.6g}" if stats else ""),
+        ("unit", result.unit),
+        ("band", result.band.describe()),
+        ("verdict", str(result.verdict)),
+        ("cv_percent", f"{stats.cv * 100:.2f}" if stats else ""),
+        ("samples", str(stats.n if stats else len(result.samples))),
+        ("stop_reason", str(result.stop_reason)),
+    ]
+    if result.efficiency is not None:
+        props.append(("efficiency_percent", fmt_pct(result.efficiency).rstrip("%")))
+    speed = link_speed(result.facts)
+    if speed is not None:
+        props.append(("link_speed", speed))
+    if result.reason:
+        props.append(("reason", result.reason))
+    return props
+
+
+def _set_properties(item: pytest.Item, results: list[MetricResult]) -> None:
+    # Property names are unprefixed for the usual one-metric test; once a second metric arrives every
+    # metric's names get its key as prefix, so the first one's properties are rewritten too.
+    previous = item.stash.get(_PROPERTIES, [])
+    kept = [prop for prop in item.user_properties if not any(prop is mine for mine in previous)]
+    prefix = len(results) > 1
+    mine: list[tuple[str, object]] = [
+        (f"{key_of(result)}.{name}" if prefix else name, value)
+        for result in results
+        for name, value in junit_properties(result)
+    ]
+    item.user_properties[:] = kept + mine  # in place: pytest hands this very list to the reports
+    item.stash[_PROPERTIES] = mine

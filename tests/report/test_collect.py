@@ -1,0 +1,51 @@
+from dataclasses import dataclass, field
+
+import pytest
+
+from hil.report.collect import RESULTS, attach, results_of, take_unreported
+from hil.report.testing import example_result
+from hil.verdict.result import Verdict
+
+
+@dataclass
+class FakeItem:
+    """What collect needs of a pytest item."""
+
+    nodeid: str = "t.py::test_x"
+    stash: pytest.Stash = field(default_factory=pytest.Stash)
+    user_properties: list = field(default_factory=list)
+
+
+def test_attach_one_metric_writes_plain_properties():
+    item = FakeItem(user_properties=[("mine", 1)])
+    result = example_result(Verdict.PASS)
+    attach(item, result)
+    props = dict(item.user_properties)
+    assert props["mine"] == 1
+    assert props["metric"] == "usb.msc.read[bs=1M]"
+    assert props["value"] == "41.35"
+    assert (props["verdict"], props["unit"], props["band"]) == ("PASS", "MB/s", "[38, 48]")
+    assert (props["cv_percent"], props["samples"], props["stop_reason"]) == ("5.53", "8", "decided")
+    assert (props["efficiency_percent"], props["link_speed"]) == ("78.0", "480M")
+    assert result.test_id == "t.py::test_x"
+    assert results_of(item) == [result] == item.stash[RESULTS]
+
+
+def test_a_second_metric_prefixes_every_metric():
+    item = FakeItem()
+    attach(item, example_result(params={"bs": "4k"}))
+    attach(item, example_result(params={"bs": "1M"}, facts={}))
+    names = [name for name, _ in item.user_properties]
+    assert "verdict" not in names
+    assert "usb.msc.read[bs=4k].verdict" in names and "usb.msc.read[bs=1M].verdict" in names
+    assert "usb.msc.read[bs=1M].link_speed" not in names  # no such fact, no property
+    assert len(names) == len(set(names))
+
+
+def test_take_unreported_hands_each_result_out_once():
+    item = FakeItem()
+    attach(item, example_result(params={"p": 1}))
+    assert len(take_unreported(item)) == 1
+    assert take_unreported(item) == []
+    attach(item, example_result(params={"p": 2}))
+    assert [r.params for r in take_unreported(item)] == [{"p": 2}]
