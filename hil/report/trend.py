@@ -1,0 +1,113 @@
+"""The trend page: every metric's median over the runs kept in `reports/history/`.
+
+    python -m hil.report.trend reports/history -o reports/trend.html
+
+One self-contained HTML file (PNG plots embedded), per board, per metric key, runs in time order.
+Plain module: no pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from html import escape
+from pathlib import Path
+
+from hil.report.files import atomic_write_text
+from hil.report.html import STYLE, verdict_cell
+from hil.report.plots import TrendPoint, png_data_uri, trend_plot
+from hil.report.store import ResultsFileError, StoredRun, load_run, utc_now
+from hil.report.summary import fmt_num, key_of
+
+MAX_RUNS = 60  # the newest runs only: an old history must not make every session end slow
+
+
+def load_history(directory: Path, max_runs: int | None = MAX_RUNS) -> list[StoredRun]:
+    """The stored runs, oldest first; a corrupt file stops the trend with an error naming it."""
+    if not directory.is_dir():
+        raise ResultsFileError(f"{directory}: no such history directory")
+    paths = sorted(directory.glob("*.json"))  # run ids start with their UTC start time
+    runs = [load_run(path) for path in (paths[-max_runs:] if max_runs else paths)]
+    runs.sort(key=lambda stored: (stored.run.started, stored.run.id))
+    return runs
+
+
+def _label(started: str) -> str:
+    try:
+        return datetime.fromisoformat(started).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return started
+
+
+def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
+    """board -> metric key -> one point per run that measured it (with statistics)."""
+    out: dict[str, dict[str, list[TrendPoint]]] = {}
+    for stored in runs:
+        for result in stored.results:
+            if result.stats is None:
+                continue  # an ERROR before two samples has no median to draw
+            stats = result.stats
+            point = TrendPoint(
+                _label(stored.run.started),
+                stats.median,
+                stats.ci_low,
+                stats.ci_high,
+                result.band,
+                result.verdict,
+            )
+            out.setdefault(result.board, {}).setdefault(key_of(result), []).append(point)
+    return out
+
+
+def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
+    sections = []
+    units = {(r.board, key_of(r)): r.unit for stored in runs for r in stored.results}
+    for board, metrics in sorted(series(runs).items()):
+        sections.append(f"<h2>{escape(board)}</h2>")
+        for key, points in sorted(metrics.items()):
+            unit = units[(board, key)]
+            last = points[-1]
+            png = trend_plot(points, unit, f"{board}  {key}")
+            sections.append(
+                f"<h3>{escape(key)}</h3>"
+                f"<p>latest: median {escape(fmt_num(last.median))} {escape(unit)} "
+                f"{verdict_cell(last.verdict, 'span')}, {len(points)} run(s)</p>"
+                f'<img src="{png_data_uri(png)}" alt="trend of {escape(key)} on {escape(board)}"/>'
+            )
+    if not sections:
+        sections.append("<p>No run in the history has a measured metric yet.</p>")
+    span = f"{escape(runs[0].run.id)} … {escape(runs[-1].run.id)}" if runs else "none"
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'/>"
+        f"<title>{escape(title)}</title>{STYLE}"
+        "<style>body{font-family:Helvetica,Arial,sans-serif;font-size:13px;color:#222;margin:16px}"
+        "h3{margin-bottom:2px}</style></head><body>"
+        f"<h1>{escape(title)}</h1><p>{len(runs)} run(s): {span}; generated {escape(utc_now())}</p>"
+        f"{''.join(sections)}</body></html>\n"
+    )
+
+
+def write_trend(history: Path, output: Path, max_runs: int | None = MAX_RUNS) -> Path:
+    atomic_write_text(output, render(load_history(history, max_runs)))
+    return output
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hil.report.trend", description=__doc__.splitlines()[0])
+    parser.add_argument("history", type=Path, help="directory of stored runs (reports/history)")
+    parser.add_argument("-o", "--output", type=Path, default=Path("reports/trend.html"))
+    parser.add_argument("--max-runs", type=int, default=MAX_RUNS, help="newest runs to plot (0: all)")
+    args = parser.parse_args(argv)
+    try:
+        path = write_trend(args.history, args.output, args.max_runs or None)
+    except ResultsFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

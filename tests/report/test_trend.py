@@ -1,0 +1,65 @@
+import re
+
+import pytest
+
+from hil.report.store import ResultsFileError, ResultStore, RunInfo
+from hil.report.testing import example_result
+from hil.report.trend import load_history, main, render, series
+from hil.verdict.result import Verdict
+
+
+def _run(history, started, results):
+    run = RunInfo.start("pytest")
+    run.started = started
+    run.id = started.replace("-", "").replace(":", "")[:15] + "Z-" + run.id[-6:]
+    store = ResultStore(history.parent / "results.json", run, history_dir=history)
+    for result in results:
+        store.add(result)
+    store.finish()
+
+
+@pytest.fixture
+def history(tmp_path):
+    history = tmp_path / "history"
+    _run(history, "2025-11-02T10:00:00+00:00", [example_result(Verdict.FAIL, values=[30.0, 31.0])])
+    _run(history, "2025-11-01T10:00:00+00:00", [example_result(Verdict.PASS), example_result(board="b2")])
+    _run(history, "2025-11-03T10:00:00+00:00", [example_result(Verdict.ERROR, values=[])])
+    return history
+
+
+def test_history_in_time_order_per_board_and_key(history):
+    runs = load_history(history)
+    assert [r.run.started[:10] for r in runs] == ["2025-11-01", "2025-11-02", "2025-11-03"]
+    points = series(runs)
+    assert sorted(points) == ["b2", "vboard-hs"]
+    line = points["vboard-hs"]["usb.msc.read[bs=1M]"]
+    assert [p.verdict for p in line] == [Verdict.PASS, Verdict.FAIL]  # the ERROR run has no median
+    assert line[1].median == 30.5
+    assert load_history(history, max_runs=1)[0].run.started.startswith("2025-11-03")
+
+
+def test_render_is_self_contained(history):
+    page = render(load_history(history))
+    assert page.count("<h2>") == 2
+    assert len(re.findall(r'<img src="data:image/png;base64,', page)) == 2
+    assert 'src="http' not in page and "<script" not in page
+
+
+def test_cli_writes_the_page(history, tmp_path, capsys):
+    out = tmp_path / "out" / "trend.html"
+    assert main([str(history), "-o", str(out)]) == 0
+    assert out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_cli_stops_on_a_corrupt_history_file(history, tmp_path, capsys):
+    bad = history / "20251104T000000Z-000000.json"
+    bad.write_text("{")
+    assert main([str(history), "-o", str(tmp_path / "t.html")]) == 1
+    assert str(bad) in capsys.readouterr().err
+    with pytest.raises(ResultsFileError, match="not valid JSON"):
+        load_history(history)
+
+
+def test_missing_history_directory(tmp_path):
+    with pytest.raises(ResultsFileError, match="no such history directory"):
+        load_history(tmp_path / "none")
