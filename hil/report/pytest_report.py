@@ -1,0 +1,299 @@
+"""pytest plugin of the report layer: results store, HTML extras and summary, JUnit, terminal, baselines.
+
+Registered through the `pytest11` entry point `hil_report`. Data flow, also under pytest-xdist:
+
+    worker (or the only process)                         controller (or the only process)
+    collect.attach(item, result) -> item.stash
+    pytest_runtest_makereport: results as plain dicts    pytest_runtest_logreport: results.json rewritten
+      on report.hil_results, HTML extras, the              HTML/JUnit/terminal read the same report
+      measurement-error mark ----(xdist serializes report.__dict__)---->
+                                                         pytest_sessionfinish: finish the run, baselines,
+                                                           trend, JUnit <failure> -> <error>
+
+Only the controller writes files, so there is one results.json and no write race between workers.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hil.report import junit
+from hil.report.baselines import BaselineFileError, BaselineStore, BaselineUpdate
+from hil.report.collect import take_unreported
+from hil.report.files import jsonable
+from hil.report.html import result_block, summary_table
+from hil.report.outcome import MeasurementErrorOutcome
+from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultsFileError, ResultStore, RunInfo
+from hil.report.summary import TERMINAL_MARKUP, fmt_num, terminal_table
+from hil.verdict.result import MetricResult
+
+# Report attributes. TestReport keeps unknown keyword attributes and xdist ships report.__dict__
+# (pytest_report_to_serializable), so plain JSON values here reach the controller intact.
+RESULTS_ATTR = "hil_results"  # list of MetricResult.to_dict(), the results attached during this phase
+ERROR_ATTR = "hil_measurement_error"  # the reason, on a call report failed by MeasurementErrorOutcome
+
+TREND_FILE = "trend.html"
+_SESSION = pytest.StashKey["ReportSession"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("hil-report", "hil results, baselines and trend")
+    group.addoption(
+        "--hil-reports",
+        metavar="DIR",
+        default="reports",
+        help=f"write {RESULTS_FILE}, {HISTORY_DIR}/ and {TREND_FILE} here (default: reports)",
+    )
+    group.addoption(
+        "--baseline",
+        action="store_true",
+        help="compare each metric with its board's stored baseline (regression check)",
+    )
+    group.addoption(
+        "--update-baseline",
+        action="store_true",
+        help="after the run, write this run's samples into the baseline files (review the diff)",
+    )
+    group.addoption(
+        "--baseline-dir",
+        metavar="DIR",
+        default=None,
+        help="baseline files, one per board (default: baselines/ in the rootdir)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    session = ReportSession(config)
+    config.stash[_SESSION] = session
+    config.pluginmanager.register(session, "hil_report_session")
+
+
+@pytest.fixture(scope="session")
+def hil_baselines(pytestconfig: pytest.Config) -> BaselineStore | None:
+    """The baseline store to compare against, or None when --baseline was not given."""
+    session = pytestconfig.stash[_SESSION]
+    return session.baselines if pytestconfig.getoption("baseline") else None
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+class ReportSession:
+    """Per-session state and the hooks that need it."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.is_worker = hasattr(config, "workerinput")
+        here = config.invocation_params.dir
+        # Reports sit beside --html/--junitxml, which pytest resolves from the invocation directory;
+        # baselines are committed files and belong to the repository, i.e. the rootdir.
+        self.reports_dir = here / config.getoption("hil_reports")
+        baseline_dir = config.getoption("baseline_dir")
+        self.baselines = BaselineStore(here / baseline_dir if baseline_dir else config.rootpath / "baselines")
+        self.with_html = bool(config.getoption("htmlpath", default=None))
+        xmlpath = config.getoption("xmlpath", default=None)
+        # As junitxml resolves --junitxml: variables, ~, then relative to the current directory.
+        self.junit_path = Path(os.path.expandvars(xmlpath)).expanduser().resolve() if xmlpath else None
+        self.store: ResultStore | None = None  # controller only
+        self.measurement_errors = 0
+        self.baseline_updates: list[BaselineUpdate] = []
+        self.written: list[tuple[str, Path]] = []
+        self.problems: list[str] = []
+
+    # --- run lifecycle (controller) ---------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)  # before the terminal header, which names the run
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.is_worker or self.config.option.collectonly:
+            return
+        command = shlex.join(["pytest", *self.config.invocation_params.args])
+        self.store = ResultStore(
+            self.reports_dir / RESULTS_FILE,
+            RunInfo.start(command),
+            history_dir=self.reports_dir / HISTORY_DIR,
+        )
+        self.store.begin()
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        lines = []
+        if config.getoption("baseline") or config.getoption("update_baseline"):
+            lines.append(f"hil baselines: {_display(self.baselines.directory)}")
+        if self.store is not None:
+            lines.append(f"hil run: {self.store.run.id} -> {_display(self.store.path)}")
+        return lines
+
+    # --- per test (worker, or the only process) ---------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        fresh = take_unreported(item)
+        if fresh:
+            setattr(report, RESULTS_ATTR, [jsonable(result.to_dict()) for result in fresh])
+            if self.with_html:
+                report.extras = [*getattr(report, "extras", []), *map(_html_extra, fresh)]
+        if (
+            call.when == "call"
+            and report.failed
+            and call.excinfo is not None
+            and call.excinfo.errisinstance(MeasurementErrorOutcome)
+        ):
+            reason = str(call.excinfo.value)
+            setattr(report, ERROR_ATTR, reason)
+            # Travels with the teardown report's user_properties into the JUnit testcase, where
+            # junit.mark_measurement_errors finds it.
+            item.user_properties.append((junit.MEASUREMENT_ERROR_PROPERTY, reason))
+        return report
+
+    # --- per report (controller, or the only process) ---------------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.store is None:
+            return
+        for data in getattr(report, RESULTS_ATTR, None) or ():
+            self.store.add(MetricResult.from_dict(data))  # on disk as soon as its phase ends
+        if _is_measurement_error(report):
+            self.measurement_errors += 1
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
+        # The terminal's own categories: "error" puts the test under ERRORS ("ERROR at call of ...")
+        # and into the "N errors" count, as pytest does for a broken fixture.
+        if _is_measurement_error(report):
+            return "error", "E", ("ERROR", {"red": True})
+        return None
+
+    # --- pytest-html (optional hooks: pytest-html may be absent) -----------------------------
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_header(self, cells: list[str]) -> None:
+        cells.insert(2, '<th class="sortable" data-column-type="verdict">Verdict</th>')
+        cells.insert(3, "<th>Median</th>")  # not sortable: pytest-html's JS sorts these as text
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
+        results = [MetricResult.from_dict(data) for data in getattr(report, RESULTS_ATTR, None) or ()]
+        verdicts = " / ".join(str(result.verdict) for result in results)
+        medians = " / ".join(
+            f"{fmt_num(result.stats.median)} {result.unit}" for result in results if result.stats is not None
+        )
+        if _is_measurement_error(report):
+            cells[0] = '<td class="col-result">Error</td>'  # row colour, filter and sort follow this cell
+            _move_html_count_to_errors(self.config)
+        cells.insert(2, f'<td class="col-verdict">{verdicts}</td>')
+        cells.insert(3, f'<td class="col-median">{medians}</td>')
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_summary(
+        self, prefix: list[str], summary: list[str], postfix: list[str], session: pytest.Session
+    ) -> None:
+        if self.store is not None and self.store.results:
+            prefix.append(summary_table(self.store.results))
+
+    # --- end of run (controller) ------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        # A wrapper: junitxml and pytest-html write their files in the plain implementations, which
+        # all run inside this yield; trylast keeps it inside the terminal reporter's wrapper, so the
+        # terminal summary (printed after that one's yield) sees everything written here.
+        outcome = yield
+        if self.store is None:
+            return outcome
+        store = self.store
+        store.finish()
+        if store.results or self.measurement_errors:
+            self.written.append(("results", store.path))
+        if store.results and store.history_path is not None:
+            self.written.append(("history", store.history_path))
+            self._write_trend()
+        if self.config.getoption("update_baseline"):
+            self._update_baselines(session)
+        if self.measurement_errors and self.junit_path is not None and self.junit_path.exists():
+            junit.mark_measurement_errors(self.junit_path)
+        return outcome
+
+    def _write_trend(self) -> None:
+        from hil.report.trend import write_trend  # matplotlib: import only when there is a trend to draw
+
+        target = self.reports_dir / TREND_FILE
+        try:
+            write_trend(self.reports_dir / HISTORY_DIR, target)
+        except (ResultsFileError, OSError) as exc:
+            self.problems.append(f"trend not written: {exc}")
+        else:
+            self.written.append(("trend", target))
+
+    def _update_baselines(self, session: pytest.Session) -> None:
+        assert self.store is not None
+        try:
+            self.baseline_updates = self.baselines.update_all(self.store.results, self.store.run.id)
+        except (BaselineFileError, OSError) as exc:
+            self.problems.append(f"baselines not updated: {exc}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED  # --update-baseline was asked and failed
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.store is None or not (self.store.results or self.problems or self.baseline_updates):
+            return
+        tr = terminalreporter
+        if self.store.results:
+            tr.write_sep("=", f"hil metrics ({len(self.store.results)})")
+            for line, verdict in terminal_table(self.store.results):
+                tr.write_line(line, **(TERMINAL_MARKUP[verdict] if verdict is not None else {"bold": True}))
+        tr.write_sep("-", "hil reports")
+        for update in self.baseline_updates:
+            skipped = (
+                f"; not written (ERROR or < 2 samples): {', '.join(update.skipped)}" if update.skipped else ""
+            )
+            tr.write_line(
+                f"baseline {update.status}: {_display(update.path)} "
+                f"({len(update.written)} metric(s) from this run{skipped})",
+                yellow=update.status != "unchanged",
+            )
+        for label, path in self.written:
+            tr.write_line(f"{label}: {_display(path)}")
+        for problem in self.problems:
+            tr.write_line(problem, red=True, bold=True)
+
+
+def _is_measurement_error(report: pytest.TestReport) -> bool:
+    return report.when == "call" and report.failed and getattr(report, ERROR_ATTR, None) is not None
+
+
+def _html_extra(result: MetricResult) -> dict[str, Any]:
+    from pytest_html import extras  # only with --html: pytest-html is then loaded anyway
+
+    from hil.report.plots import png_data_uri, result_plot
+
+    try:
+        png = result_plot(result)
+    except Exception as exc:  # a plot must never cost the run its report: say so in its place
+        block = result_block(result, None) + f"<p>plot failed: {type(exc).__name__}: {exc}</p>"
+    else:
+        block = result_block(result, png_data_uri(png) if png else None)
+    # One html extra with the image inline rather than an extras.png: pytest-html 4 shows images in a
+    # 320x240 thumbnail viewer, too small to read a band edge, and inline keeps the table beside it.
+    return extras.html(block)
+
+
+def _move_html_count_to_errors(config: pytest.Config) -> None:
+    # pytest-html 4.2 counts a report as "Error" only by its phase (setup/teardown) and has no hook to
+    # re-classify one: its outcome counters (the filter checkboxes) are moved by hand. The row hook
+    # runs before pytest-html counts this report as failed, so -1/+1 here nets out right.
+    from pytest_html.basereport import BaseReport
+
+    for plugin in config.pluginmanager.get_plugins():
+        if isinstance(plugin, BaseReport):
+            outcomes = plugin._report.outcomes
+            outcomes["failed"]["value"] -= 1
+            outcomes["error"]["value"] += 1
