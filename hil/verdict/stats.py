@@ -1,0 +1,95 @@
+"""Descriptive statistics of one metric's samples: plain numpy/scipy, no pytest, no board.
+
+Quartiles come from numpy.percentile (linear interpolation, numpy's default) and t-quantiles from
+scipy: nothing is hand-rolled. Outliers are flagged by index and never removed: a release engineer
+must see the slow run, not a prettier mean.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+from scipy import stats as st
+
+from hil.verdict.result import SampleStats
+
+TUKEY_K = 1.5  # Tukey's fences: outside [Q1 - k·IQR, Q3 + k·IQR]
+
+
+@cache
+def t_quantile(confidence: float, dof: int) -> float:
+    """Two-sided Student-t quantile; cached because the adaptive sampler asks after every sample."""
+    return float(st.t.ppf(0.5 + confidence / 2, dof))
+
+
+@cache
+def chi2_quantile(probability: float, dof: int) -> float:
+    return float(st.chi2.ppf(probability, dof))
+
+
+class ZeroMeanError(ValueError):
+    """The samples average exactly 0, so their coefficient of variation is undefined."""
+
+
+def describe(values: Sequence[float], confidence: float = 0.95) -> SampleStats:
+    """Statistics of `values` (counted samples, in order) with a Student-t interval of the mean.
+
+    CV is std/|mean|. Identical samples have CV 0 whatever their mean, so a loss metric that is 0 on
+    every run is perfectly stable; samples that spread but average exactly 0 (only possible with
+    negative values) raise ZeroMeanError, a ValueError, since no relative spread exists there.
+    Also raises ValueError for fewer than two values, non-finite values, or a confidence outside (0, 1).
+    """
+    data = np.asarray(values, dtype=float)
+    if data.ndim != 1 or data.size < 2:
+        raise ValueError(f"need at least 2 samples for statistics, got {data.size}")
+    if not np.all(np.isfinite(data)):
+        raise ValueError(f"samples must be finite numbers, got {data.tolist()}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+
+    n = int(data.size)
+    mean = float(np.mean(data))
+    std = float(np.std(data, ddof=1))
+    if std > 0 and mean == 0:
+        raise ZeroMeanError(
+            "the samples spread around a mean of 0: their coefficient of variation is undefined"
+        )
+    sem = std / math.sqrt(n)
+    # Same as scipy.stats.t.interval(confidence, n - 1, loc=mean, scale=sem), which returns NaN for
+    # identical samples (scale 0) where the interval is simply the mean.
+    half_width = t_quantile(confidence, n - 1) * sem
+    ci_low, ci_high = mean - half_width, mean + half_width
+    q1, median, q3 = (float(x) for x in np.percentile(data, [25, 50, 75]))
+    iqr = q3 - q1
+    low_fence, high_fence = q1 - TUKEY_K * iqr, q3 + TUKEY_K * iqr
+    outliers = [int(i) for i in np.flatnonzero((data < low_fence) | (data > high_fence))]
+    return SampleStats(
+        n=n,
+        mean=mean,
+        median=median,
+        std=std,
+        cv=std / abs(mean) if std > 0 else 0.0,  # abs: a spread is never negative
+        ci_low=ci_low,
+        ci_high=ci_high,
+        confidence=confidence,
+        minimum=float(np.min(data)),
+        maximum=float(np.max(data)),
+        q1=q1,
+        q3=q3,
+        outliers=outliers,
+    )
+
+
+def cv_lower_bound(stats: SampleStats, confidence: float = 0.95) -> float:
+    """One-sided lower confidence bound of the true CV, from the chi-square interval of the variance.
+
+    Treats the mean as exact (its relative error is far below the CV's at the CVs that matter here),
+    so it is the lower bound of σ/|mean|: (n-1)·s²/σ² ~ χ²(n-1) for normal samples.
+    """
+    if stats.std == 0:
+        return 0.0
+    dof = stats.n - 1
+    return stats.cv * math.sqrt(dof / chi2_quantile(confidence, dof))
