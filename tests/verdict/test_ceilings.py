@@ -1,0 +1,178 @@
+"""Ceilings reproduce the seed documents' tables (the figures are quoted in the comments)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hil.verdict.ceilings import (
+    Transfer,
+    UsbSpeed,
+    convert,
+    pcie_bandwidth,
+    pcie_ceiling,
+    usb_ceiling,
+    usb_ethernet_ceiling,
+    usb_practical,
+)
+
+# --- USB: seed 000 (Rockchip USB Performance Analysis Guide), table 1-2 "USB 的四种传输类型" ----------
+
+
+def test_usb2_bulk_is_13_packets_of_512_bytes_per_microframe():
+    # Table 1-2, USB 2.0 bulk: "Max Packet: 512Bytes ... Max Transfer Speed: 53.25MBps"
+    c = usb_ceiling(UsbSpeed.HIGH, Transfer.BULK)
+    assert c.unit == "MB/s"
+    assert c.value == pytest.approx(13 * 512 * 8000 / 1e6)  # 53.248
+    assert c.value == pytest.approx(53.25, abs=0.005)
+    assert "13 × 512 B" in c.basis and "53.248 MB/s" in c.basis
+
+
+@pytest.mark.parametrize("transfer", [Transfer.INTERRUPT, Transfer.ISOCHRONOUS])
+def test_usb2_periodic_is_3_x_1024_bytes_per_microframe(transfer):
+    # Table 1-2, USB 2.0 interrupt and isochronous: "1024 ×3 Bytes ... 23.44MBps". 3 × 1024 B × 8000/s
+    # is 24.576 MB/s, which is 23.44 MiB/s: the seed's figure is binary, the ceiling is kept in MB/s.
+    c = usb_ceiling("high", transfer)
+    assert c.value == pytest.approx(24.576)
+    assert convert(c.value, "MB/s", "MiB/s") == pytest.approx(23.44, abs=0.005)
+    assert "per endpoint" in c.basis
+
+
+def test_usb3_isochronous_is_16_bursts_of_3_x_1024_bytes():
+    # Table 1-2, USB 3.0 isochronous: "1024 ×16 × 3Bytes ... 375.04MBps" (= 375.0 MiB/s)
+    c = usb_ceiling(UsbSpeed.SUPER, Transfer.ISOCHRONOUS)
+    assert c.value == pytest.approx(393.216)
+    assert convert(c.value, "MB/s", "MiB/s") == pytest.approx(375.04, abs=0.05)
+
+
+def test_usb3_bulk_ceiling_is_the_8b10b_line_rate_and_400_is_informative():
+    # Table 1-2, USB 3.0 bulk: "Max Transfer Speed: 400MBps？" (with a question mark). The hard bound is
+    # 5 Gb/s × 8/10 / 8 = 500 MB/s; 400 MB/s is kept as the practical figure.
+    c = usb_ceiling(UsbSpeed.SUPER, Transfer.BULK)
+    assert c.value == pytest.approx(500.0)
+    assert "8b/10b" in c.basis
+    practical = usb_practical(UsbSpeed.SUPER)
+    assert practical is not None and practical.value == pytest.approx(400.0)
+
+
+def test_rockchip_dwc2_practical_bulk_figure():
+    # Seed 000, MTP section: "USB2.0 控制器的批量传输速率约为 39MBps（每 125 微秒传 10 个 transaction，
+    # 即 10 × 512 Bytes）": 10 × 512 B × 8000/s = 40.96 MB/s = 39.06 MiB/s. Informative only: the ceiling
+    # stays 53.248.
+    practical = usb_practical("high", "bulk")
+    assert practical is not None
+    assert practical.value == pytest.approx(40.96)
+    assert convert(practical.value, "MB/s", "MiB/s") == pytest.approx(39.0, abs=0.1)
+    assert practical.value < usb_ceiling("high").value
+    assert usb_practical("full") is None
+
+
+def test_full_speed():
+    # USB 1.1 (table "USB 1.1 12Mbps 全速"): bulk 19 × 64 B per 1 ms frame
+    assert usb_ceiling(UsbSpeed.FULL, Transfer.BULK).value == pytest.approx(1.216)
+    assert usb_ceiling(UsbSpeed.FULL, Transfer.ISOCHRONOUS).value == pytest.approx(1.023)
+    assert usb_ceiling(UsbSpeed.FULL, Transfer.INTERRUPT).value == pytest.approx(0.064)
+
+
+def test_every_ceiling_lies_below_the_raw_signalling_rate():
+    raw = {UsbSpeed.FULL: 12e6 / 8 / 1e6, UsbSpeed.HIGH: 480e6 / 8 / 1e6, UsbSpeed.SUPER: 5e9 / 8 / 1e6}
+    for speed in UsbSpeed:
+        for transfer in Transfer:
+            assert usb_ceiling(speed, transfer).value <= raw[speed]
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"), [("480", UsbSpeed.HIGH), (5000, UsbSpeed.SUPER), ("Full", UsbSpeed.FULL)]
+)
+def test_speed_parses_names_and_sysfs_figures(given, expected):
+    assert UsbSpeed.parse(given) is expected
+
+
+def test_unknown_speed_and_transfer_are_named():
+    with pytest.raises(ValueError, match="'10000'"):
+        usb_ceiling("10000")
+    with pytest.raises(ValueError, match="'control'"):
+        usb_ceiling("high", "control")
+
+
+# --- USB Ethernet --------------------------------------------------------------------------------------
+
+
+def test_usb2_gadget_nic_is_bounded_by_the_bulk_ceiling():
+    # An ECM/NCM/RNDIS gadget has no PHY: 53.248 MB/s × 8 = 425.984 Mbit/s.
+    c = usb_ethernet_ceiling("high")
+    assert (c.value, c.unit) == (pytest.approx(425.984), "Mbit/s")
+
+
+def test_gigabit_adapter_on_usb2_is_bounded_by_usb_not_the_phy():
+    c = usb_ethernet_ceiling(UsbSpeed.HIGH, link_mbit=1000)
+    assert c.value == pytest.approx(425.984)
+    assert "1000 Mbit/s link" in c.basis
+
+
+def test_fast_ethernet_adapter_is_bounded_by_its_link():
+    # Seed 000 §2.2: a CISCO USB 2.0 (100 Mbit/s) adapter measures ≈ 95 Mbit/s; the ceiling is 100.
+    assert usb_ethernet_ceiling("high", link_mbit=100).value == 100.0
+    assert usb_ethernet_ceiling("super", link_mbit=1000).value == 1000.0
+
+
+def test_link_rate_must_be_positive():
+    with pytest.raises(ValueError):
+        usb_ethernet_ceiling("high", link_mbit=0)
+
+
+# --- PCIe: seed 002 (Rockchip Developer Guide PCIe Performance) ---------------------------------------
+
+# §2.1 "PCIe 带宽" table, MB/s per direction. The seed writes GB/s for the larger figures.
+SEED_002_BANDWIDTH = {
+    (1, 1): 250, (1, 2): 500, (1, 4): 1000, (1, 8): 2000,
+    (2, 1): 500, (2, 2): 1000, (2, 4): 2000, (2, 8): 4000,
+    (3, 1): 984.6, (3, 2): 1969, (3, 4): 3938, (3, 8): 7877,
+    (4, 1): 1969, (4, 2): 3938, (4, 4): 7877, (4, 8): 15754,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("gen", "lanes"), list(SEED_002_BANDWIDTH))
+def test_pcie_bandwidth_reproduces_seed_002_table_2_1(gen, lanes):
+    assert pcie_bandwidth(gen, lanes) == pytest.approx(SEED_002_BANDWIDTH[gen, lanes], rel=5e-4)
+    c = pcie_ceiling(gen, lanes)
+    assert c.value == pcie_bandwidth(gen, lanes) and c.unit == "MB/s"
+
+
+# §2.2 "PCIe TLP 损耗", Gen3 after TLP overhead: "256B payload 扣除 TLP 损耗 (256/284) 887.5MB/s 1.775GB/s
+# 3.550GB/s 7.1002GB/s" and "128B payload (128/156) 807.8MB/s 1.616GB/s 3.232GB/s 6.464GB/s".
+# The seed rounds loosely (807.89 is printed 807.8, 6463.1 as 6.464), hence rel=2e-4.
+SEED_002_TLP = {
+    (256, 1): 887.5, (256, 2): 1775, (256, 4): 3550, (256, 8): 7100.2,
+    (128, 1): 807.8, (128, 2): 1616, (128, 4): 3232, (128, 8): 6464,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("payload", "lanes"), list(SEED_002_TLP))
+def test_pcie_gen3_tlp_overhead_reproduces_seed_002_table_2_2(payload, lanes):
+    c = pcie_ceiling(3, lanes, payload=payload)
+    assert c.value == pytest.approx(SEED_002_TLP[payload, lanes], rel=2e-4)
+    assert f"{payload}/{payload + 28}" in c.basis
+
+
+def test_pcie_basis_names_generation_lanes_and_encoding():
+    basis = pcie_ceiling(3, 4, payload=256).basis
+    assert "Gen3 x4" in basis and "128b/130b" in basis and "28 B TLP overhead" in basis
+    assert "8b/10b" in pcie_ceiling(2, 1).basis
+
+
+def test_seed_002_measurements_stay_below_their_ceilings():
+    # §4.3.2 RK3588 Gen3x4 DMA write 4MB 3066.1 MB/s; §4.3.1 RK3568 Gen3x2 write 1454.3 MB/s;
+    # §4.3.3 RK3588 at Gen2x1 427.3 MB/s. All sit under the 256 B payload ceilings.
+    assert pcie_ceiling(3, 4, payload=256).value > 3066.1
+    assert pcie_ceiling(3, 2, payload=256).value > 1454.3
+    assert pcie_ceiling(2, 1, payload=256).value > 427.3
+
+
+def test_pcie_x16():
+    assert pcie_bandwidth(4, 16) == pytest.approx(16e9 * 128 / 130 * 16 / 8 / 1e6)
+
+
+@pytest.mark.parametrize(("gen", "lanes", "payload"), [(5, 1, None), (3, 3, None), (3, 1, 100)])
+def test_pcie_rejects_unknown_parameters(gen, lanes, payload):
+    with pytest.raises(ValueError):
+        pcie_ceiling(gen, lanes, payload=payload)
