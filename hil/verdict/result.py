@@ -16,6 +16,7 @@ from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
 class Verdict(StrEnum):
     PASS = "PASS"
     MARGINAL = "MARGINAL"  # decided on the median at max_samples while the interval straddled an edge
+    # (also: interval inside the band at the limit, CV above max_cv but not significantly; see decide.py)
     FAIL = "FAIL"  # interval outside the band (side says which)
     UNSTABLE = "UNSTABLE"  # CV stayed above max_cv
     REGRESSION = "REGRESSION"  # significantly and materially worse than the stored baseline
@@ -68,6 +69,10 @@ class BaselineComparison:
     change: float  # (median - baseline median) / baseline median, signed
     p_value: float  # one-sided Mann-Whitney U, in the "worse" direction
     regression: bool
+    # Added with the verdict engine (defaults keep older results.json readable):
+    alpha: float = 0.01  # significance level the p-value was held to
+    min_effect: float = 0.05  # smallest worsening of the median that counts, as a fraction
+    reason: str = ""  # one line: why this is, or is not, a regression
 
 
 @dataclass
@@ -139,7 +144,10 @@ class MetricResult:
 
 
 def metric_key(metric: str, params: dict[str, Any]) -> str:
-    """Stable identity of a metric with its parameters, e.g. 'usb.msc.read[bs=1M]': keys baselines and trends."""
+    """Stable identity of a metric with its parameters, e.g. 'usb.msc.read[bs=1M]'.
+
+    It keys baselines and trends.
+    """
     if not params:
         return metric
     inner = ",".join(f"{name}={params[name]}" for name in sorted(params))
