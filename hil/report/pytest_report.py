@@ -210,14 +210,16 @@ class ReportSession:
         if self.store is None:
             return outcome
         store = self.store
-        store.finish()
+        try:
+            if self.config.getoption("update_baseline"):
+                self._update_baselines(session)  # may turn the exit status into a failure
+        finally:
+            store.finish(int(session.exitstatus))  # then results.json and its history copy are final
         if store.results or self.measurement_errors:
             self.written.append(("results", store.path))
         if store.results and store.history_path is not None:
             self.written.append(("history", store.history_path))
             self._write_trend()
-        if self.config.getoption("update_baseline"):
-            self._update_baselines(session)
         if self.measurement_errors and self.junit_path is not None and self.junit_path.exists():
             junit.mark_measurement_errors(self.junit_path)
         return outcome

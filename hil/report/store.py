@@ -82,6 +82,7 @@ class RunInfo:
     id: str
     started: str  # ISO 8601, UTC
     finished: str | None = None  # None while running, or when the run never finished (crash)
+    exit_status: int | None = None  # pytest's exit code: 0 all passed, 1 tests failed, 2 interrupted, ...
     hil_version: str = hil.__version__
     host: dict[str, Any] = field(default_factory=dict)
     command: str = ""
@@ -141,8 +142,9 @@ class ResultStore:
         self.results.append(result)
         self.flush()
 
-    def finish(self) -> None:
+    def finish(self, exit_status: int | None = None) -> None:
         self.run.finished = utc_now()
+        self.run.exit_status = exit_status
         self.flush()
 
     def flush(self) -> None:

@@ -105,7 +105,7 @@ def test_end_to_end(run):
     )
 
     data = _results(run.path)
-    assert data["run"]["finished"] is not None
+    assert (data["run"]["finished"] is not None, data["run"]["exit_status"]) == (True, 1)
     assert "--junitxml=reports/junit.xml" in data["run"]["command"]
     verdicts = {(r["test_id"].split("::")[1], r["params"]["bs"]): r["verdict"] for r in data["results"]}
     assert verdicts == {
@@ -224,3 +224,13 @@ def test_collect_only_writes_nothing(run):
 def test_reports_directory_option(run):
     run("--hil-reports", "out/hil", "-k", "PASS").assert_outcomes(passed=1, deselected=7)
     assert len(json.loads((run.path / "out" / "hil" / "results.json").read_text())["results"]) == 1
+
+
+def test_a_failed_baseline_update_fails_the_run(inner):
+    inner.pytester.makepyfile(test_base=BASELINE_TESTS)
+    (inner.path / "baselines").mkdir()
+    (inner.path / "baselines" / "vboard-hs.json").write_text("{")
+    result = inner("--update-baseline")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["baselines not updated: */baselines/vboard-hs.json: not valid JSON*"])
+    assert _results(inner.path)["run"]["exit_status"] == 1
