@@ -96,12 +96,10 @@ def stats_table(result: MetricResult) -> str:
         base = result.baseline
         text = (
             f"{fmt_pct(base.change, signed=True)} vs median {fmt_num(base.baseline_median)} "
-            f"(n={base.baseline_n}, run {base.baseline_run}), p={fmt_p(base.p_value)}"
-            f"{', regression' if base.regression else ''}"
+            f"(n={base.baseline_n}, run {base.baseline_run}); p={fmt_p(base.p_value)} (alpha {base.alpha:g}), "
+            f"min effect {fmt_pct(base.min_effect)}: {'REGRESSION' if base.regression else 'no regression'}"
         )
-        # `reason` arrived with the verdict engine; results written before it lack the field.
-        why = getattr(base, "reason", "")
-        rows.append(_row("baseline", text + (f": {why}" if why else "")))
+        rows.append(_row("baseline", text + (f" ({base.reason})" if base.reason else "")))
     link = link_fact(result.facts)
     if link is not None:
         rows.append(_row("link", link[1]))

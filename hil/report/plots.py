@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from hil.report.summary import VERDICT_COLORS, fmt_num, key_of
 from hil.verdict.result import MetricResult, Verdict
@@ -83,7 +84,14 @@ def result_plot(result: MetricResult) -> bytes | None:
     stats = result.stats
     unit = result.unit
 
-    view = _View([*values, *warmup, *((stats.ci_low, stats.ci_high) if stats else ())])
+    view = _View([*values, *warmup])
+    off_scale = []
+    # With two or three samples the t-interval can be ten times the data's spread: clip it then.
+    for edge in (stats.ci_low, stats.ci_high) if stats else ():
+        if view.within(edge):
+            view.include(edge)
+        elif "CI of mean" not in off_scale:
+            off_scale.append("CI of mean")
     references: list[tuple[float, str, str, str]] = []  # value, label, colour, linestyle
     if result.ceiling is not None:
         references.append(
@@ -98,7 +106,6 @@ def result_plot(result: MetricResult) -> bytes | None:
                 ":",
             )
         )
-    off_scale = []
     for edge in (result.band.low, result.band.high):
         if edge is not None:
             if view.within(edge):
@@ -153,10 +160,24 @@ def result_plot(result: MetricResult) -> bytes | None:
             label=f"outliers ({len(outliers)})",
             zorder=5,
         )
+    if result.ceiling is not None:
+        above = [i for i, value in enumerate(values) if value > result.ceiling.value]
+        if above:  # physically impossible values: the reason for an ERROR verdict, so point at them
+            ax.scatter(
+                [counted_x[i] for i in above],
+                [values[i] for i in above],
+                marker="x",
+                s=60,
+                color=_CEILING_COLOR,
+                linewidths=1.6,
+                label=f"above ceiling ({len(above)})",
+                zorder=6,
+            )
     if off_scale:
         ax.plot([], [], " ", label="off scale: " + ", ".join(off_scale))
 
     ax.set_ylim(*limits)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("sample", fontsize=8)
     ax.set_ylabel(unit, fontsize=8)
     ax.tick_params(labelsize=7)
@@ -187,9 +208,9 @@ def trend_plot(points: Sequence[TrendPoint], unit: str, title: str) -> bytes:
     """Median per run in time order, the CI of the mean as a bar, the band (as it was) shaded,
     points coloured by verdict."""
     x = list(range(len(points)))
-    view = _View([value for p in points for value in (p.median, p.ci_low, p.ci_high)])
-    for point in points:
-        for edge in (point.band.low, point.band.high):
+    view = _View([p.median for p in points])
+    for point in points:  # CI bars and band edges far off the medians are clipped, not zoomed out to
+        for edge in (point.ci_low, point.ci_high, point.band.low, point.band.high):
             if edge is not None and view.within(edge):
                 view.include(edge)
     limits = view.limits()

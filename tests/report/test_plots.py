@@ -29,6 +29,7 @@ def test_result_plot_is_a_small_png():
     [
         {"values": [3100.0, 3150.0, 3120.0], "band": Band(3200.0, None), "ceiling": 3938.0},  # far ceiling
         {"values": [110.0, 110.0, 110.0], "warmup": (), "ceiling": None},  # no spread at all
+        {"values": [41.0, 300.0], "ceiling": 53.0},  # above the ceiling, a CI ten times the data
         {"values": [0.001, 0.0012], "band": Band(None, 0.01), "ceiling": None},  # latency-like
     ],
 )
