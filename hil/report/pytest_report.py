@@ -1,16 +1,18 @@
 """pytest plugin of the report layer: results store, HTML extras and summary, JUnit, terminal, baselines.
 
-Registered through the `pytest11` entry point `hil_report`. Data flow, also under pytest-xdist:
+Registered through the `pytest11` entry point `hil_report`. Data flow, the same with or without
+pytest-xdist (without it, "worker" and "controller" are the one process):
 
-    worker (or the only process)                         controller (or the only process)
-    collect.attach(item, result) -> item.stash
-    pytest_runtest_makereport: results as plain dicts    pytest_runtest_logreport: results.json rewritten
-      on report.hil_results, HTML extras, the              HTML/JUnit/terminal read the same report
-      measurement-error mark ----(xdist serializes report.__dict__)---->
-                                                         pytest_sessionfinish: finish the run, baselines,
-                                                           trend, JUnit <failure> -> <error>
+    worker      collect.attach(item, result)         the measuring fixture stashes the result
+                pytest_runtest_makereport            report.hil_results = [result dicts], HTML extras,
+                                                     report.hil_measurement_error on an ERROR outcome
+                    |  xdist ships report.__dict__ to the controller (pytest_report_to_serializable)
+                    v
+    controller  pytest_runtest_logreport             results.json rewritten with the new results
+                pytest_report_teststatus, pytest_html_*, junitxml: read the same report
+                pytest_sessionfinish                 run finished, baselines, trend, JUnit relabelling
 
-Only the controller writes files, so there is one results.json and no write race between workers.
+Only the controller writes files: one results.json, no write race between workers.
 """
 
 from __future__ import annotations
