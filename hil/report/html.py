@@ -96,8 +96,9 @@ def stats_table(result: MetricResult) -> str:
         base = result.baseline
         text = (
             f"{fmt_pct(base.change, signed=True)} vs median {fmt_num(base.baseline_median)} "
-            f"(n={base.baseline_n}, run {base.baseline_run}); p={fmt_p(base.p_value)} (alpha {base.alpha:g}), "
-            f"min effect {fmt_pct(base.min_effect)}: {'REGRESSION' if base.regression else 'no regression'}"
+            f"(n={base.baseline_n}, run {base.baseline_run}); "
+            f"p={fmt_p(base.p_value)} (alpha {base.alpha:g}), min effect {fmt_pct(base.min_effect)}: "
+            f"{'REGRESSION' if base.regression else 'no regression'}"
         )
         rows.append(_row("baseline", text + (f" ({base.reason})" if base.reason else "")))
     link = link_fact(result.facts)
