@@ -118,10 +118,10 @@ def _headline(side: str, direction: Direction) -> str:
     if side == "low":
         if direction is Direction.HIGHER:
             return "too slow"
-        return "lower than the band (better than expected: check the band and the measurement)"
+        return "better than expected (check the band and the measurement)"
     if direction is Direction.LOWER:
         return "too high"
-    return "higher than the band (faster than expected: check the band and the measurement)"
+    return "faster than expected (check the band and the measurement)"
 
 
 def _where(side: str) -> str:

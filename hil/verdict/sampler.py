@@ -11,7 +11,8 @@ output. Any other exception is a bug or a lab failure and propagates.
 Stop rules, checked after each counted sample (the first that holds wins):
 - ERROR: a sample above the physical ceiling, a MeasurementError, a non-finite value, or samples
   that spread around a mean of exactly 0 (no CV exists).
-- FIXED_COUNT: with spec.fixed_samples, exactly that many samples, then one final decision.
+- FIXED_COUNT: with spec.fixed_samples, exactly that many samples (neither max_samples nor the
+  budget applies: the user asked for them), then one final decision.
 - DECIDED: from min_samples on, the decision is no longer open (PASS or FAIL).
 - MAX_SAMPLES: the limit; the decision is then made final (MARGINAL / FAIL on the median, or
   UNSTABLE).
@@ -40,7 +41,7 @@ from hil.verdict.spec import MetricSpec
 from hil.verdict.stats import ZeroMeanError, describe
 from hil.verdict.units import convertible
 
-SampleSource = Callable[[], "Sample | float"]
+SampleSource = Callable[[], Sample | float]
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,8 @@ def cv_lower_bound(stats: SampleStats, confidence: float = 0.95) -> float:
     """One-sided lower confidence bound of the true CV, from the chi-square interval of the variance.
 
     Treats the mean as exact (its relative error is far below the CV's at the CVs that matter here),
-    so it is the lower bound of σ/|mean|: (n-1)·s²/σ² ~ χ²(n-1) for normal samples.
+    so it is the lower bound of σ/|mean|: (n-1)·s²/σ² ~ χ²(n-1) for normal samples. Heavy-tailed
+    samples make it optimistic (the bound comes out high), i.e. they are called UNSTABLE sooner.
     """
     if stats.std == 0:
         return 0.0
