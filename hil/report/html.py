@@ -124,11 +124,7 @@ def result_block(result: MetricResult, plot_uri: str | None) -> str:
     parts.append("</div>")
     if result.error_output:
         raw = result.error_output
-        cut = (
-            f"\n[... {len(raw) - MAX_RAW_CHARS} more characters in results.json]"
-            if len(raw) > MAX_RAW_CHARS
-            else ""
-        )
+        cut = f"\n[... {len(raw) - MAX_RAW_CHARS} more characters in results.json]" if len(raw) > MAX_RAW_CHARS else ""
         parts.append(f'<pre class="hil-raw">{escape(raw[:MAX_RAW_CHARS])}{escape(cut)}</pre>')
     return "".join(parts)
 

@@ -20,9 +20,7 @@ MEASUREMENT_ERROR_PROPERTY = "measurement_error"
 
 
 def _is_measurement_error(case: ET.Element) -> bool:
-    return any(
-        prop.get("name") == MEASUREMENT_ERROR_PROPERTY for prop in case.iterfind("properties/property")
-    )
+    return any(prop.get("name") == MEASUREMENT_ERROR_PROPERTY for prop in case.iterfind("properties/property"))
 
 
 def mark_measurement_errors(path: Path) -> int:

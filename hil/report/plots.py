@@ -94,9 +94,7 @@ def result_plot(result: MetricResult) -> bytes | None:
             off_scale.append("CI of mean")
     references: list[tuple[float, str, str, str]] = []  # value, label, colour, linestyle
     if result.ceiling is not None:
-        references.append(
-            (result.ceiling.value, f"ceiling {fmt_num(result.ceiling.value)}", _CEILING_COLOR, "-.")
-        )
+        references.append((result.ceiling.value, f"ceiling {fmt_num(result.ceiling.value)}", _CEILING_COLOR, "-."))
     if result.baseline is not None:
         references.append(
             (
@@ -141,9 +139,7 @@ def result_plot(result: MetricResult) -> bytes | None:
     counted_x = list(range(1, len(values) + 1))
     if warmup:
         warmup_x = list(range(1 - len(warmup), 1))  # ... -1, 0: before sample 1
-        ax.scatter(
-            warmup_x, warmup, facecolors="none", edgecolors=_WARMUP_COLOR, s=28, label="warm-up", zorder=3
-        )
+        ax.scatter(warmup_x, warmup, facecolors="none", edgecolors=_WARMUP_COLOR, s=28, label="warm-up", zorder=3)
         ax.axvline(0.5, color=_WARMUP_COLOR, lw=0.8, ls=":", zorder=1)
     if values:
         ax.plot(counted_x, values, color=_SAMPLE_COLOR, lw=0.6, alpha=0.5, zorder=3)

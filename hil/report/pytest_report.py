@@ -256,9 +256,7 @@ class ReportSession:
                 tr.write_line(line, **(TERMINAL_MARKUP[verdict] if verdict is not None else {"bold": True}))
         tr.write_sep("-", "hil reports")
         for update in self.baseline_updates:
-            skipped = (
-                f"; not written (ERROR or < 2 samples): {', '.join(update.skipped)}" if update.skipped else ""
-            )
+            skipped = f"; not written (ERROR or < 2 samples): {', '.join(update.skipped)}" if update.skipped else ""
             tr.write_line(
                 f"baseline {update.status}: {_display(update.path)} "
                 f"({len(update.written)} metric(s) from this run{skipped})",

@@ -136,9 +136,7 @@ def terminal_table(results: Iterable[MetricResult]) -> list[tuple[str, Verdict |
         (row.board, row.key, row.median, row.unit, row.band, row.cv, row.n, str(row.verdict), row.stop_reason)
         for row in rows
     ]
-    widths = [
-        max([len(title), *(len(line[i]) for line in cells)]) for i, title in enumerate(TERMINAL_COLUMNS)
-    ]
+    widths = [max([len(title), *(len(line[i]) for line in cells)]) for i, title in enumerate(TERMINAL_COLUMNS)]
 
     def join(values: tuple[str, ...]) -> str:
         parts = [

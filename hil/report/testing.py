@@ -72,10 +72,7 @@ def example_result(
 ) -> MetricResult:
     values = list(values)
     stats = describe(values) if len(values) >= 2 else None
-    samples = [
-        Sample(value=v, started=started + 2 * i, duration_s=1.5, raw=f"{v} MB/s")
-        for i, v in enumerate(values)
-    ]
+    samples = [Sample(value=v, started=started + 2 * i, duration_s=1.5, raw=f"{v} MB/s") for i, v in enumerate(values)]
     warm = [Sample(value=v, started=started - 2, duration_s=1.5, raw=f"{v} MB/s") for v in warmup]
     comparison = None
     if baseline_median is not None and stats is not None:

@@ -50,9 +50,7 @@ class UsbSpeed(StrEnum):
         try:
             return cls(text)
         except ValueError:
-            raise ValueError(
-                f"unknown USB speed {value!r}; use full/high/super or 12/480/5000 (Mb/s)"
-            ) from None
+            raise ValueError(f"unknown USB speed {value!r}; use full/high/super or 12/480/5000 (Mb/s)") from None
 
 
 class Transfer(StrEnum):

@@ -79,9 +79,7 @@ def above_ceiling(value: float, unit: str, ceiling: Ceiling | None) -> bool:
     return in_ceiling_unit > ceiling.value
 
 
-def ceiling_error(
-    value: float, unit: str, ceiling: Ceiling | None, *, what: str = "a sample"
-) -> Decision | None:
+def ceiling_error(value: float, unit: str, ceiling: Ceiling | None, *, what: str = "a sample") -> Decision | None:
     """ERROR decision when `value` lies above the physical ceiling, else None."""
     if ceiling is None or not above_ceiling(value, unit, ceiling):
         return None
@@ -183,9 +181,7 @@ def decide(stats: SampleStats, spec: MetricSpec, *, final: bool = False) -> Deci
         return Decision(settled.verdict, f"undecided after {stats.n} samples: {why}", settled.side, open=True)
 
     lower = cv_lower_bound(stats, UNSTABLE_CONFIDENCE)
-    cv_detail = (
-        f"{cv_text} > max {spec.max_cv:.1%} (one-sided {UNSTABLE_CONFIDENCE:.0%} lower bound {lower:.1%})"
-    )
+    cv_detail = f"{cv_text} > max {spec.max_cv:.1%} (one-sided {UNSTABLE_CONFIDENCE:.0%} lower bound {lower:.1%})"
     if cv is CvState.UNSTABLE:
         return Decision(
             Verdict.UNSTABLE,

@@ -68,9 +68,7 @@ class _Stop:
     error_output: str = ""
 
 
-def _take(
-    source: SampleSource, clock: Callable[[], float], wall: Callable[[], float]
-) -> tuple[Sample, float]:
+def _take(source: SampleSource, clock: Callable[[], float], wall: Callable[[], float]) -> tuple[Sample, float]:
     """One sample and the clock time it took (the budget's measure, whatever the Sample says)."""
     started, t0 = wall(), clock()
     got = source()
@@ -134,9 +132,7 @@ def measure_metric(
             error = ceiling_error(taken.value, spec.unit, spec.ceiling, what=f"sample {n}")
             stats = _describe([s.value for s in counted], spec)
             if error is None and stats is None and n >= 2:
-                error = Decision(
-                    Verdict.ERROR, f"the {n} samples spread around a mean of 0 {spec.unit}: no CV exists"
-                )
+                error = Decision(Verdict.ERROR, f"the {n} samples spread around a mean of 0 {spec.unit}: no CV exists")
             decision = None
             if error is None and stats is not None and n >= target:
                 decision = decide(stats, spec, final=spec.fixed_samples is not None)

@@ -89,9 +89,7 @@ class MetricSpec:
         if self.min_samples < 2:
             raise ValueError(f"{self.metric}: min_samples must be >= 2 (a spread needs two samples)")
         if self.max_samples < self.min_samples:
-            raise ValueError(
-                f"{self.metric}: max_samples {self.max_samples} < min_samples {self.min_samples}"
-            )
+            raise ValueError(f"{self.metric}: max_samples {self.max_samples} < min_samples {self.min_samples}")
         if not self.max_cv > 0:
             raise ValueError(f"{self.metric}: max_cv must be > 0")
         if self.warmup < 0:

@@ -54,9 +54,7 @@ def describe(values: Sequence[float], confidence: float = 0.95) -> SampleStats:
     mean = float(np.mean(data))
     std = float(np.std(data, ddof=1))
     if std > 0 and mean == 0:
-        raise ZeroMeanError(
-            "the samples spread around a mean of 0: their coefficient of variation is undefined"
-        )
+        raise ZeroMeanError("the samples spread around a mean of 0: their coefficient of variation is undefined")
     sem = std / math.sqrt(n)
     # Same as scipy.stats.t.interval(confidence, n - 1, loc=mean, scale=sem), which returns NaN for
     # identical samples (scale 0) where the interval is simply the mean.

@@ -14,9 +14,7 @@ from hil.verdict.result import Verdict
 
 @pytest.fixture
 def store(tmp_path):
-    return ResultStore(
-        tmp_path / "results.json", RunInfo.start("pytest -k x"), history_dir=tmp_path / "history"
-    )
+    return ResultStore(tmp_path / "results.json", RunInfo.start("pytest -k x"), history_dir=tmp_path / "history")
 
 
 def test_document_layout(store):

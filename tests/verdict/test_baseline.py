@@ -83,9 +83,7 @@ SPEC = MetricSpec("usb.msc.read", "MB/s", Direction.HIGHER, Band(low=80.0))
 
 
 def result_with(verdict: Verdict) -> MetricResult:
-    return MetricResult.for_spec(
-        SPEC, "rk3399", verdict=verdict, reason="band says so", stop_reason=StopReason.DECIDED
-    )
+    return MetricResult.for_spec(SPEC, "rk3399", verdict=verdict, reason="band says so", stop_reason=StopReason.DECIDED)
 
 
 @pytest.mark.parametrize("verdict", [Verdict.PASS, Verdict.MARGINAL])

@@ -1,0 +1,36 @@
+"""Errors the framework raises for things a user can fix: bad configuration, a missing tool, a dead board."""
+
+from __future__ import annotations
+
+
+class HilError(Exception):
+    """Base of every error hil raises on purpose."""
+
+
+class InventoryError(HilError):
+    """boards.yaml (or a file it names) is malformed: says which file, which key and what is wrong."""
+
+    def __init__(self, path: str, key: str, problem: str) -> None:
+        self.path, self.key, self.problem = path, key, problem
+        where = f"{path}: {key}" if key else path
+        super().__init__(f"{where}: {problem}")
+
+
+class VlabImageError(HilError):
+    """The virtual lab image cannot be built on this machine (missing package, kernel, module)."""
+
+
+class LabError(HilError):
+    """A board or link does not behave: no shell, no enumeration, wrong link speed, command failed."""
+
+
+class BoardTimeout(LabError):
+    """A board stopped answering within its time limit; the next test power-cycles it."""
+
+
+class CommandFailed(LabError):
+    """A command on a role exited non-zero; carries its output verbatim."""
+
+    def __init__(self, role: str, command: str, exitcode: int, output: str) -> None:
+        self.role, self.command, self.exitcode, self.output = role, command, exitcode, output
+        super().__init__(f"{role}: `{command}` exited {exitcode}:\n{output}")

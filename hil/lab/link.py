@@ -1,0 +1,41 @@
+"""Bring a pair's link into the configuration boards.yaml specifies before a test measures across it.
+
+On real boards the UDC driver is built in and there is nothing to do. On the virtual board the link *is*
+a kernel module (dummy_hcd) whose parameters set its speed, so switching between the high-speed and the
+super-speed pair means reloading it.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from hil.lab import shell
+from hil.lab.role import Role
+
+_TRUE = {"1", "y", "yes", "true", "on"}
+_FALSE = {"0", "n", "no", "false", "off"}
+
+
+def _same(current: str, wanted: str) -> bool:
+    current, wanted = current.strip().lower(), wanted.strip().lower()
+    if current in _TRUE | _FALSE and wanted in _TRUE | _FALSE:
+        return (current in _TRUE) == (wanted in _TRUE)
+    return current == wanted
+
+
+def ensure_module(role: Role, module: str, params: dict[str, str]) -> bool:
+    """Load `module` with `params`, reloading it when it runs with other values. Returns True if (re)loaded."""
+    sysfs = f"/sys/module/{module.replace('-', '_')}"
+    loaded = role.run_status(f"[ -d {shlex.quote(sysfs)} ]")[0] == 0
+    if loaded:
+        mismatched = [
+            name
+            for name, value in params.items()
+            if not _same(role.run(shell.cmd("cat", f"{sysfs}/parameters/{name}"), check=False), str(value))
+        ]
+        if not mismatched:
+            return False
+        # Gadgets bound to the old instance vanish with it; hil removes its own before each test anyway.
+        role.run(shell.cmd("rmmod", module), timeout=60)
+    role.run(shell.cmd("modprobe", module, *(f"{name}={value}" for name, value in params.items())), timeout=60)
+    return True

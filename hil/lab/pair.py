@@ -1,0 +1,176 @@
+"""A board pair at run time: its roles on labgrid targets, its link, and the gadgets it runs.
+
+Environments are loaded once per file and shared, so two pairs on the same targets (the virtual lab's
+high-speed and super-speed pairs) share one booted board.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labgrid import Environment
+
+from hil.errors import LabError
+from hil.inventory.loader import Board
+from hil.inventory.schema import UsbLink
+from hil.lab import link, usbhost
+from hil.lab.gadget import Function, Gadget
+from hil.lab.role import Role
+from hil.verdict import ceilings
+from hil.verdict.spec import Ceiling
+
+
+class Environments:
+    """labgrid environments by file, created on first use and cleaned up at the end of the session."""
+
+    def __init__(self, coordinator: str | None = None) -> None:
+        self.coordinator = coordinator
+        self._envs: dict[Path, Environment] = {}
+
+    def get(self, path: Path) -> Environment:
+        if path not in self._envs:
+            env = Environment(config_file=str(path))
+            if self.coordinator:
+                env.config.set_option("coordinator_address", self.coordinator)
+            self._envs[path] = env
+        return self._envs[path]
+
+    def cleanup(self) -> None:
+        for env in self._envs.values():
+            for target in env.targets.values():
+                strategy = _strategy_of(target)
+                if strategy is not None:
+                    # Best effort at session end: a dead board must not keep env.cleanup() from running.
+                    with contextlib.suppress(Exception):
+                        strategy.transition("off")
+            env.cleanup()
+        self._envs.clear()
+
+
+def _strategy_of(target: Any) -> Any:
+    try:
+        return target.get_strategy()
+    except Exception:
+        return None
+
+
+@dataclass
+class GadgetOnLink:
+    """A bound gadget as the host sees it: enumerated device, negotiated speed, its nodes."""
+
+    pair: BoardPair
+    gadget: Gadget
+    usb_device: usbhost.UsbDevice
+
+    def block_device(self, *, timeout_s: float = 30.0) -> str:
+        return usbhost.wait_for_block_device(self.pair.host, self.usb_device, timeout_s=timeout_s)
+
+
+@dataclass
+class BoardPair:
+    board: Board
+    env: Environment
+    roles: dict[str, Role] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, board: Board, environments: Environments) -> BoardPair:
+        env = environments.get(board.env_path)
+        roles = {}
+        for role_name, role_cfg in board.config.roles.items():
+            target = env.get_target(role_cfg.target)
+            if target is None:
+                raise LabError(f"{board.name}: target {role_cfg.target!r} missing from {board.env_path}")
+            roles[role_name] = Role(role_name, target, board.name)
+        return cls(board=board, env=env, roles=roles)
+
+    @property
+    def name(self) -> str:
+        return self.board.name
+
+    def role(self, name: str) -> Role:
+        try:
+            return self.roles[name]
+        except KeyError:
+            raise LabError(f"{self.name} has no {name!r} role (roles: {', '.join(self.roles)})") from None
+
+    @property
+    def host(self) -> Role:
+        return self.role("host")
+
+    @property
+    def device(self) -> Role:
+        return self.role("device")
+
+    @property
+    def link(self) -> Any:
+        return self.board.config.link
+
+    def setting(self, key: str, default: Any) -> Any:
+        return self.board.config.settings.get(key, default)
+
+    def prepare(self) -> None:
+        """Before each test: every role answers (booting or power-cycling it), the link is configured."""
+        for role in self._distinct_roles():
+            role.ensure_ready()
+        cfg = self.link
+        if isinstance(cfg, UsbLink) and cfg.driver is not None:
+            params = {name: str(value).lower() for name, value in cfg.driver.params.items()}
+            if link.ensure_module(self.device, cfg.driver.module, params):
+                # A freshly loaded UDC drops whatever was bound: record it so the report shows the reload.
+                self.facts["link_driver"] = f"{cfg.driver.module} {params}"
+        self.facts.setdefault("link", _describe_link(cfg))
+
+    def _distinct_roles(self) -> list[Role]:
+        seen, distinct = set(), []
+        for role in self.roles.values():
+            if id(role.target) not in seen:
+                seen.add(id(role.target))
+                distinct.append(role)
+        return distinct
+
+    def kernel_facts(self) -> dict[str, str]:
+        facts = {}
+        for role in self._distinct_roles():
+            facts[f"kernel.{role.target.name}"] = role.run("uname -r", timeout=30).strip()
+        return facts
+
+    def ceiling(self, transfer: str) -> Ceiling | None:
+        """The physical limit of this pair's link for a transfer type, None for an emulated link."""
+        cfg = self.link
+        if cfg.emulated:
+            return None
+        if isinstance(cfg, UsbLink):
+            return ceilings.usb_ceiling(cfg.speed, transfer)
+        return ceilings.pcie_ceiling(cfg.gen, cfg.lanes, payload=cfg.max_payload)
+
+    @contextmanager
+    def gadget(self, *functions: Function, enumerate_timeout_s: float = 30.0) -> Iterator[GadgetOnLink]:
+        """Run a gadget on the device role, wait for the host to enumerate it, check the link speed."""
+        cfg = self.link
+        if not isinstance(cfg, UsbLink) or cfg.udc is None:
+            raise LabError(f"{self.name}: gadget tests need a USB link with a `udc` in boards.yaml")
+        with Gadget(self.device, cfg.udc, list(functions)) as gadget:
+            device = usbhost.wait_for_device(self.host, gadget.serial, timeout_s=enumerate_timeout_s)
+            self.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
+            usbhost.require_speed(device, cfg.speed, f"{self.name} ({self.host.label})")
+            yield GadgetOnLink(self, gadget, device)
+
+
+def _describe_link(cfg: Any) -> str:
+    if isinstance(cfg, UsbLink):
+        text = f"USB {cfg.speed} speed"
+    else:
+        text = f"PCIe Gen{cfg.gen} x{cfg.lanes}, MPS {cfg.max_payload} B"
+    return text + (" (emulated)" if cfg.emulated else "")
+
+
+def set_vlab_image_env(directory: Path) -> None:
+    """labgrid substitutes LG_* variables into !template values: the vlab env file reads this one."""
+    os.environ["LG_HIL_VLAB_IMAGE"] = str(directory)

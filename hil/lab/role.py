@@ -1,0 +1,80 @@
+"""One side of a board pair (host, device, rc, ep): commands on a labgrid target, with bounded time."""
+
+from __future__ import annotations
+
+import secrets
+import shlex
+import subprocess
+
+import pexpect
+from labgrid import Target
+from labgrid.exceptions import NoStrategyFoundError
+
+from hil.errors import BoardTimeout, CommandFailed
+from hil.lab import shell
+
+# Busybox's line editor truncates input lines near 1 KiB; longer scripts go over in pieces.
+MAX_LINE = 600
+
+
+class Role:
+    def __init__(self, name: str, target: Target, pair: str) -> None:
+        self.name = name
+        self.target = target
+        self.pair = pair
+
+    @property
+    def label(self) -> str:
+        return f"{self.pair}/{self.name} ({self.target.name})"
+
+    def __repr__(self) -> str:
+        return f"Role({self.label})"
+
+    @property
+    def strategy(self):  # noqa: ANN201 - a labgrid Strategy, or None for targets without one
+        try:
+            return self.target.get_strategy()
+        except NoStrategyFoundError:
+            return None
+
+    def ensure_ready(self) -> None:
+        """Boot the target or bring it back (power cycle) before a test uses it."""
+        strategy = self.strategy
+        if strategy is not None:
+            strategy.ensure_shell()
+
+    def run(self, command: str, *, timeout: float = 60.0, check: bool = True) -> str:
+        """Run a shell command line built with `hil.lab.shell`; return stdout and stderr as one text."""
+        exitcode, output = self.run_status(command, timeout=timeout)
+        if check and exitcode != 0:
+            raise CommandFailed(self.label, command, exitcode, output)
+        return output
+
+    def run_status(self, command: str, *, timeout: float = 60.0) -> tuple[int, str]:
+        line = command if len(command) <= MAX_LINE else self._stage(command, timeout)
+        driver = self.target.get_driver("CommandProtocol")
+        try:
+            stdout, stderr, exitcode = driver.run(line, timeout=timeout)
+        except (pexpect.TIMEOUT, subprocess.TimeoutExpired) as exc:
+            self._suspect(f"`{command}` timed out")
+            raise BoardTimeout(f"{self.label}: no answer within {timeout:.0f} s to `{command}`") from exc
+        except pexpect.EOF as exc:
+            self._suspect("console closed")
+            raise BoardTimeout(f"{self.label}: console closed while running `{command}`") from exc
+        return exitcode, "\n".join([*stdout, *stderr])
+
+    def read(self, path: str, *, timeout: float = 30.0) -> str:
+        return self.run(shell.cmd("cat", path), timeout=timeout).strip()
+
+    def _stage(self, command: str, timeout: float) -> str:
+        """Copy a long script to the target in short lines; return the line that runs and removes it."""
+        path = f"/tmp/.hil-{secrets.token_hex(4)}.sh"
+        for start in range(0, len(command), MAX_LINE // 2):
+            chunk = command[start : start + MAX_LINE // 2]
+            self.run(f"printf %s {shlex.quote(chunk)} >> {path}", timeout=timeout)
+        return f"sh {path}; rc=$?; rm -f {path}; exit $rc"
+
+    def _suspect(self, reason: str) -> None:
+        strategy = self.strategy
+        if strategy is not None and hasattr(strategy, "mark_suspect"):
+            strategy.mark_suspect(f"{self.label}: {reason}")

@@ -1,0 +1,94 @@
+"""The USB host side of a link: find the enumerated device in sysfs, read its negotiated speed, its nodes.
+
+Runs through the host role's commands, so it works the same on the lab PC (LocalShellDriver), on a board
+acting as USB host, and inside the virtual board (dummy_hcd's host side). The polling loops run on the
+host itself in one command: one console round trip costs more than a sysfs read.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from hil.errors import LabError
+from hil.lab.role import Role
+
+# sysfs `speed` values (Mb/s) for each USB speed name used in boards.yaml.
+SPEED_MBPS = {"low": 1.5, "full": 12.0, "high": 480.0, "super": 5000.0, "super-plus": 10000.0}
+
+
+def speed_name(mbps: float) -> str:
+    for name, value in SPEED_MBPS.items():
+        if value == mbps:
+            return name
+    return f"{mbps:g} Mb/s"
+
+
+@dataclass(frozen=True)
+class UsbDevice:
+    sysfs: str  # /sys/bus/usb/devices/1-1
+    speed_mbps: float
+    vendor_id: str
+    product_id: str
+    serial: str
+
+    @property
+    def speed(self) -> str:
+        return speed_name(self.speed_mbps)
+
+
+def wait_for_device(host: Role, serial: str, *, timeout_s: float = 20.0) -> UsbDevice:
+    """Wait until a device with this serial number has enumerated on the host; fail with what is there."""
+    tries = max(1, int(timeout_s / 0.2))
+    script = (
+        f"s={shlex.quote(serial)}; for i in $(seq {tries}); do "
+        "for d in /sys/bus/usb/devices/*; do "
+        '[ "$(cat "$d/serial" 2>/dev/null)" = "$s" ] && '
+        '{ echo "$d"; cat "$d/speed" "$d/idVendor" "$d/idProduct"; exit 0; }; '
+        "done; sleep 0.2; done; exit 1"
+    )
+    exitcode, output = host.run_status(script, timeout=timeout_s + 30)
+    lines = output.split()
+    if exitcode != 0 or len(lines) < 4:
+        present = host.run(
+            'for d in /sys/bus/usb/devices/*; do [ -f "$d/idVendor" ] && '
+            'echo "$(basename "$d") $(cat "$d/idVendor"):$(cat "$d/idProduct") speed=$(cat "$d/speed") '
+            'serial=$(cat "$d/serial" 2>/dev/null)"; done; true',
+            timeout=30,
+        )
+        raise LabError(
+            f"{host.label}: USB device with serial {serial} did not enumerate within {timeout_s:.0f} s; "
+            f"devices present:\n{present or '(none)'}"
+        )
+    path, speed, vendor, product = lines[:4]
+    return UsbDevice(sysfs=path, speed_mbps=float(speed), vendor_id=vendor, product_id=product, serial=serial)
+
+
+def require_speed(device: UsbDevice, expected: str, where: str) -> None:
+    """A link that trained below the speed the pair is specified for is an error, not a slow pass."""
+    if device.speed_mbps != SPEED_MBPS[expected]:
+        raise LabError(
+            f"{where}: link came up at {device.speed_mbps:g} Mb/s ({device.speed} speed), "
+            f"expected {SPEED_MBPS[expected]:g} Mb/s ({expected} speed)"
+        )
+
+
+def wait_for_block_device(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) -> str:
+    """The /dev node of the disk behind an enumerated mass-storage device, once it has a medium."""
+    tries = max(1, int(timeout_s / 0.2))
+    script = (
+        f"d={shlex.quote(device.sysfs)}; for i in $(seq {tries}); do "
+        'for b in "$d"/*:*/host*/target*/*:*/block/*; do '
+        '[ -e "$b" ] && [ "$(cat "$b/size")" -gt 0 ] && [ -b "/dev/$(basename "$b")" ] && '
+        '{ basename "$b"; exit 0; }; '
+        "done; sleep 0.2; done; exit 1"
+    )
+    exitcode, output = host.run_status(script, timeout=timeout_s + 30)
+    name = output.strip().splitlines()[-1] if output.strip() else ""
+    if exitcode != 0 or not re.fullmatch(r"[a-z]+\d*", name):
+        raise LabError(
+            f"{host.label}: no block device with a medium appeared for {device.sysfs} within "
+            f"{timeout_s:.0f} s (output: {output!r})"
+        )
+    return f"/dev/{name}"

@@ -1,0 +1,327 @@
+"""Build the virtual board: a Debian kernel and an initramfs of busybox, kernel modules and the measuring tools.
+
+Everything comes from Debian packages installed on the lab PC (see `.ci/run` for the list). The result is
+cached under a directory keyed by a hash of its inputs (kernel and package versions, module and tool lists,
+this builder's own files), so a second run reuses it and any change of input rebuilds it.
+
+    python -m hil.vlab.image            # build (or reuse) and print the image directory
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hil.errors import VlabImageError
+
+BUILDER_VERSION = 1
+HERE = Path(__file__).resolve().parent
+
+# Kernel modules the virtual lab needs; dependencies are resolved with `modprobe --show-depends`.
+MODULES = (
+    "configfs",
+    "dummy_hcd",  # virtual UDC and host controller in one kernel: the USB link of the virtual pairs
+    "libcomposite",
+    "usb_f_mass_storage",
+    "usb_f_ecm",
+    "usb_f_ncm",
+    "usb_f_rndis",
+    "usb_f_fs",
+    "usb_f_uvc",
+    "usb_f_hid",
+    "usb-storage",
+    "uas",
+    "sd_mod",
+    "uvcvideo",
+    "cdc_ether",
+    "rndis_host",
+    "cdc_ncm",
+    "usbhid",
+    "hid-generic",
+    "nvme",
+    "xhci-pci",
+    "loop",
+)
+
+# Tools copied into the image with the libraries `ldd` lists, and the Debian package that provides each.
+# coreutils dd because busybox dd prints no transfer rate. dash is the board's /bin/sh: Debian's busybox
+# shell runs its own applets before PATH (so `dd` or `ip` would silently be busybox's).
+TOOLS: dict[str, str] = {
+    "dash": "dash",
+    "dd": "coreutils",
+    "fio": "fio",
+    "iperf3": "iperf3",
+    "iperf": "iperf",
+    "mpstat": "sysstat",
+    "ip": "iproute2",
+    "umtprd": "umtp-responder",
+    "mtp-detect": "mtp-tools",
+    "mtp-sendfile": "mtp-tools",
+    "mtp-getfile": "mtp-tools",
+    "v4l2-ctl": "v4l-utils",
+}
+HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod"}
+
+
+@dataclass(frozen=True)
+class VlabImage:
+    directory: Path
+    kernel: Path
+    initramfs: Path
+    kernel_version: str
+    manifest: dict
+
+    @classmethod
+    def load(cls, directory: Path) -> VlabImage:
+        manifest = json.loads((directory / "manifest.json").read_text())
+        return cls(
+            directory=directory,
+            kernel=directory / "vmlinuz",
+            initramfs=directory / "initramfs.cpio",
+            kernel_version=manifest["kernel_version"],
+            manifest=manifest,
+        )
+
+
+def default_cache_root() -> Path:
+    if "HIL_VLAB_CACHE" in os.environ:
+        return Path(os.environ["HIL_VLAB_CACHE"])
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "hil" / "vlab"
+
+
+def find_kernel() -> tuple[str, Path]:
+    """The newest installed Debian kernel that has its modules installed."""
+    candidates = []
+    for vmlinuz in Path("/boot").glob("vmlinuz-*"):
+        version = vmlinuz.name.removeprefix("vmlinuz-")
+        if (Path("/lib/modules") / version / "modules.dep").is_file():
+            candidates.append((version, vmlinuz))
+    if not candidates:
+        raise VlabImageError(
+            "no Debian kernel with modules found under /boot and /lib/modules: "
+            "install it with `apt-get install linux-image-amd64`"
+        )
+    return max(candidates, key=lambda item: _version_key(item[0]))
+
+
+def _version_key(version: str) -> list[int]:
+    return [int(part) for part in re.findall(r"\d+", version)]
+
+
+def _which(tool: str, package: str) -> Path:
+    found = shutil.which(tool, path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+    if found is None:
+        raise VlabImageError(f"`{tool}` is missing on the lab PC: install it with `apt-get install {package}`")
+    return Path(found)
+
+
+def _package_versions(packages: list[str]) -> dict[str, str]:
+    proc = subprocess.run(
+        ["dpkg-query", "-W", "-f", "${Package} ${Version}\n", *packages],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    versions = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if " " in line)
+    missing = [p for p in packages if p not in versions]
+    if missing:
+        raise VlabImageError(f"Debian packages not installed: {', '.join(missing)} (apt-get install them)")
+    return versions
+
+
+def build_inputs() -> dict:
+    """Everything the image depends on; its hash names the cache directory."""
+    kernel_version, vmlinuz = find_kernel()
+    for tool, package in {**HOST_TOOLS, **TOOLS}.items():
+        _which(tool, package)
+    packages = sorted({f"linux-image-{kernel_version}", *HOST_TOOLS.values(), *TOOLS.values()})
+    sources = {
+        name: hashlib.sha256((HERE / name).read_bytes()).hexdigest() for name in ("image.py", "init.sh", "profile.sh")
+    }
+    return {
+        "builder_version": BUILDER_VERSION,
+        "kernel_version": kernel_version,
+        "kernel_image": str(vmlinuz),
+        "packages": _package_versions(packages),
+        "modules": list(MODULES),
+        "tools": TOOLS,
+        "sources": sources,
+    }
+
+
+def inputs_hash(inputs: dict) -> str:
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=print) -> VlabImage:  # noqa: ANN001
+    """Return the cached image for the current inputs, building it first when missing."""
+    cache_root = cache_root or default_cache_root()
+    inputs = build_inputs()
+    target = cache_root / inputs_hash(inputs)
+    cache_root.mkdir(parents=True, exist_ok=True)
+    # One builder at a time: parallel pytest workers all ask for the image at start-up.
+    with (cache_root / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if force and target.exists():
+            shutil.rmtree(target)
+        if not (target / "manifest.json").is_file():
+            started = time.monotonic()
+            log(f"hil vlab: building image {target.name} (kernel {inputs['kernel_version']})")
+            _build(inputs, target)
+            log(f"hil vlab: image built in {time.monotonic() - started:.1f} s: {target}")
+    return VlabImage.load(target)
+
+
+def _build(inputs: dict, target: Path) -> None:
+    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        root = staging / "root"
+        _make_skeleton(root)
+        kernel_version = inputs["kernel_version"]
+        _install_modules(root, kernel_version)
+        _install_tools(root)
+        (root / "usr/bin/sh").symlink_to("dash")
+        _install_busybox(root)
+        _install_file(HERE / "init.sh", root / "init", mode=0o755)
+        _install_file(HERE / "profile.sh", root / "etc/profile", mode=0o644)
+        (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
+        (root / "etc/group").write_text("root:x:0:\n")
+        shutil.copyfile(inputs["kernel_image"], staging / "vmlinuz")
+        _write_cpio(root, staging / "initramfs.cpio")
+        manifest = {**inputs, "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        shutil.rmtree(root)
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _make_skeleton(root: Path) -> None:
+    for directory in (
+        "usr/bin",
+        "usr/sbin",
+        "usr/lib",
+        "usr/lib64",
+        "etc",
+        "root",
+        "proc",
+        "sys",
+        "dev",
+        "tmp",
+        "run",
+        "mnt",
+        "var/run",
+    ):
+        (root / directory).mkdir(parents=True, exist_ok=True)
+    # Debian 12 is merged-/usr: libraries are listed as /lib/..., binaries live in /usr/bin.
+    for link, dest in (("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"), ("lib64", "usr/lib64")):
+        (root / link).symlink_to(dest)
+    # The kernel opens /dev/console before /init runs; without it init has no stdout.
+    os.mknod(root / "dev/console", stat.S_IFCHR | 0o600, os.makedev(5, 1))
+
+
+def _install_file(source: Path, dest: Path, *, mode: int | None = None) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, dest)  # keeps the mode: the dynamic loader must stay executable
+    if mode is not None:
+        dest.chmod(mode)
+
+
+def _install_modules(root: Path, kernel_version: str) -> None:
+    proc = subprocess.run(
+        ["modprobe", "-a", "-S", kernel_version, "--show-depends", *MODULES],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise VlabImageError(f"kernel {kernel_version} lacks a module the vlab needs:\n{proc.stderr}")
+    module_files = {line.split()[1] for line in proc.stdout.splitlines() if line.startswith("insmod ")}
+    modules_dir = Path("/lib/modules") / kernel_version
+    for module in sorted(module_files):
+        _install_file(Path(module), root / module.lstrip("/"))
+    for name in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
+        if (modules_dir / name).is_file():
+            _install_file(modules_dir / name, root / "lib/modules" / kernel_version / name)
+    subprocess.run(["depmod", "-b", str(root), kernel_version], check=True)
+
+
+def _install_tools(root: Path) -> None:
+    binaries = [_which(tool, package) for tool, package in TOOLS.items()]
+    libraries: set[str] = set()
+    for binary in binaries:
+        _install_file(binary, root / "usr/bin" / binary.name, mode=0o755)
+        libraries |= _shared_libraries(binary)
+    for library in sorted(libraries):
+        _install_file(Path(library), root / library.lstrip("/"))
+
+
+def _shared_libraries(binary: Path) -> set[str]:
+    proc = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0 and "not a dynamic executable" in proc.stdout + proc.stderr:
+        return set()
+    found = set()
+    for line in proc.stdout.splitlines():
+        if "not found" in line:
+            raise VlabImageError(f"{binary}: library missing on the lab PC: {line.strip()}")
+        match = re.search(r"(/\S+) \(0x", line)
+        if match:
+            found.add(match.group(1))
+    return found
+
+
+def _install_busybox(root: Path) -> None:
+    busybox = _which("busybox", "busybox-static")
+    _install_file(busybox, root / "usr/bin/busybox", mode=0o755)
+    applets = subprocess.run([str(busybox), "--list"], capture_output=True, text=True, check=True).stdout.split()
+    for applet in applets:
+        link = root / "usr/bin" / applet
+        if not link.exists():
+            link.symlink_to("busybox")
+
+
+def _write_cpio(root: Path, output: Path) -> None:
+    # Uncompressed: under TCG the kernel unpacks a plain cpio faster than it inflates a compressed one.
+    names = sorted(str(path.relative_to(root)) for path in root.rglob("*"))
+    with output.open("wb") as out:
+        subprocess.run(
+            ["cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0"],
+            input="\n".join(names).encode(),
+            stdout=out,
+            cwd=root,
+            check=True,
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Build or reuse the hil virtual lab image")
+    parser.add_argument("--cache", type=Path, default=None, help="cache root (default: ~/.cache/hil/vlab)")
+    parser.add_argument("--force", action="store_true", help="rebuild even when the cached image is current")
+    args = parser.parse_args(argv)
+    try:
+        image = ensure_image(args.cache, force=args.force, log=lambda msg: print(msg, file=sys.stderr))
+    except VlabImageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(image.directory)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
