@@ -20,27 +20,57 @@ from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
 
 
 def _key_path(loc: tuple[Any, ...]) -> str:
-    # pydantic puts the tagged-union tag in the location ("link.usb.speed"): drop it, users never typed it.
-    parts = [str(part) for part in loc if part not in ("usb", "pcie", "function-after[_one_band_form(), ...]")]
-    return "/".join(parts)
+    return "/".join(str(part) for part in loc)
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    # pydantic puts the tagged-union tag ("link.usb.speed"), validator names and "[key]" (an invalid dict
+    # key) in the location: drop them, users never typed them.
+    return tuple(p for p in loc if p not in ("usb", "pcie", "[key]") and not str(p).startswith("function-"))
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """Line (1-based) of the deepest node along loc that exists in the YAML tree."""
-    line = None
+    """Line (1-based) of the deepest key along loc that exists in the YAML tree.
+
+    The key's line, not its value's: the value of `usb.msc.read:` starts on the line of its first entry,
+    which would point a problem of the whole metric at an unrelated line.
+    """
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
     for part in loc:
-        if node is None:
-            break
-        line = node.start_mark.line + 1
         if isinstance(node, yaml.MappingNode):
-            node = next((value for key, value in node.value if key.value == str(part)), None)
+            entry = next(((key, value) for key, value in node.value if key.value == str(part)), None)
+            if entry is None:
+                break
+            line, node = entry[0].start_mark.line + 1, entry[1]
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
             node = node.value[part]
+            line = node.start_mark.line + 1
         else:
-            node = None
-    if node is not None:
-        line = node.start_mark.line + 1
+            break
     return line
+
+
+def _duplicate_key(node: yaml.Node, path: tuple[str, ...] = ()) -> tuple[int, str, int] | None:
+    """(line, key path, first line) of the first key given twice: YAML would silently keep the last one."""
+    if isinstance(node, yaml.MappingNode):
+        first_lines: dict[str, int] = {}
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                line = key.start_mark.line + 1
+                if key.value in first_lines:
+                    return line, "/".join((*path, key.value)), first_lines[key.value]
+                first_lines[key.value] = line
+            found = _duplicate_key(value, (*path, str(key.value)))
+            if found:
+                return found
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            found = _duplicate_key(item, (*path, str(index)))
+            if found:
+                return found
+    return None
 
 
 @dataclass(frozen=True)
@@ -116,9 +146,13 @@ def load_inventory(path: Path | str) -> LoadedInventory:
         data = yaml.safe_load(text)
         tree = yaml.compose(text)
     except yaml.YAMLError as exc:
-        raise InventoryError(str(path), "", f"not valid YAML: {exc}") from exc
+        raise _yaml_problem(path, exc) from exc
     if not isinstance(data, dict):
-        raise InventoryError(str(path), "", "must be a mapping with a 'pairs' key")
+        raise InventoryError(str(path), "line 1", "must be a mapping with a 'pairs' key")
+    duplicate = _duplicate_key(tree)
+    if duplicate:
+        line, key, first = duplicate
+        raise InventoryError(str(path), f"line {line}: {key}", f"given twice (first on line {first})")
     try:
         inventory = Inventory.model_validate(data)
     except ValidationError as exc:
@@ -132,11 +166,19 @@ def load_inventory(path: Path | str) -> LoadedInventory:
     return LoadedInventory(path=path, inventory=inventory, boards=boards)
 
 
+def _yaml_problem(path: Path, exc: yaml.YAMLError) -> InventoryError:
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return InventoryError(str(path), "", f"not valid YAML: {exc}")
+    problem = f"not valid YAML: {exc.problem}"
+    if exc.context and exc.context_mark is not None:
+        problem += f" ({exc.context} on line {exc.context_mark.line + 1})"
+    return InventoryError(str(path), f"line {exc.problem_mark.line + 1}", problem)
+
+
 def _first_problem(path: Path, tree: yaml.Node | None, exc: ValidationError) -> InventoryError:
     problems = []
     for error in exc.errors():
-        loc = tuple(error["loc"])
-        clean = tuple(p for p in loc if p not in ("usb", "pcie") and not str(p).startswith("function-"))
+        clean = _clean_loc(tuple(error["loc"]))
         line = _line_of(tree, clean)
         where = f"line {line}: " if line else ""
         message = error["msg"].removeprefix("Value error, ")
@@ -157,7 +199,7 @@ def _check_env(path: Path, tree: yaml.Node | None, name: str, env_path: Path, pa
         env = load_labgrid_yaml(env_path.read_text())
     except Exception as exc:  # labgrid's loader raises plain yaml errors
         raise InventoryError(str(path), key, f"labgrid environment {env_path} is not valid YAML: {exc}") from exc
-    targets = (env or {}).get("targets") or {}
+    targets = (env.get("targets") if isinstance(env, dict) else None) or {}
     for role, role_cfg in pair.roles.items():
         if role_cfg.target not in targets:
             role_key = f"line {_line_of(tree, ('pairs', name, 'roles', role, 'target'))}: pairs/{name}/roles/{role}"

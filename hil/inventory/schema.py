@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from hil.verdict import units
 
@@ -17,7 +17,8 @@ PERCENT = re.compile(r"^\s*(?P<number>[0-9]*\.?[0-9]+)\s*%\s*$")
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # No inf/nan either: `max: .nan` would load and only fail when a test builds its band, after boot.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 def _percent(value: object) -> float:
@@ -99,25 +100,27 @@ class BandSettings(Sampling):
         return self.min is not None or self.max is not None or self.nominal is not None
 
 
+def _valid_selector(selector: str) -> str:
+    parse_selector(selector)
+    return selector
+
+
+# Checked as a dict key, so an error's location (and line) is the selector itself, not `params`.
+Selector = Annotated[str, AfterValidator(_valid_selector)]
+
+
 class MetricConfig(BandSettings):
     unit: str
     direction: Literal["higher", "lower"] = "higher"
     # How the band was obtained (a seed table, a calibration run): shown in reports next to the band.
     source: str = ""
     # Overrides per parameter set: "bs=64K" or "bs=64K,dir=read" -> settings for the cases matching it.
-    params: dict[str, BandSettings] = Field(default_factory=dict)
+    params: dict[Selector, BandSettings] = Field(default_factory=dict)
 
     @field_validator("unit")
     @classmethod
     def _known_unit(cls, value: str) -> str:
         units.dimension(value)  # raises ValueError naming the known units
-        return value
-
-    @field_validator("params")
-    @classmethod
-    def _param_selectors(cls, value: dict[str, BandSettings]) -> dict[str, BandSettings]:
-        for selector in value:
-            parse_selector(selector)
         return value
 
     @model_validator(mode="after")
@@ -182,17 +185,23 @@ class PairConfig(Strict):
     description: str = ""
     env: str  # labgrid environment file, relative to boards.yaml
     vlab: bool = False  # its targets boot the virtual lab image, which hil builds first
-    roles: dict[RoleName, RoleConfig]
+    # `link` is validated before `roles` (field order, not YAML order), so a role mismatch is reported
+    # at `roles` and its line rather than at the whole pair.
     link: Link
+    roles: dict[RoleName, RoleConfig]
     settings: dict[str, str | int | float | bool] = Field(default_factory=dict)
     metrics: dict[str, MetricConfig] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _roles_fit_link(self) -> PairConfig:
-        wanted = {"usb": {"host", "device"}, "pcie": {"rc", "ep"}}[self.link.type]
-        if set(self.roles) != wanted:
-            raise ValueError(f"a {self.link.type} pair needs roles {sorted(wanted)}, found {sorted(self.roles)}")
-        return self
+    @field_validator("roles")
+    @classmethod
+    def _roles_fit_link(cls, value: dict[str, RoleConfig], info: ValidationInfo) -> dict[str, RoleConfig]:
+        link = info.data.get("link")
+        if link is None:  # the link itself is invalid: that error is reported instead
+            return value
+        wanted = {"usb": {"host", "device"}, "pcie": {"rc", "ep"}}[link.type]
+        if set(value) != wanted:
+            raise ValueError(f"a {link.type} pair needs roles {sorted(wanted)}, found {sorted(value)}")
+        return value
 
 
 class Defaults(Sampling):

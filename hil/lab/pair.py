@@ -10,7 +10,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -141,14 +141,16 @@ class BoardPair:
             facts[f"kernel.{role.target.name}"] = role.run("uname -r", timeout=30).strip()
         return facts
 
-    def ceiling(self, transfer: str) -> Ceiling | None:
-        """The physical limit of this pair's link for a transfer type, None for an emulated link."""
+    def ceiling(self, transfer: str) -> Ceiling:
+        """The physical limit of this pair's link for a transfer type; on an emulated link only a reference."""
         cfg = self.link
-        if cfg.emulated:
-            return None
         if isinstance(cfg, UsbLink):
-            return ceilings.usb_ceiling(cfg.speed, transfer)
-        return ceilings.pcie_ceiling(cfg.gen, cfg.lanes, payload=cfg.max_payload)
+            ceiling = ceilings.usb_ceiling(cfg.speed, transfer)
+        else:
+            ceiling = ceilings.pcie_ceiling(cfg.gen, cfg.lanes, payload=cfg.max_payload)
+        if cfg.emulated:
+            return replace(ceiling, enforced=False, basis=f"{ceiling.basis}; not enforced: emulated link")
+        return ceiling
 
     @contextmanager
     def gadget(self, *functions: Function, enumerate_timeout_s: float = 30.0) -> Iterator[GadgetOnLink]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import secrets
 import shlex
 import subprocess
+import time
+from collections.abc import Iterator
 
 import pexpect
 from labgrid import Target
@@ -53,11 +55,15 @@ class Role:
     def run_status(self, command: str, *, timeout: float = 60.0) -> tuple[int, str]:
         line = command if len(command) <= MAX_LINE else self._stage(command, timeout)
         driver = self.target.get_driver("CommandProtocol")
+        started = time.monotonic()
         try:
             stdout, stderr, exitcode = driver.run(line, timeout=timeout)
         except (pexpect.TIMEOUT, subprocess.TimeoutExpired) as exc:
             self._suspect(f"`{command}` timed out")
-            raise BoardTimeout(f"{self.label}: no answer within {timeout:.0f} s to `{command}`") from exc
+            raise BoardTimeout(
+                f"{self.label}: no answer to `{command}` after {time.monotonic() - started:.0f} s "
+                f"(command limit {timeout:.0f} s)"
+            ) from exc
         except pexpect.EOF as exc:
             self._suspect("console closed")
             raise BoardTimeout(f"{self.label}: console closed while running `{command}`") from exc
@@ -69,12 +75,27 @@ class Role:
     def _stage(self, command: str, timeout: float) -> str:
         """Copy a long script to the target in short lines; return the line that runs and removes it."""
         path = f"/tmp/.hil-{secrets.token_hex(4)}.sh"
-        for start in range(0, len(command), MAX_LINE // 2):
-            chunk = command[start : start + MAX_LINE // 2]
-            self.run(f"printf %s {shlex.quote(chunk)} >> {path}", timeout=timeout)
+        head, tail = "printf %s ", f" >> {path}"
+        # Cut by quoted length: quoting turns each ' into 5 characters, and a line over MAX_LINE would be
+        # staged again, endlessly.
+        for chunk in _quoted_chunks(command, MAX_LINE - len(head) - len(tail)):
+            self.run(head + chunk + tail, timeout=timeout)
         return f"sh {path}; rc=$?; rm -f {path}; exit $rc"
 
     def _suspect(self, reason: str) -> None:
         strategy = self.strategy
         if strategy is not None and hasattr(strategy, "mark_suspect"):
             strategy.mark_suspect(f"{self.label}: {reason}")
+
+
+def _quoted_chunks(text: str, limit: int) -> Iterator[str]:
+    """Consecutive pieces of text, each shell-quoted and at most `limit` characters long."""
+    start, length = 0, 2  # the enclosing quotes
+    for index, char in enumerate(text):
+        width = len("'\"'\"'") if char == "'" else 1
+        if length + width > limit:
+            yield shlex.quote(text[start:index])
+            start, length = index, 2
+        length += width
+    if start < len(text):
+        yield shlex.quote(text[start:])

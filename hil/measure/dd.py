@@ -17,8 +17,12 @@ from hil.verdict.result import Sample
 
 DROP_CACHES = "sync && echo 3 > /proc/sys/vm/drop_caches"
 
-# coreutils: "134217728 bytes (134 MB, 128 MiB) copied, 1.07113 s, 125 MB/s"
-_SUMMARY = re.compile(r"^(?P<bytes>\d+) bytes .*copied, (?P<seconds>[0-9.]+(?:e[-+]?\d+)?) s, ", re.MULTILINE)
+# coreutils: "134217728 bytes (134 MB, 128 MiB) copied, 1.07113 s, 125 MB/s"; also "512 bytes copied, ..."
+# and "1 byte copied, 3.372e-05 s, ..." (see tests/data/dd).
+_SUMMARY = re.compile(r"^(?P<bytes>\d+) bytes? .*copied, (?P<seconds>[0-9.]+(?:e[-+]?\d+)?) s, ", re.MULTILINE)
+# "dd: error writing '/dev/sda': ...", "/usr/bin/dd: fsync failed for ...": dd still prints a summary for
+# the part that went through, but that is no measurement. Warnings ("dd: warning: partial read") are.
+_ERROR = re.compile(r"^(?:\S*/)?dd: (?!warning:).*$", re.MULTILINE)
 _BLOCK_SIZE = re.compile(r"^(?P<number>\d+)(?P<unit>[KMG]?)$")
 
 
@@ -34,6 +38,9 @@ class DdTransfer:
 
 def parse(output: str) -> DdTransfer:
     """Parse dd's summary; anything else (an I/O error, a short copy of 0 bytes) is a ParseError."""
+    error = _ERROR.search(output)
+    if error is not None:
+        raise ParseError(f"dd reported an error: {error.group(0)}", raw_output=output)
     match = _SUMMARY.search(output)
     if match is None:
         raise ParseError("dd printed no transfer summary", raw_output=output)

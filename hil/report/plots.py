@@ -94,7 +94,8 @@ def result_plot(result: MetricResult) -> bytes | None:
             off_scale.append("CI of mean")
     references: list[tuple[float, str, str, str]] = []  # value, label, colour, linestyle
     if result.ceiling is not None:
-        references.append((result.ceiling.value, f"ceiling {fmt_num(result.ceiling.value)}", _CEILING_COLOR, "-."))
+        label = f"ceiling {fmt_num(result.ceiling.value)}" + ("" if result.ceiling.enforced else " (reference)")
+        references.append((result.ceiling.value, label, _CEILING_COLOR, "-."))
     if result.baseline is not None:
         references.append(
             (
@@ -156,7 +157,7 @@ def result_plot(result: MetricResult) -> bytes | None:
             label=f"outliers ({len(outliers)})",
             zorder=5,
         )
-    if result.ceiling is not None:
+    if result.ceiling is not None and result.ceiling.enforced:
         above = [i for i, value in enumerate(values) if value > result.ceiling.value]
         if above:  # physically impossible values: the reason for an ERROR verdict, so point at them
             ax.scatter(

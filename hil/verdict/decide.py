@@ -81,7 +81,7 @@ def above_ceiling(value: float, unit: str, ceiling: Ceiling | None) -> bool:
 
 def ceiling_error(value: float, unit: str, ceiling: Ceiling | None, *, what: str = "a sample") -> Decision | None:
     """ERROR decision when `value` lies above the physical ceiling, else None."""
-    if ceiling is None or not above_ceiling(value, unit, ceiling):
+    if ceiling is None or not ceiling.enforced or not above_ceiling(value, unit, ceiling):
         return None
     shown = f"{_num(value)} {unit}"
     if unit != ceiling.unit:

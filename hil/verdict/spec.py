@@ -64,6 +64,9 @@ class Ceiling:
     value: float
     unit: str
     basis: str  # how it was derived, e.g. "USB 2.0 high-speed bulk, 13 x 512 B per microframe"
+    # False on an emulated link (dummy_hcd copies memory, it has no bus): the figure is shown as a
+    # reference and efficiency is computed against it, but a sample above it is no error.
+    enforced: bool = True
 
 
 @dataclass(frozen=True)

@@ -102,16 +102,16 @@ def default_cache_root() -> Path:
     return base / "hil" / "vlab"
 
 
-def find_kernel() -> tuple[str, Path]:
+def find_kernel(boot_dir: Path = Path("/boot"), modules_dir: Path = Path("/lib/modules")) -> tuple[str, Path]:
     """The newest installed Debian kernel that has its modules installed."""
     candidates = []
-    for vmlinuz in Path("/boot").glob("vmlinuz-*"):
+    for vmlinuz in boot_dir.glob("vmlinuz-*"):
         version = vmlinuz.name.removeprefix("vmlinuz-")
-        if (Path("/lib/modules") / version / "modules.dep").is_file():
+        if (modules_dir / version / "modules.dep").is_file():
             candidates.append((version, vmlinuz))
     if not candidates:
         raise VlabImageError(
-            "no Debian kernel with modules found under /boot and /lib/modules: "
+            f"no Debian kernel with modules found under {boot_dir} and {modules_dir}: "
             "install it with `apt-get install linux-image-amd64`"
         )
     return max(candidates, key=lambda item: _version_key(item[0]))

@@ -8,18 +8,47 @@ ever succeed again. A hardware lab's PDU does not care whether the board is aliv
 from __future__ import annotations
 
 import contextlib
+import os
+import shlex
 import subprocess
+from pathlib import Path
 
 import attr
 from labgrid.driver.qemudriver import QEMUDriver
 from labgrid.factory import target_factory
 from labgrid.step import step
 
+from hil.errors import LabError
+
 
 @target_factory.reg_driver
 @attr.s(eq=False)
 class VlabQEMUDriver(QEMUDriver):
     QUIT_TIMEOUT_S = 10.0
+
+    def on_activate(self) -> None:
+        self._check_files()
+        super().on_activate()
+
+    def _check_files(self) -> None:
+        """Name what is missing before QEMU is started, instead of a FileNotFoundError from deep inside."""
+        config = self.target.env.config
+        qemu = config.get_tool(self.qemu_bin)
+        if not qemu or not os.access(qemu, os.X_OK):
+            raise LabError(
+                f"{self.target.name}: QEMU binary {qemu!r} not found: apt-get install qemu-system-x86 "
+                f"(or fix tools/{self.qemu_bin} in {config.filename})"
+            )
+        files = {"kernel": config.get_image_path(self.kernel)} if self.kernel else {}
+        args = shlex.split(self.extra_args)
+        if "-initrd" in args and args.index("-initrd") + 1 < len(args):
+            files["initrd"] = args[args.index("-initrd") + 1]
+        for what, path in files.items():
+            if not Path(path).is_file():
+                raise LabError(
+                    f"{self.target.name}: {what} image {path} does not exist "
+                    "(build the virtual lab image: python -m hil.vlab.image)"
+                )
 
     @step()
     def off(self) -> None:

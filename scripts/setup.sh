@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Set up everything hil needs on a Debian 12 machine: apt packages, the Python environment (.venv) and
+# the virtual lab image. Idempotent: a second run installs nothing and reuses the cached image.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The virtual board's kernel and tools come from these packages (hil/vlab/image.py copies them into
+# its initramfs); python3-venv builds the environment.
+APT_PACKAGES=(
+    qemu-system-x86 linux-image-amd64 busybox-static dash coreutils kmod cpio
+    fio iperf3 iperf sysstat iproute2 umtp-responder mtp-tools v4l-utils
+    python3 python3-venv
+)
+
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+if ((${#missing[@]})); then
+    echo "hil setup: installing ${missing[*]}"
+    SUDO=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "hil setup: run as root or install sudo" >&2; exit 1; }
+        SUDO=(sudo)
+    fi
+    "${SUDO[@]}" apt-get update -qq
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Debian's own Python 3.11: the same interpreter on every lab PC, not whatever a user's PATH prefers.
+if [ ! -x .venv/bin/python ]; then
+    /usr/bin/python3 -m venv .venv
+fi
+stamp=.venv/.hil-installed
+wanted=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    .venv/bin/pip install -q --upgrade pip
+    .venv/bin/pip install -q -e '.[dev]'
+    echo "$wanted" > "$stamp"
+fi
+
+# Build (or reuse) the kernel + initramfs of the virtual board.
+.venv/bin/python -m hil.vlab.image >/dev/null

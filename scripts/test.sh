@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set up, then check the framework itself: lint, unit tests, and tests that boot the virtual lab
+# (gadgets, error paths, a short suite run). Reports of this run go to reports/selftest/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+exec .venv/bin/pytest tests \
+    --html=reports/selftest/report.html --junitxml=reports/selftest/junit.xml --hil-reports reports/selftest "$@"

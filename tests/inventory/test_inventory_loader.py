@@ -1,0 +1,231 @@
+"""boards.yaml validation: every problem names the file, the line, the key path and what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hil.errors import InventoryError
+from hil.inventory.loader import load_inventory
+
+REPO = Path(__file__).resolve().parents[2]
+METRIC = "pairs/vpair/metrics/usb.msc.read"
+MARK = "# <-"  # the line a case expects the error to point at
+
+
+def _marked_line(text: str) -> int:
+    lines = [number for number, line in enumerate(text.splitlines(), start=1) if MARK in line]
+    assert len(lines) == 1, "a case marks exactly one line"
+    return lines[0]
+
+
+def _variant(text: str, *replacements: tuple[str, str]) -> str:
+    for old, new in replacements:
+        assert text.count(old) == 1, f"{old!r} must occur once in the scratch inventory"
+        text = text.replace(old, new)
+    return text
+
+
+def test_the_repository_inventory_loads(monkeypatch):
+    # Loading parses the env files but instantiates no target: their !template values stay unresolved.
+    monkeypatch.delenv("LG_HIL_VLAB_IMAGE", raising=False)
+    loaded = load_inventory(REPO / "boards.yaml")
+    assert set(loaded.boards) == {"vlab-hs", "vlab-ss"}
+    for name, speed in (("vlab-hs", "high"), ("vlab-ss", "super")):
+        board = loaded.boards[name]
+        assert board.env_path == REPO / "hil/vlab/env.yaml"
+        assert board.config.vlab
+        assert board.config.link.speed == speed
+        assert board.config.link.driver.module == "dummy_hcd"
+        assert {r.target for r in board.config.roles.values()} == {"vboard"}
+        assert set(board.config.metrics) == {"usb.msc.read", "usb.msc.write"}
+
+
+def test_the_reference_pair_commented_in_the_repository_inventory_is_valid(lab):
+    """The commented RK3399 example is what users copy: it must validate once uncommented."""
+    lines = (REPO / "boards.yaml").read_text().splitlines()
+    start = lines.index("  # rk3399-evb-usb3:")
+    block = [line.removeprefix("  # ").removeprefix("  #") for line in lines[start:]]
+    (lab / "labs").mkdir()
+    (lab / "labs/rk3399-evb.yaml").write_text("targets:\n  lab-pc:\n    drivers: {}\n  rk3399-evb:\n    drivers: {}\n")
+    path = lab / "boards.yaml"
+    path.write_text("pairs:\n" + "\n".join(f"  {line}" for line in block) + "\n")
+
+    loaded = load_inventory(path)
+    board = loaded.boards["rk3399-evb-usb3"]
+    assert board.env_path == lab / "labs/rk3399-evb.yaml"
+    read_1m = board.spec_for(loaded.inventory, "usb.msc.read", {"bs": "1M"})
+    assert (read_1m.band.low, read_1m.band.high) == pytest.approx((225, 275))
+    read_64k = board.spec_for(loaded.inventory, "usb.msc.read", {"bs": "64K"})
+    assert (read_64k.band.low, read_64k.band.high) == (150, None)
+
+
+CASES = {
+    "unknown key": (
+        [("        min: 8\n", f"        min: 8\n        max_vc: 5%  {MARK}\n")],
+        f"{METRIC}/max_vc",
+        "unknown key (typo?)",
+    ),
+    "wrong type": ([("        min: 8\n", f"        min: fast  {MARK}\n")], f"{METRIC}/min", "valid number"),
+    "not finite": ([("        min: 8\n", f"        min: .nan  {MARK}\n")], f"{METRIC}/min", "finite number"),
+    "nominal without tolerance": (
+        [("      usb.msc.read:\n", f"      usb.msc.read:  {MARK}\n"), ("min: 8", "nominal: 8")],
+        METRIC,
+        "nominal and tolerance go together",
+    ),
+    "min and nominal together": (
+        [
+            ("      usb.msc.read:\n", f"      usb.msc.read:  {MARK}\n"),
+            ("        min: 8\n", "        min: 8\n        nominal: 9\n        tolerance: 10%\n"),
+        ],
+        METRIC,
+        "either min/max or nominal/tolerance, not both",
+    ),
+    "min above max": (
+        [
+            ("      usb.msc.read:\n", f"      usb.msc.read:  {MARK}\n"),
+            ("        min: 8\n", "        min: 8\n        max: 7\n"),
+        ],
+        METRIC,
+        "min 8.0 is above max 7.0",
+    ),
+    "min above max in a parameter override": (
+        [("bs=64K: {max: 10}", f"bs=64K: {{min: 20, max: 10}}  {MARK}")],
+        f"{METRIC}/params/bs=64K",
+        "min 20.0 is above max 10.0",
+    ),
+    "unknown unit": ([("unit: MB/s", f"unit: MB/sec  {MARK}")], f"{METRIC}/unit", "unknown unit 'MB/sec'"),
+    "bad percentage in defaults": (
+        [("  max_cv: 5%\n", f"  max_cv: five  {MARK}\n")],
+        "defaults/max_cv",
+        "'five' is not a percentage like '5%'",
+    ),
+    "bad percentage in a metric": (
+        [("        min: 8\n", f"        min: 8\n        max_cv: five  {MARK}\n")],
+        f"{METRIC}/max_cv",
+        "'five' is not a percentage like '5%'",
+    ),
+    "bad tolerance": (
+        [("        min: 8\n", f"        nominal: 8\n        tolerance: lots  {MARK}\n")],
+        f"{METRIC}/tolerance",
+        "neither a percentage",
+    ),
+    "bad parameter selector": (
+        [("bs=64K: {max: 10}", f"bs64K: {{max: 10}}  {MARK}")],
+        f"{METRIC}/params/bs64K",
+        "parameter selector 'bs64K' must look like 'name=value[,name=value]'",
+    ),
+    "unknown key in a parameter override": (
+        [("bs=64K: {max: 10}", f"bs=64K: {{mxa: 10}}  {MARK}")],
+        f"{METRIC}/params/bs=64K/mxa",
+        "unknown key",
+    ),
+    "usb pair with PCIe roles": (
+        [
+            ("    roles:\n", f"    roles:  {MARK}\n"),
+            ("host: {target: vboard}", "rc: {target: vboard}"),
+            ("device: {target: vboard}", "ep: {target: vboard}"),
+        ],
+        "pairs/vpair/roles",
+        "a usb pair needs roles ['device', 'host'], found ['ep', 'rc']",
+    ),
+    "unknown link speed": (
+        [("speed: high,", "speed: hihg,"), ("udc: dummy_udc.0}\n", f"udc: dummy_udc.0}}  {MARK}\n")],
+        "pairs/vpair/link/speed",
+        "'high'",
+    ),
+    "env file missing": (
+        [("env: env.yaml", f"env: missing.yaml  {MARK}")],
+        "pairs/vpair/env",
+        "missing.yaml does not exist",
+    ),
+    "role target not in the env file": (
+        [("host: {target: vboard}", f"host: {{target: vbaord}}  {MARK}")],
+        "pairs/vpair/roles/host/target",
+        "target 'vbaord' is not in env.yaml (targets: vboard)",
+    ),
+    "key given twice": (
+        [("        min: 8\n", f"        min: 8\n        min: 80  {MARK}\n")],
+        f"{METRIC}/min",
+        "given twice (first on line 14)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_malformed_inventory_names_file_line_key_and_problem(write_boards, boards_yaml, case):
+    replacements, key, problem = CASES[case]
+    text = _variant(boards_yaml, *replacements)
+    path = write_boards(text)
+    with pytest.raises(InventoryError) as caught:
+        load_inventory(path)
+    error = caught.value
+    where = f"line {_marked_line(text)}: {key}"
+    assert (error.path, error.key) == (str(path), where), str(error)
+    assert problem in error.problem
+    assert str(error).startswith(f"{path}: {where}: ")
+
+
+def test_empty_pairs_say_so(write_boards):
+    path = write_boards("defaults:\n  warmup: 0\npairs: {}\n")
+    with pytest.raises(InventoryError, match=r"line 3: pairs: no pairs defined"):
+        load_inventory(path)
+
+
+def test_invalid_yaml_names_the_line_the_parser_stopped_at(write_boards, boards_yaml):
+    text = _variant(boards_yaml, ("        min: 8\n", f"\tmin: 8  {MARK}\n"))
+    path = write_boards(text)
+    with pytest.raises(InventoryError) as caught:
+        load_inventory(path)
+    assert caught.value.key == f"line {_marked_line(text)}"
+    assert caught.value.problem.startswith("not valid YAML: found character '\\t'")
+
+
+def test_invalid_yaml_also_names_where_the_open_construct_began(write_boards, boards_yaml):
+    text = _variant(boards_yaml, ("        min: 8\n", f"        min: [8  {MARK}\n"))
+    path = write_boards(text)
+    with pytest.raises(InventoryError) as caught:
+        load_inventory(path)
+    # The parser notices on the next line (`params:`); the unclosed `[` is on the marked one.
+    assert caught.value.key == f"line {_marked_line(text) + 1}"
+    assert f"while parsing a flow sequence on line {_marked_line(text)}" in caught.value.problem
+
+
+@pytest.mark.parametrize("text", ["- vpair\n- other\n", "just words\n", ""])
+def test_an_inventory_that_is_not_a_mapping_is_rejected(write_boards, text):
+    path = write_boards(text)
+    with pytest.raises(InventoryError) as caught:
+        load_inventory(path)
+    assert (caught.value.path, caught.value.key) == (str(path), "line 1")
+    assert "must be a mapping with a 'pairs' key" in caught.value.problem
+
+
+def test_a_missing_inventory_file_is_named(lab):
+    path = lab / "nope.yaml"
+    with pytest.raises(InventoryError, match=r"nope\.yaml: cannot read: No such file or directory"):
+        load_inventory(path)
+
+
+@pytest.mark.parametrize(
+    ("env_text", "problem"),
+    [
+        ("- not\n- a mapping\n", "target 'vboard' is not in env.yaml (targets: none)"),
+        ("targets: [\n", "env.yaml is not valid YAML"),
+        ("targets:\n  other: {}\n", "target 'vboard' is not in env.yaml (targets: other)"),
+    ],
+)
+def test_a_broken_env_file_is_an_inventory_error(lab, write_boards, boards_yaml, env_text, problem):
+    (lab / "env.yaml").write_text(env_text)
+    path = write_boards(boards_yaml)
+    with pytest.raises(InventoryError) as caught:
+        load_inventory(path)
+    assert caught.value.key.startswith("line ")
+    assert problem in caught.value.problem
+
+
+def test_the_scratch_inventory_itself_is_valid(lab, write_boards, boards_yaml):
+    # The cases above each break one line of a file that is otherwise valid: prove it is.
+    loaded = load_inventory(write_boards(boards_yaml))
+    assert set(loaded.boards) == {"vpair"}
+    assert loaded.boards["vpair"].env_path == lab / "env.yaml"

@@ -1,0 +1,139 @@
+"""Whole runs of pytest on the virtual lab, as a user or Jenkins runs them: the suite's reports, and a
+run in which the board hangs and the link trains at the wrong speed.
+
+Each run is a separate pytest process that boots its own virtual board.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from hil.vlab import ENV_FILE
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_pytest(args: list[str], env: dict[str, str], out: Path, *, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    reports = [f"--hil-reports={out}", f"--html={out}/report.html", f"--junitxml={out}/junit.xml"]
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *reports, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+
+
+def junit_cases(path: Path) -> dict[str, ET.Element]:
+    return {case.get("name"): case for case in ET.parse(path).getroot().iter("testcase")}
+
+
+def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab_subprocess_env):
+    out = tmp_path / "reports"
+    proc = run_pytest(["testcases/usb_device/test_msc.py", "-k", "bs=1M", "--samples", "3"], vlab_subprocess_env, out)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+
+    results = json.loads((out / "results.json").read_text())["results"]
+    measured = {(r["board"], r["metric"]): r for r in results}
+    assert set(measured) == {(board, f"usb.msc.{d}") for board in ("vlab-hs", "vlab-ss") for d in ("read", "write")}
+    for (board, _), result in measured.items():
+        assert result["verdict"] == "PASS"
+        assert result["stop_reason"] == "fixed_count"
+        assert len(result["samples"]) == 3 and len(result["warmup"]) == 1
+        assert all(s["value"] > 0 and "copied" in s["raw"] for s in result["samples"]), "dd's own output is kept"
+        speed = "480 Mb/s" if board == "vlab-hs" else "5000 Mb/s"
+        assert result["facts"]["link_speed"].startswith(speed)
+        assert result["facts"]["kernel"]
+        assert result["params"] == {"bs": "1M"}
+
+    cases = junit_cases(out / "junit.xml")
+    assert len(cases) == 4
+    for case in cases.values():
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        assert {"metric", "value", "unit", "band", "verdict"} <= set(props)
+        assert props["unit"] == "MB/s" and props["verdict"] == "PASS"
+
+    html = (out / "report.html").read_text()
+    assert "usb.msc.read[bs=1M]" in html and "data:image/png;base64," in html
+
+
+BOARDS = """
+pairs:
+  vlab-hs:
+    env: {env}
+    vlab: true
+    roles: {{host: {{target: vboard}}, device: {{target: vboard}}}}
+    link: {{type: usb, speed: high, udc: dummy_udc.0, driver: {{module: dummy_hcd, params: {{is_super_speed: false}}}},
+            emulated: true}}
+    metrics:
+      usb.msc.read: {{unit: MB/s, min: 1, max_cv: 50%}}
+  vlab-mislinked:
+    env: {env}
+    vlab: true
+    roles: {{host: {{target: vboard}}, device: {{target: vboard}}}}
+    # specified for super speed, but dummy_hcd is loaded for high speed: the link trains at 480 Mb/s
+    link: {{type: usb, speed: super, udc: dummy_udc.0, driver: {{module: dummy_hcd, params: {{is_super_speed: false}}}},
+            emulated: true}}
+    metrics:
+      usb.msc.write: {{unit: MB/s, min: 1, max_cv: 50%}}
+"""
+
+TESTS = """
+import pytest
+
+from hil.lab.gadget import MassStorage
+from hil.measure import dd
+
+
+def read_throughput(pair, perf):
+    with pair.gadget(MassStorage(size_mb=64)) as gadget:
+        disk = gadget.block_device()
+        perf.check("usb.msc.read", bs="1M", transfer="bulk",
+                   sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=32))
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_1_board_hangs(pair):
+    pair.host.target.get_driver("VlabQEMUDriver").pause()
+    pair.host.run("true", timeout=5)
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_2_next_test_measures_after_a_power_cycle(pair, perf):
+    read_throughput(pair, perf)
+
+
+@pytest.mark.hil_metrics("usb.msc.write")
+def test_3_link_at_the_wrong_speed(pair, perf):
+    with pair.gadget(MassStorage(size_mb=16)):
+        pytest.fail("the gadget context must refuse a link below its specified speed")
+"""
+
+
+def test_hung_board_and_wrong_link_speed_are_errors_and_the_run_goes_on(tmp_path, vlab_subprocess_env):
+    (tmp_path / "boards.yaml").write_text(BOARDS.format(env=ENV_FILE))
+    (tmp_path / "test_recovery.py").write_text(textwrap.dedent(TESTS))
+    (tmp_path / "pytest.ini").write_text("[pytest]\njunit_family = xunit1\n")
+    out = tmp_path / "reports"
+    proc = run_pytest(["--samples", "3", "-rA", "test_recovery.py"], vlab_subprocess_env, out, cwd=tmp_path)
+    log = proc.stdout[-8000:] + proc.stderr[-2000:]
+    assert proc.returncode == 1, log
+
+    cases = junit_cases(out / "junit.xml")
+    hang = cases["test_1_board_hangs[vlab-hs]"]
+    assert hang.find("error") is not None, log
+    assert "BoardTimeout" in hang.find("error").get("message"), log
+    assert cases["test_2_next_test_measures_after_a_power_cycle[vlab-hs]"].find("error") is None, log
+    assert cases["test_2_next_test_measures_after_a_power_cycle[vlab-hs]"].find("failure") is None, log
+    mislinked = cases["test_3_link_at_the_wrong_speed[vlab-mislinked]"].find("error")
+    assert mislinked is not None, log
+    assert "came up at 480 Mb/s (high speed), expected 5000 Mb/s (super speed)" in mislinked.get("message"), log
+
+    results = json.loads((out / "results.json").read_text())["results"]
+    assert [(r["board"], r["metric"], r["verdict"]) for r in results] == [("vlab-hs", "usb.msc.read", "PASS")]
