@@ -151,7 +151,9 @@ class Gadget:
         self.role.run(shell.write(f"{self.path}/UDC", self.udc))
 
     def unbind(self) -> None:
-        self.role.run(f"[ ! -e {shlex.quote(self.path)}/UDC ] || {shell.write(f'{self.path}/UDC', '')}")
+        udc = shlex.quote(f"{self.path}/UDC")
+        # Writing an empty name to a gadget that is not bound fails with ENODEV: only unbind a bound one.
+        self.role.run(f'[ ! -e {udc} ] || [ -z "$(cat {udc})" ] || {shell.write(f"{self.path}/UDC", "")}')
 
     def remove(self) -> None:
         """Unbind and delete the configfs tree, in the order configfs insists on; no-op if absent."""

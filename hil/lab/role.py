@@ -64,9 +64,11 @@ class Role:
                 f"{self.label}: no answer to `{command}` after {time.monotonic() - started:.0f} s "
                 f"(command limit {timeout:.0f} s)"
             ) from exc
-        except pexpect.EOF as exc:
+        except (pexpect.EOF, ConnectionError) as exc:  # the far end is gone: a crashed emulator, a dead ser2net
             self._suspect("console closed")
-            raise BoardTimeout(f"{self.label}: console closed while running `{command}`") from exc
+            raise BoardTimeout(
+                f"{self.label}: console closed while running `{command}` ({type(exc).__name__}: {exc})"
+            ) from exc
         return exitcode, "\n".join([*stdout, *stderr])
 
     def read(self, path: str, *, timeout: float = 30.0) -> str:

@@ -36,7 +36,7 @@ def junit_cases(path: Path) -> dict[str, ET.Element]:
 
 def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab_subprocess_env):
     out = tmp_path / "reports"
-    proc = run_pytest(["testcases/usb_device/test_msc.py", "-k", "bs=1M", "--samples", "3"], vlab_subprocess_env, out)
+    proc = run_pytest(["testcases/usb_device/test_msc.py", "-k", "1M", "--samples", "3"], vlab_subprocess_env, out)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
 
     results = json.loads((out / "results.json").read_text())["results"]
@@ -137,3 +137,27 @@ def test_hung_board_and_wrong_link_speed_are_errors_and_the_run_goes_on(tmp_path
 
     results = json.loads((out / "results.json").read_text())["results"]
     assert [(r["board"], r["metric"], r["verdict"]) for r in results] == [("vlab-hs", "usb.msc.read", "PASS")]
+
+
+def test_baseline_is_stored_then_a_slower_run_is_a_regression(tmp_path, vlab_subprocess_env):
+    baselines = tmp_path / "baselines"
+    select = ["testcases/usb_device/test_msc.py", "-k", "vlab-hs and read and 1M", "--samples", "5"]
+    first = run_pytest(
+        [*select, "--update-baseline", f"--baseline-dir={baselines}"], vlab_subprocess_env, tmp_path / "r1"
+    )
+    assert first.returncode == 0, first.stdout[-6000:]
+    stored = json.loads((baselines / "vlab-hs.json").read_text())
+    samples = stored["metrics"]["usb.msc.read[bs=1M]"]["samples"]
+    assert len(samples) == 5
+
+    # The same board measured against an earlier release that was 1.5x faster: the real samples of
+    # this run must come out as a regression (Mann-Whitney 5 vs 5 can reach p < 0.01), not a pass.
+    stored["metrics"]["usb.msc.read[bs=1M]"]["samples"] = [value * 1.5 for value in samples]
+    (baselines / "vlab-hs.json").write_text(json.dumps(stored))
+    second = run_pytest([*select, "--baseline", f"--baseline-dir={baselines}"], vlab_subprocess_env, tmp_path / "r2")
+    assert second.returncode == 1, second.stdout[-6000:]
+    result = json.loads((tmp_path / "r2" / "results.json").read_text())["results"][0]
+    assert result["verdict"] == "REGRESSION", result["reason"]
+    assert result["baseline"]["regression"] is True
+    assert result["baseline"]["p_value"] < 0.01
+    assert result["baseline"]["change"] < -0.05
