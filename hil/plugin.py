@@ -185,7 +185,7 @@ class Perf:
         if "kernel" not in self.pair.facts:
             kernels = self.pair.kernel_facts()
             self.pair.facts["kernel"] = ", ".join(sorted(set(kernels.values())))
-        return dict(self.pair.facts)
+        return {**self.pair.facts, **self.pair.boot_facts()}
 
     def _compare_with_baseline(self, result: MetricResult) -> MetricResult:
         store = self.request.getfixturevalue("hil_baselines")

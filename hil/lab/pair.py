@@ -141,6 +141,17 @@ class BoardPair:
             facts[f"kernel.{role.target.name}"] = role.run("uname -r", timeout=30).strip()
         return facts
 
+    def boot_facts(self) -> dict[str, str]:
+        """Power-on to shell of each board's last boot, and how often it was power-cycled this session."""
+        facts = {}
+        for role in self._distinct_roles():
+            strategy = role.strategy
+            if strategy is not None and getattr(strategy, "boot_times_s", None):
+                facts[f"boot.{role.target.name}"] = (
+                    f"{strategy.boot_times_s[-1]:.1f} s to shell, {strategy.power_cycles} power-on(s) this session"
+                )
+        return facts
+
     def ceiling(self, transfer: str) -> Ceiling:
         """The physical limit of this pair's link for a transfer type; on an emulated link only a reference."""
         cfg = self.link
