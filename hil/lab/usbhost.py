@@ -38,17 +38,24 @@ class UsbDevice:
         return speed_name(self.speed_mbps)
 
 
+def _poll(host: Role, setup: str, attempt: str, timeout_s: float) -> tuple[int, str]:
+    """Repeat `attempt` (which exits 0 once it found what it looks for) every 0.2 s, on the host itself."""
+    tries = max(1, int(timeout_s / 0.2))
+    script = f"{setup}; for i in $(seq {tries}); do {attempt}; sleep 0.2; done; exit 1"
+    return host.run_status(script, timeout=timeout_s + 30)
+
+
 def wait_for_device(host: Role, serial: str, *, timeout_s: float = 20.0) -> UsbDevice:
     """Wait until a device with this serial number has enumerated on the host; fail with what is there."""
-    tries = max(1, int(timeout_s / 0.2))
-    script = (
-        f"s={shlex.quote(serial)}; for i in $(seq {tries}); do "
+    exitcode, output = _poll(
+        host,
+        f"s={shlex.quote(serial)}",
         "for d in /sys/bus/usb/devices/*; do "
         '[ "$(cat "$d/serial" 2>/dev/null)" = "$s" ] && '
         '{ echo "$d"; cat "$d/speed" "$d/idVendor" "$d/idProduct"; exit 0; }; '
-        "done; sleep 0.2; done; exit 1"
+        "done",
+        timeout_s,
     )
-    exitcode, output = host.run_status(script, timeout=timeout_s + 30)
     lines = output.split()
     if exitcode != 0 or len(lines) < 4:
         present = host.run(
@@ -76,15 +83,15 @@ def require_speed(device: UsbDevice, expected: str, where: str) -> None:
 
 def wait_for_block_device(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) -> str:
     """The /dev node of the disk behind an enumerated mass-storage device, once it has a medium."""
-    tries = max(1, int(timeout_s / 0.2))
-    script = (
-        f"d={shlex.quote(device.sysfs)}; for i in $(seq {tries}); do "
+    exitcode, output = _poll(
+        host,
+        f"d={shlex.quote(device.sysfs)}",
         'for b in "$d"/*:*/host*/target*/*:*/block/*; do '
         '[ -e "$b" ] && [ "$(cat "$b/size")" -gt 0 ] && [ -b "/dev/$(basename "$b")" ] && '
         '{ basename "$b"; exit 0; }; '
-        "done; sleep 0.2; done; exit 1"
+        "done",
+        timeout_s,
     )
-    exitcode, output = host.run_status(script, timeout=timeout_s + 30)
     name = output.strip().splitlines()[-1] if output.strip() else ""
     if exitcode != 0 or not re.fullmatch(r"[a-z]+\d*", name):
         raise LabError(
