@@ -171,9 +171,12 @@ class Perf:
             ceiling=self.pair.ceiling(transfer) if transfer else None,
             fixed_samples=self.config.getoption("samples"),
         )
-        result = measure_metric(spec, sample, board=board.name, on_sample=self._progress)
-        result.facts.update(self._facts())
-        result.facts.update(facts or {})
+        # Facts first: after sampling, the board may be the thing that failed.
+        known = {**self._facts(), **(facts or {})}
+        result = measure_metric(
+            spec, _lab_errors_as_measurement_errors(sample), board=board.name, on_sample=self._progress
+        )
+        result.facts.update(known)
         if board.config.metrics[metric].source:
             result.facts["band_source"] = board.config.metrics[metric].source
         result = self._compare_with_baseline(result)
@@ -217,6 +220,19 @@ class Perf:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and self.config.getoption("verbose") > 0:
             reporter.write_line(f"    {line}")
+
+
+def _lab_errors_as_measurement_errors(sample: Callable[[], Any]) -> Callable[[], Any]:
+    """A board that hangs or a command that fails mid-sampling ends the metric as ERROR, and the samples
+    measured before it stay in the result (and on disk) instead of vanishing with an exception."""
+
+    def guarded() -> Any:
+        try:
+            return sample()
+        except HilError as exc:
+            raise MeasurementError(f"{type(exc).__name__}: {exc}", raw_output=getattr(exc, "output", "")) from exc
+
+    return guarded
 
 
 @pytest.fixture

@@ -99,9 +99,18 @@ def read_throughput(pair, perf):
 
 
 @pytest.mark.hil_metrics("usb.msc.read")
-def test_1_board_hangs(pair):
-    pair.host.target.get_driver("VlabQEMUDriver").pause()
-    pair.host.run("true", timeout=5)
+def test_1_board_hangs_while_sampling(pair, perf):
+    taken = []
+
+    def sample_then_hang():
+        if len(taken) == 3:  # warm-up and two counted samples are in: now the board hangs
+            pair.host.target.get_driver("VlabQEMUDriver").pause()
+        taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16, timeout=5))
+        return taken[-1]
+
+    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+        disk = gadget.block_device()
+        perf.check("usb.msc.read", bs="1M", transfer="bulk", sample=sample_then_hang)
 
 
 @pytest.mark.hil_metrics("usb.msc.read")
@@ -126,7 +135,7 @@ def test_hung_board_and_wrong_link_speed_are_errors_and_the_run_goes_on(tmp_path
     assert proc.returncode == 1, log
 
     cases = junit_cases(out / "junit.xml")
-    hang = cases["test_1_board_hangs[vlab-hs]"]
+    hang = cases["test_1_board_hangs_while_sampling[vlab-hs]"]
     assert hang.find("error") is not None, log
     assert "BoardTimeout" in hang.find("error").get("message"), log
     assert cases["test_2_next_test_measures_after_a_power_cycle[vlab-hs]"].find("error") is None, log
@@ -136,7 +145,13 @@ def test_hung_board_and_wrong_link_speed_are_errors_and_the_run_goes_on(tmp_path
     assert "came up at 480 Mb/s (high speed), expected 5000 Mb/s (super speed)" in mislinked.get("message"), log
 
     results = json.loads((out / "results.json").read_text())["results"]
-    assert [(r["board"], r["metric"], r["verdict"]) for r in results] == [("vlab-hs", "usb.msc.read", "PASS")]
+    assert [(r["board"], r["metric"], r["verdict"]) for r in results] == [
+        ("vlab-hs", "usb.msc.read", "ERROR"),
+        ("vlab-hs", "usb.msc.read", "PASS"),
+    ]
+    hung = results[0]
+    assert hung["stop_reason"] == "error" and "BoardTimeout" in hung["reason"]
+    assert len(hung["warmup"]) == 1 and len(hung["samples"]) == 2, "what was measured before the hang is kept"
 
 
 def test_baseline_is_stored_then_a_slower_run_is_a_regression(tmp_path, vlab_subprocess_env):
