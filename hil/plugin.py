@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from hil.errors import BoardTimeout, HilError, InventoryError
+from hil.errors import HilError, InventoryError
 from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
 from hil.report import collect
@@ -179,7 +179,7 @@ class Perf:
         result.facts.update(known)
         if board.config.metrics[metric].source:
             result.facts["band_source"] = board.config.metrics[metric].source
-        result = self._compare_with_baseline(result)
+        result = self._compare_with_baseline(result, spec.min_effect)
         collect.attach(self.request.node, result)
         raise_for_verdict(result)
         return result
@@ -190,7 +190,7 @@ class Perf:
             self.pair.facts["kernel"] = ", ".join(sorted(set(kernels.values())))
         return {**self.pair.facts, **self.pair.boot_facts()}
 
-    def _compare_with_baseline(self, result: MetricResult) -> MetricResult:
+    def _compare_with_baseline(self, result: MetricResult, min_effect: float) -> MetricResult:
         store = self.request.getfixturevalue("hil_baselines")
         if store is None:
             return result
@@ -204,7 +204,7 @@ class Perf:
             result.values,
             samples,
             direction=result.direction,
-            min_effect=self.pair.board.spec_for(self.inventory.inventory, result.metric, result.params).min_effect,
+            min_effect=min_effect,
             baseline_run=baseline.run_for(key) or baseline.run_id,
         )
         return apply_baseline(result, comparison)
@@ -245,9 +245,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """A lab that cannot measure (no enumeration, wrong link speed, hung board) is an ERROR, not a FAIL."""
     try:
         return (yield)
-    except (HilError, MeasurementError) as exc:
-        if isinstance(exc, BoardTimeout):
-            _mark_pair_suspect(item, str(exc))
+    except (HilError, MeasurementError) as exc:  # a BoardTimeout already marked its board (Role.run)
         raise MeasurementErrorOutcome(f"{type(exc).__name__}: {exc}") from exc
     except pytest.fail.Exception as exc:
         # pytest-timeout's signal method fails the test from inside whatever command was running:
@@ -261,6 +259,4 @@ def _mark_pair_suspect(item: pytest.Item, reason: str) -> None:
     pair = getattr(item, "funcargs", {}).get("board_pair")
     if isinstance(pair, BoardPair):
         for role in pair.roles.values():
-            strategy = role.strategy
-            if strategy is not None and hasattr(strategy, "mark_suspect"):
-                strategy.mark_suspect(reason)
+            role.mark_suspect(reason)

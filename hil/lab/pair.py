@@ -21,7 +21,7 @@ from hil.inventory.loader import Board
 from hil.inventory.schema import UsbLink
 from hil.lab import link, usbhost
 from hil.lab.gadget import Function, Gadget
-from hil.lab.role import Role
+from hil.lab.role import Role, strategy_of
 from hil.verdict import ceilings
 from hil.verdict.spec import Ceiling
 
@@ -44,20 +44,13 @@ class Environments:
     def cleanup(self) -> None:
         for env in self._envs.values():
             for target in env.targets.values():
-                strategy = _strategy_of(target)
+                strategy = strategy_of(target)
                 if strategy is not None:
                     # Best effort at session end: a dead board must not keep env.cleanup() from running.
                     with contextlib.suppress(Exception):
                         strategy.transition("off")
             env.cleanup()
         self._envs.clear()
-
-
-def _strategy_of(target: Any) -> Any:
-    try:
-        return target.get_strategy()
-    except Exception:
-        return None
 
 
 @dataclass

@@ -34,10 +34,7 @@ class Role:
 
     @property
     def strategy(self):  # noqa: ANN201 - a labgrid Strategy, or None for targets without one
-        try:
-            return self.target.get_strategy()
-        except NoStrategyFoundError:
-            return None
+        return strategy_of(self.target)
 
     def ensure_ready(self) -> None:
         """Boot the target or bring it back (power cycle) before a test uses it."""
@@ -59,13 +56,13 @@ class Role:
         try:
             stdout, stderr, exitcode = driver.run(line, timeout=timeout)
         except (pexpect.TIMEOUT, subprocess.TimeoutExpired) as exc:
-            self._suspect(f"`{command}` timed out")
+            self.mark_suspect(f"`{command}` timed out")
             raise BoardTimeout(
                 f"{self.label}: no answer to `{command}` after {time.monotonic() - started:.0f} s "
                 f"(command limit {timeout:.0f} s)"
             ) from exc
         except (pexpect.EOF, ConnectionError) as exc:  # the far end is gone: a crashed emulator, a dead ser2net
-            self._suspect("console closed")
+            self.mark_suspect("console closed")
             raise BoardTimeout(
                 f"{self.label}: console closed while running `{command}` ({type(exc).__name__}: {exc})"
             ) from exc
@@ -84,10 +81,18 @@ class Role:
             self.run(head + chunk + tail, timeout=timeout)
         return f"sh {path}; rc=$?; rm -f {path}; exit $rc"
 
-    def _suspect(self, reason: str) -> None:
+    def mark_suspect(self, reason: str) -> None:
+        """Have the next `ensure_ready` power-cycle this target instead of trusting its console."""
         strategy = self.strategy
         if strategy is not None and hasattr(strategy, "mark_suspect"):
             strategy.mark_suspect(f"{self.label}: {reason}")
+
+
+def strategy_of(target: Target):  # noqa: ANN201 - a labgrid Strategy, or None
+    try:
+        return target.get_strategy()
+    except NoStrategyFoundError:
+        return None
 
 
 def _quoted_chunks(text: str, limit: int) -> Iterator[str]:
