@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
     qemu-system-x86 linux-image-amd64 busybox-static dash coreutils kmod cpio
     fio iperf3 iperf sysstat iproute2 umtp-responder mtp-tools v4l-utils
+    gcc libc6-dev make
     python3 python3-venv
 )
 

@@ -7,13 +7,16 @@ import shlex
 import subprocess
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pexpect
 from labgrid import Target
 from labgrid.exceptions import NoStrategyFoundError
 
-from hil.errors import BoardTimeout, CommandFailed
+from hil.errors import BoardTimeout, CommandFailed, LabError
 from hil.lab import shell
+from hil.lab.background import Background
+from hil.lab.strategy import BoardControl, missing_board_control
 
 # Busybox's line editor truncates input lines near 1 KiB; longer scripts go over in pieces.
 MAX_LINE = 600
@@ -24,6 +27,7 @@ class Role:
         self.name = name
         self.target = target
         self.pair = pair
+        self.backgrounds: list[Background] = []  # started and not yet stopped
 
     @property
     def label(self) -> str:
@@ -33,14 +37,36 @@ class Role:
         return f"Role({self.label})"
 
     @property
-    def strategy(self):  # noqa: ANN201 - a labgrid Strategy, or None for targets without one
+    def strategy(self) -> BoardControl | None:
+        """The target's strategy (None for targets without one, such as the lab PC)."""
         return strategy_of(self.target)
+
+    @property
+    def power_cycles(self) -> int:
+        strategy = self.strategy
+        return strategy.power_cycles if strategy is not None else 0
 
     def ensure_ready(self) -> None:
         """Boot the target or bring it back (power cycle) before a test uses it."""
         strategy = self.strategy
         if strategy is not None:
             strategy.ensure_shell()
+
+    def background(self, command: str, **options: Any) -> Background:
+        """A command that runs while the test goes on; use it as a context manager (see Background)."""
+        return Background(self, command, **options)
+
+    def register_background(self, process: Background) -> None:
+        self.backgrounds.append(process)
+
+    def unregister_background(self, process: Background) -> None:
+        if process in self.backgrounds:
+            self.backgrounds.remove(process)
+
+    def stop_backgrounds(self) -> None:
+        """Stop whatever a test left running here (its `with` block was skipped by a hard interrupt)."""
+        for process in list(self.backgrounds):
+            process.stop(quiet=True)
 
     def run(self, command: str, *, timeout: float = 60.0, check: bool = True) -> str:
         """Run a shell command line built with `hil.lab.shell`; return stdout and stderr as one text."""
@@ -84,15 +110,24 @@ class Role:
     def mark_suspect(self, reason: str) -> None:
         """Have the next `ensure_ready` power-cycle this target instead of trusting its console."""
         strategy = self.strategy
-        if strategy is not None and hasattr(strategy, "mark_suspect"):
+        if strategy is not None:
             strategy.mark_suspect(f"{self.label}: {reason}")
 
 
-def strategy_of(target: Target):  # noqa: ANN201 - a labgrid Strategy, or None
+def strategy_of(target: Target) -> BoardControl | None:
+    """The target's strategy, checked against BoardControl; None when the target has no strategy."""
     try:
-        return target.get_strategy()
+        strategy = target.get_strategy()
     except NoStrategyFoundError:
         return None
+    missing = missing_board_control(strategy)
+    if missing:
+        raise LabError(
+            f"{target.name}: strategy {type(strategy).__name__} lacks what hil needs from a board strategy "
+            f"({', '.join(missing)}); use hil.lab.strategy.BoardStrategy or BootloaderStrategy, or subclass "
+            "RecoveringStrategy (see hil/lab/strategy.py)"
+        )
+    return strategy
 
 
 def _quoted_chunks(text: str, limit: int) -> Iterator[str]:

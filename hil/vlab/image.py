@@ -72,7 +72,11 @@ TOOLS: dict[str, str] = {
     "mtp-getfile": "mtp-tools",
     "v4l2-ctl": "v4l-utils",
 }
-HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod"}
+HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod", "gcc": "gcc"}
+
+# hil's own board-side programs (C sources in hil/tools/, one program per file): built statically for the
+# virtual board with the PC's gcc; real boards build them with their cross compiler (hil/tools/Makefile).
+PROGRAMS_DIR = HERE.parent / "tools"
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,7 @@ def build_inputs() -> dict:
     sources = {
         name: hashlib.sha256((HERE / name).read_bytes()).hexdigest() for name in ("image.py", "init.sh", "profile.sh")
     }
+    programs = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in _program_sources()}
     return {
         "builder_version": BUILDER_VERSION,
         "kernel_version": kernel_version,
@@ -159,7 +164,12 @@ def build_inputs() -> dict:
         "modules": list(MODULES),
         "tools": TOOLS,
         "sources": sources,
+        "programs": programs,
     }
+
+
+def _program_sources() -> list[Path]:
+    return sorted(PROGRAMS_DIR.glob("*.c"))
 
 
 def inputs_hash(inputs: dict) -> str:
@@ -193,6 +203,7 @@ def _build(inputs: dict, target: Path) -> None:
         kernel_version = inputs["kernel_version"]
         _install_modules(root, kernel_version)
         _install_tools(root)
+        _build_programs(root / "usr/bin")
         (root / "usr/bin/sh").symlink_to("dash")
         _install_busybox(root)
         _install_file(HERE / "init.sh", root / "init", mode=0o755)
@@ -270,6 +281,21 @@ def _install_tools(root: Path) -> None:
         libraries |= _shared_libraries(binary)
     for library in sorted(libraries):
         _install_file(Path(library), root / library.lstrip("/"))
+
+
+def _build_programs(bindir: Path) -> None:
+    """Compile each hil/tools/*.c into a static binary of the same name (static: no libraries to resolve)."""
+    gcc = _which("gcc", "gcc")
+    for source in _program_sources():
+        output = bindir / source.stem
+        proc = subprocess.run(
+            [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-o", str(output), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise VlabImageError(f"{source.name} does not build:\n{proc.stderr}")
 
 
 def _shared_libraries(binary: Path) -> set[str]:

@@ -25,6 +25,7 @@ def test_inputs_describe_the_installed_kernel_and_packages(inputs):
     assert f"linux-image-{version}" in inputs["packages"]
     assert {"coreutils", "busybox-static", "kmod"} <= set(inputs["packages"])
     assert set(inputs["sources"]) == {"image.py", "init.sh", "profile.sh"}
+    assert set(inputs["programs"]) == {path.name for path in image.PROGRAMS_DIR.glob("*.c")}
 
 
 def test_the_hash_is_stable_for_equal_inputs(inputs):
@@ -39,7 +40,9 @@ def _changes(inputs: dict) -> dict[str, dict]:
     variants = {}
     for key, value in inputs.items():
         changed = copy.deepcopy(inputs)
-        if isinstance(value, dict):
+        if isinstance(value, dict) and not value:
+            changed[key] = {"added": "changed"}
+        elif isinstance(value, dict):
             first = next(iter(value))
             changed[key][first] = f"{value[first]}+changed"
         elif isinstance(value, list):
