@@ -128,7 +128,7 @@ class Background:
             f"mkdir -p {d} && "
             f"setsid sh -c {shlex.quote(wrapper)} {d} > {d}/out 2>&1 < /dev/null & "
             # Return once the wrapper has written its group: from then on it can be stopped.
-            f'i=0; while [ ! -s {d}/pgid ] && [ $i -lt 100 ]; do sleep {POLL_S}; i=$((i+1)); done; [ -s {d}/pgid ]'
+            f"i=0; while [ ! -s {d}/pgid ] && [ $i -lt 100 ]; do sleep {POLL_S}; i=$((i+1)); done; [ -s {d}/pgid ]"
         )
         self._power_cycles_at_start = self.role.power_cycles
         self._running = True
