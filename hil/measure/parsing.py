@@ -1,0 +1,120 @@
+"""Rules and helpers every parser of tool output follows, and the registry the fuzz harness reads.
+
+Tool output is hostile until parsed:
+- only `ParseError` (with the raw text) ever leaves a parser, whatever the input;
+- the last complete summary counts (progress lines and earlier summaries come first);
+- numbers are ASCII digits only (`int("٣")` is 3 in Python, and no tool prints that);
+- what the tool says it did is checked against what it was asked to do (bytes, frames, seconds);
+- kernel messages that a board printed on its console into the middle of the output are not output.
+
+A parser is registered with `@parser("<tests/data folder>")`: tests/measure/test_parser_fuzz.py feeds
+every registered parser generated and mutated inputs (seeded from the real captures in that folder)
+and checks that each one either raises ParseError or returns what valid output would give.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from hil.verdict.errors import ParseError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class RegisteredParser:
+    name: str  # module.function
+    func: Callable[[str], Any]
+    data: str | None  # folder under tests/data with real outputs of the tool (the fuzzer's seeds)
+
+
+PARSERS: dict[str, RegisteredParser] = {}
+
+
+def parser(data: str | None = None) -> Callable[[F], F]:
+    """Register a parser `func(text: str) -> result` with the fuzz harness; `data` names its captures."""
+
+    def register(func: F) -> F:
+        name = f"{func.__module__}.{func.__qualname__}"
+        PARSERS[name] = RegisteredParser(name, func, data)
+        return func
+
+    return register
+
+
+# printk's console format: "[   12.345678] usb 1-1: new high-speed USB device ..." (with or without a
+# "<level>" prefix). A board under test should not print these on its shell console (hil lowers the
+# console log level), but a real board's console may still carry one.
+KERNEL_MESSAGE = re.compile(r"^(?:<\d>)?\[\s*\d+\.\d{6}\] .*(?:\n|$)", re.MULTILINE)
+
+
+def without_kernel_messages(text: str) -> str:
+    """The output with kernel console lines removed (a line that is all printk is never tool output)."""
+    return KERNEL_MESSAGE.sub("", text)
+
+
+_INT = re.compile(r"[0-9]+", re.ASCII)
+_FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?", re.ASCII)
+MAX_DIGITS = 30  # no tool counts beyond 10^30 of anything; a longer number is garbage, not data
+
+
+def ascii_int(text: str, what: str, raw: str) -> int:
+    """A non-negative integer of ASCII digits, or ParseError naming `what`."""
+    if not isinstance(text, str) or _INT.fullmatch(text) is None or len(text) > MAX_DIGITS:
+        raise ParseError(f"{what}: {text!r} is not a number", raw_output=raw)
+    return int(text)
+
+
+def ascii_float(text: str, what: str, raw: str) -> float:
+    """A finite non-negative decimal of ASCII digits (optionally with an exponent), or ParseError."""
+    if not isinstance(text, str) or _FLOAT.fullmatch(text) is None or len(text) > MAX_DIGITS + 10:
+        raise ParseError(f"{what}: {text!r} is not a number", raw_output=raw)
+    value = float(text)
+    if not math.isfinite(value):
+        raise ParseError(f"{what}: {text!r} is not a finite number", raw_output=raw)
+    return value
+
+
+def json_object(text: str, what: str) -> dict[str, Any]:
+    """The one JSON object a tool printed (`fio --output-format=json`, `iperf3 -J`), or ParseError.
+
+    Anything before the first '{' at the start of a line (a warning, a kernel message) is ignored; the
+    object must then parse completely and be the last thing printed.
+    """
+    clean = without_kernel_messages(text)
+    start = re.search(r"^\{", clean, re.MULTILINE)
+    if start is None:
+        raise ParseError(f"{what} printed no JSON object", raw_output=text)
+    try:
+        document, end = json.JSONDecoder(parse_constant=_reject_constant).raw_decode(clean, start.start())
+    except (ValueError, RecursionError) as exc:
+        raise ParseError(f"{what} printed malformed JSON: {exc}", raw_output=text) from None
+    if clean[end:].strip():
+        raise ParseError(f"{what} printed more after its JSON object: {clean[end:].strip()[:200]!r}", raw_output=text)
+    if not isinstance(document, dict):
+        raise ParseError(f"{what} printed JSON that is not an object", raw_output=text)
+    return document
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number a tool measures")
+
+
+def number_at(document: Any, path: str, what: str, raw: str) -> float:
+    """document["a"]["b"][0]... given as "a/b/0": a finite JSON number (not a bool), or ParseError."""
+    node = document
+    for part in path.split("/"):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise ParseError(f"{what}: no {path!r} in the output", raw_output=raw)
+    if isinstance(node, bool) or not isinstance(node, int | float) or not math.isfinite(node):
+        raise ParseError(f"{what}: {path!r} is {node!r}, not a number", raw_output=raw)
+    return float(node)
