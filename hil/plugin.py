@@ -1,31 +1,34 @@
 """hil's pytest plugin: board inventory -> lab control -> measurement -> verdict -> report.
 
-Options, the `pair` and `perf` fixtures, and the parametrization of tests over the board pairs of
-boards.yaml. Rendering and storing results is the report plugin's job (hil.report.pytest_report).
+Options, the `pair` and `perf` fixtures, the parametrization of tests over the board pairs of
+boards.yaml (and over the quick or full parameter matrix), and one worker per board under
+pytest-xdist. Measuring is `hil.perf`; rendering and storing results is the report plugin's job
+(hil.report.pytest_report).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hil import parametrization as matrix
+from hil.catalogue import UnknownName
 from hil.errors import HilError, InventoryError
 from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
-from hil.report import collect
-from hil.report.outcome import MeasurementErrorOutcome, raise_for_verdict
-from hil.verdict.baseline import apply_baseline, compare
+from hil.perf import Perf
+from hil.report.outcome import MeasurementErrorOutcome
+from hil.scheduling import board_groups
 from hil.verdict.errors import MeasurementError
-from hil.verdict.result import MetricResult, metric_key
-from hil.verdict.sampler import Progress, measure_metric
 
 log = logging.getLogger("hil")
 INVENTORY = pytest.StashKey[LoadedInventory | None]()
+METRICS_MARKER = "hil_metrics"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -47,16 +50,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="take exactly N samples per metric instead of sampling adaptively",
     )
+    group.addoption(
+        "--matrix",
+        choices=matrix.SIZES,
+        default="quick",
+        help="parameter matrix: 'quick' (a representative subset, the default) or 'full' (every value the seeds give)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "hil_metrics(*names): metrics a test measures; it runs on the pairs whose boards.yaml entry sets any of them",
+        f"{METRICS_MARKER}(*names): catalogue metrics a test measures; it runs on the pairs whose boards.yaml "
+        "entry sets any of them",
+    )
+    config.addinivalue_line(
+        "markers", f"{matrix.MARKER}(name, quick, full, ids): a parameter with a quick and a full set of values"
     )
     samples = config.getoption("samples")
     if samples is not None and samples < 2:
         raise pytest.UsageError("--samples must be at least 2 (a spread needs two samples)")
+    _schedule_per_board(config)
     explicit = config.getoption("boards")
     path = Path(explicit) if explicit else config.rootpath / "boards.yaml"
     if not explicit and not path.is_file():
@@ -69,6 +83,24 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"invalid board inventory: {exc}") from None
 
 
+def _schedule_per_board(config: pytest.Config) -> None:
+    """Every test of a board on one worker, whatever `-n` chose (see hil.scheduling).
+
+    `-n N` alone means `--dist load`, which would send two workers to the same board. hil switches the
+    controller to `loadgroup`; workers re-parse the command line, so each worker is told to put the
+    `xdist_group` of every test into its node id, which is what `loadgroup` schedules by.
+    """
+    if hasattr(config, "workerinput"):
+        config.option.loadgroup = True
+        return
+    if not config.getoption("numprocesses", None):
+        return
+    dist = config.getoption("dist", "no")
+    if dist == "each":
+        raise pytest.UsageError("--dist each would send every worker to every board: hil schedules per board")
+    config.option.dist = "loadgroup"
+
+
 def _inventory(config: pytest.Config) -> LoadedInventory:
     inventory = config.stash.get(INVENTORY, None)
     if inventory is None:
@@ -76,14 +108,20 @@ def _inventory(config: pytest.Config) -> LoadedInventory:
     return inventory
 
 
-def _wanted_metrics(definition: Any) -> set[str]:
+def _wanted_metrics(definition: Any, inventory: LoadedInventory) -> set[str]:
     names: set[str] = set()
-    for marker in definition.iter_markers("hil_metrics"):
+    for marker in definition.iter_markers(METRICS_MARKER):
         names.update(marker.args)
+    for name in names:
+        try:
+            inventory.catalogue.metric(name)
+        except UnknownName as exc:
+            raise pytest.UsageError(f"{definition.nodeid}: @pytest.mark.{METRICS_MARKER}: {exc}") from None
     return names
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    matrix.parametrize(metafunc, metafunc.config.getoption("matrix"))
     if "board_pair" not in metafunc.fixturenames:
         return
     inventory = _inventory(metafunc.config)
@@ -93,7 +131,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         raise pytest.UsageError(
             f"--board {', '.join(unknown)}: no such pair in {inventory.path} (pairs: {', '.join(inventory.boards)})"
         )
-    wanted = _wanted_metrics(metafunc.definition)
+    wanted = _wanted_metrics(metafunc.definition, inventory)
     names = [
         name
         for name, board in inventory.boards.items()
@@ -102,6 +140,37 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     ]
     # Session scope: the board boots once and all tests of a pair run together.
     metafunc.parametrize("board_pair", names, indirect=True, scope="session", ids=names)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (its worker's hook appends them to node ids)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    inventory = config.stash.get(INVENTORY, None)
+    if inventory is None:
+        return
+    groups = board_groups(inventory.boards.values())
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        name = callspec.params.get("board_pair") if callspec is not None else None
+        if name in groups:
+            item.add_marker(pytest.mark.xdist_group(name=f"board:{groups[name]}"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On a worker: refuse to run if pytest-xdist did not carry the board groups into the node ids.
+
+    pytest-xdist 3.8 groups by a suffix it writes into each node id; pytest 9.2 ignores that write
+    (pytest-xdist#1386), and the tests of one board would then spread over workers without a word.
+    """
+    if not hasattr(session.config, "workerinput"):
+        return
+    lost = [item.nodeid for item in session.items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if lost:
+        raise pytest.UsageError(
+            f"pytest-xdist did not apply the per-board groups ({len(lost)} tests, e.g. {lost[0]}): two workers "
+            "could drive one board. This pytest/pytest-xdist pair is known to lose them (pytest-xdist#1386); "
+            "install the versions pyproject.toml pins, or run without -n"
+        )
 
 
 @pytest.fixture(scope="session")
@@ -136,103 +205,11 @@ def board_pair(
 
 
 @pytest.fixture
-def pair(board_pair: BoardPair) -> BoardPair:
+def pair(board_pair: BoardPair) -> Iterator[BoardPair]:
     """The board pair under test, answering and with its link configured (power-cycled if it was hung)."""
     board_pair.prepare()
-    return board_pair
-
-
-class Perf:
-    """What a test case calls to measure a metric: `perf.check("usb.msc.read", sample=..., bs="1M")`."""
-
-    def __init__(self, request: pytest.FixtureRequest, pair: BoardPair, inventory: LoadedInventory) -> None:
-        self.request = request
-        self.pair = pair
-        self.inventory = inventory
-        self.config = request.config
-
-    def check(
-        self,
-        metric: str,
-        *,
-        sample: Callable[[], Any],
-        transfer: str | None = None,
-        facts: dict[str, Any] | None = None,
-        **params: Any,
-    ) -> MetricResult:
-        """Sample until the verdict is settled, record the result, then pass, warn, fail or error."""
-        board = self.pair.board
-        if metric not in board.config.metrics:
-            pytest.skip(f"{board.name}: boards.yaml sets no expectation for {metric}")
-        spec = board.spec_for(
-            self.inventory.inventory,
-            metric,
-            params,
-            ceiling=self.pair.ceiling(transfer) if transfer else None,
-            fixed_samples=self.config.getoption("samples"),
-        )
-        # Facts first: after sampling, the board may be the thing that failed.
-        known = {**self._facts(), **(facts or {})}
-        result = measure_metric(
-            spec, _lab_errors_as_measurement_errors(sample), board=board.name, on_sample=self._progress
-        )
-        result.facts.update(known)
-        if board.config.metrics[metric].source:
-            result.facts["band_source"] = board.config.metrics[metric].source
-        result = self._compare_with_baseline(result, spec.min_effect)
-        collect.attach(self.request.node, result)
-        raise_for_verdict(result)
-        return result
-
-    def _facts(self) -> dict[str, Any]:
-        if "kernel" not in self.pair.facts:
-            kernels = self.pair.kernel_facts()
-            self.pair.facts["kernel"] = ", ".join(sorted(set(kernels.values())))
-        return {**self.pair.facts, **self.pair.boot_facts()}
-
-    def _compare_with_baseline(self, result: MetricResult, min_effect: float) -> MetricResult:
-        store = self.request.getfixturevalue("hil_baselines")
-        if store is None:
-            return result
-        baseline = store.load(result.board)
-        key = metric_key(result.metric, result.params)
-        samples = baseline.samples_for(key) if baseline else None
-        if not samples or len(result.samples) < 2:
-            result.facts["baseline"] = f"none stored for {key}"
-            return result
-        comparison = compare(
-            result.values,
-            samples,
-            direction=result.direction,
-            min_effect=min_effect,
-            baseline_run=baseline.run_for(key) or baseline.run_id,
-        )
-        return apply_baseline(result, comparison)
-
-    def _progress(self, progress: Progress, sample: Any) -> None:
-        stats = progress.stats
-        spread = f" median {stats.median:.4g}, CV {stats.cv * 100:.1f}%" if stats else ""
-        line = (
-            f"{self.pair.name} {progress.metric} {progress.phase} {progress.index + 1}: "
-            f"{sample.value:.4g}{spread} ({progress.elapsed_s:.0f} s)"
-        )
-        log.info(line)
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None and self.config.getoption("verbose") > 0:
-            reporter.write_line(f"    {line}")
-
-
-def _lab_errors_as_measurement_errors(sample: Callable[[], Any]) -> Callable[[], Any]:
-    """A board that hangs or a command that fails mid-sampling ends the metric as ERROR, and the samples
-    measured before it stay in the result (and on disk) instead of vanishing with an exception."""
-
-    def guarded() -> Any:
-        try:
-            return sample()
-        except HilError as exc:
-            raise MeasurementError(f"{type(exc).__name__}: {exc}", raw_output=getattr(exc, "output", "")) from exc
-
-    return guarded
+    yield board_pair
+    board_pair.stop_backgrounds()  # whatever a test left running (an interrupted `with` block)
 
 
 @pytest.fixture

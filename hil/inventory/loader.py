@@ -1,11 +1,20 @@
-"""Load boards.yaml, validate it, and turn its entries into MetricSpecs.
+"""Load boards.yaml, validate it, and hand out each pair's MetricSpecs.
 
 Every problem becomes one InventoryError naming the file, the line, the key path and what is wrong, and
-it is raised before any board is touched.
+it is raised before any board is touched. The passes, in order:
+1. the bytes are UTF-8 and the YAML parses (into a node tree: aliases are not expanded yet);
+2. the tree is bounded: aliases may not expand it beyond MAX_NODES (a 300-byte file of nested
+   aliases would otherwise take minutes to load), no key is given twice, no string holds a control
+   character (a quoted "\\x15cmd\\r" still runs a command when typed on an interactive console);
+3. the schema (hil.inventory.schema, pydantic): keys, types, band forms, links;
+4. the catalogue (hil.inventory.against_catalogue): metric names, band units and sense, settings;
+5. each pair's labgrid environment exists and has the targets its roles name.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,9 +23,14 @@ import yaml
 from labgrid.util.yaml import load as load_labgrid_yaml
 from pydantic import ValidationError
 
+from hil.catalogue import CATALOGUE, Catalogue
 from hil.errors import InventoryError
-from hil.inventory.schema import BandSettings, Inventory, PairConfig, parse_selector
-from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
+from hil.inventory import against_catalogue
+from hil.inventory.schema import Inventory, PairConfig
+from hil.inventory.specs import spec_for
+from hil.verdict.spec import MetricSpec
+
+MAX_NODES = 100_000  # YAML nodes after alias expansion; a real inventory of 50 pairs has a few thousand
 
 
 def _key_path(loc: tuple[Any, ...]) -> str:
@@ -27,6 +41,10 @@ def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     # pydantic puts the tagged-union tag ("link.usb.speed"), validator names and "[key]" (an invalid dict
     # key) in the location: drop them, users never typed them.
     return tuple(p for p in loc if p not in ("usb", "pcie", "[key]") and not str(p).startswith("function-"))
+
+
+def _entries(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+    return list(node.value)
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
@@ -40,7 +58,7 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     line = node.start_mark.line + 1
     for part in loc:
         if isinstance(node, yaml.MappingNode):
-            entry = next(((key, value) for key, value in node.value if key.value == str(part)), None)
+            entry = next(((key, value) for key, value in _entries(node) if key.value == str(part)), None)
             if entry is None:
                 break
             line, node = entry[0].start_mark.line + 1, entry[1]
@@ -52,24 +70,63 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     return line
 
 
-def _duplicate_key(node: yaml.Node, path: tuple[str, ...] = ()) -> tuple[int, str, int] | None:
-    """(line, key path, first line) of the first key given twice: YAML would silently keep the last one."""
+def _expanded_size(node: yaml.Node, memo: dict[int, float]) -> float:
+    """Nodes the tree would have with every alias expanded (inf for a recursive alias)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = math.inf  # while inside this node: meeting it again means it contains itself
     if isinstance(node, yaml.MappingNode):
-        first_lines: dict[str, int] = {}
+        size = 1 + sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
+    elif isinstance(node, yaml.SequenceNode):
+        size = 1 + sum(_expanded_size(item, memo) for item in node.value)
+    else:
+        size = 1
+    memo[key] = size
+    return size
+
+
+def _walk(
+    node: yaml.Node, path: tuple[str, ...] = (), seen: set[int] | None = None
+) -> Iterator[tuple[tuple[str, ...], yaml.Node | None, yaml.Node]]:
+    """(path, key node or None, value node) for every node once, aliases visited once."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
+            name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
+            yield (*path, name), key, value
+            yield from _walk(key, (*path, name), seen)
+            yield from _walk(value, (*path, name), seen)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            yield (*path, str(index)), None, item
+            yield from _walk(item, (*path, str(index)), seen)
+
+
+def _duplicate_key(tree: yaml.Node) -> tuple[int, str, int] | None:
+    """(line, key path, first line) of the first key given twice: YAML would silently keep the last one."""
+    for path, _, node in [((), None, tree), *_walk(tree)]:
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        first_lines: dict[str, int] = {}
+        for key, _value in node.value:
             if isinstance(key, yaml.ScalarNode) and key.value != "<<":
                 line = key.start_mark.line + 1
                 if key.value in first_lines:
                     return line, "/".join((*path, key.value)), first_lines[key.value]
                 first_lines[key.value] = line
-            found = _duplicate_key(value, (*path, str(key.value)))
-            if found:
-                return found
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            found = _duplicate_key(item, (*path, str(index)))
-            if found:
-                return found
+    return None
+
+
+def _control_character(tree: yaml.Node) -> tuple[int, str, str] | None:
+    """(line, key path, the offending text) of the first key or string holding a control character."""
+    for path, key, node in [((), None, tree), *_walk(tree)]:
+        for scalar in (key, node):
+            if isinstance(scalar, yaml.ScalarNode) and any(ord(c) < 32 or ord(c) == 127 for c in scalar.value):
+                return scalar.start_mark.line + 1, "/".join(path), scalar.value
     return None
 
 
@@ -87,46 +144,17 @@ class Board:
         metric: str,
         params: dict[str, object],
         *,
-        ceiling: Ceiling | None = None,
         fixed_samples: int | None = None,
+        catalogue: Catalogue = CATALOGUE,
     ) -> MetricSpec:
-        """The MetricSpec for one case: defaults, then the metric, then matching parameter overrides."""
-        cfg = self.config.metrics[metric]
-        layers: list[BandSettings] = [cfg]
-        matching = [
-            (len(parse_selector(selector)), overrides)
-            for selector, overrides in cfg.params.items()
-            if all(str(params.get(k)) == v for k, v in parse_selector(selector).items())
-        ]
-        layers += [overrides for _, overrides in sorted(matching, key=lambda item: item[0])]
+        """The MetricSpec for one case: catalogue, defaults, the metric's entry, matching parameter overrides."""
+        return spec_for(self.config, inventory.defaults, catalogue.metric(metric), params, fixed_samples=fixed_samples)
 
-        settings: dict[str, Any] = inventory.defaults.model_dump()
-        band_fields: dict[str, Any] = {}
-        for layer in layers:
-            chosen = layer.model_dump(exclude_none=True, exclude={"unit", "direction", "source", "params"})
-            if layer.has_band:  # a layer with a band replaces the whole band, never half of it
-                band_fields = {k: chosen.pop(k) for k in ("min", "max", "nominal", "tolerance") if k in chosen}
-            settings.update(chosen)
-        if "nominal" in band_fields:
-            tol = band_fields["tolerance"]
-            band = Band.around(band_fields["nominal"], tol["value"], relative=tol["relative"])
-        else:
-            band = Band(band_fields.get("min"), band_fields.get("max"))
-        return MetricSpec(
-            metric=metric,
-            unit=cfg.unit,
-            direction=Direction(cfg.direction),
-            band=band,
-            max_cv=settings["max_cv"],
-            min_samples=settings["min_samples"],
-            max_samples=max(settings["max_samples"], settings["min_samples"]),
-            budget_s=settings["budget_s"],
-            warmup=settings["warmup"],
-            min_effect=settings["min_effect"],
-            ceiling=ceiling,
-            fixed_samples=fixed_samples,
-            params=dict(params),
-        )
+    def setting(self, name: str, catalogue: Catalogue = CATALOGUE) -> Any:
+        """A setting's value on this pair: boards.yaml's (validated at load time) or the catalogue's default."""
+        setting = catalogue.setting(name)
+        value = self.config.settings.get(name, setting.default)
+        return float(value) if setting.kind is float else value
 
 
 @dataclass(frozen=True)
@@ -134,36 +162,75 @@ class LoadedInventory:
     path: Path
     inventory: Inventory
     boards: dict[str, Board]
+    catalogue: Catalogue = CATALOGUE
 
 
-def load_inventory(path: Path | str) -> LoadedInventory:
+def load_inventory(path: Path | str, catalogue: Catalogue = CATALOGUE) -> LoadedInventory:
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise InventoryError(str(path), "", f"cannot read: {exc.strerror}") from exc
-    try:
-        data = yaml.safe_load(text)
-        tree = yaml.compose(text)
-    except yaml.YAMLError as exc:
-        raise _yaml_problem(path, exc) from exc
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise InventoryError(str(path), f"line {line}", f"not UTF-8 text (byte {exc.object[exc.start]:#x})") from None
+    tree = _compose(path, text)
+    data = _construct(path, text, tree)
     if not isinstance(data, dict):
         raise InventoryError(str(path), "line 1", "must be a mapping with a 'pairs' key")
-    duplicate = _duplicate_key(tree)
-    if duplicate:
-        line, key, first = duplicate
-        raise InventoryError(str(path), f"line {line}: {key}", f"given twice (first on line {first})")
     try:
         inventory = Inventory.model_validate(data)
     except ValidationError as exc:
         raise _first_problem(path, tree, exc) from None
+    problems = against_catalogue.check(inventory, catalogue)
+    if problems:
+        raise _catalogue_problem(path, tree, problems)
 
     boards = {}
     for name, pair in inventory.pairs.items():
         env_path = (path.parent / pair.env).resolve()
         _check_env(path, tree, name, env_path, pair)
         boards[name] = Board(name=name, config=pair, env_path=env_path)
-    return LoadedInventory(path=path, inventory=inventory, boards=boards)
+    return LoadedInventory(path=path, inventory=inventory, boards=boards, catalogue=catalogue)
+
+
+def _compose(path: Path, text: str) -> yaml.Node | None:
+    try:
+        tree = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise _yaml_problem(path, exc) from exc
+    if tree is None:
+        return None
+    size = _expanded_size(tree, {})
+    if size > MAX_NODES:
+        why = "an alias refers to itself" if math.isinf(size) else f"{size:.3g} nodes once its aliases are expanded"
+        raise InventoryError(str(path), "line 1", f"refused: {why} (at most {MAX_NODES} are accepted)")
+    duplicate = _duplicate_key(tree)
+    if duplicate:
+        line, key, first = duplicate
+        raise InventoryError(str(path), f"line {line}: {key}", f"given twice (first on line {first})")
+    control = _control_character(tree)
+    if control:
+        line, key, value = control
+        raise InventoryError(
+            str(path),
+            f"line {line}: {key}" if key else f"line {line}",
+            f"{value!r} holds a control character or line break: not allowed in any value "
+            "(write long text on one line, or with '>-')",
+        )
+    return tree
+
+
+def _construct(path: Path, text: str, tree: yaml.Node | None) -> Any:
+    if tree is None:
+        return None
+    loader = yaml.SafeLoader(text)
+    try:
+        return loader.construct_document(tree)
+    except yaml.YAMLError as exc:
+        raise _yaml_problem(path, exc) from exc
+    finally:
+        loader.dispose()
 
 
 def _yaml_problem(path: Path, exc: yaml.YAMLError) -> InventoryError:
@@ -188,6 +255,14 @@ def _first_problem(path: Path, tree: yaml.Node | None, exc: ValidationError) -> 
     where, key, message = problems[0]
     more = "".join(f"\n  also {k}: {m}" for _, k, m in problems[1:])
     return InventoryError(str(path), f"{where}{key}", message + more)
+
+
+def _catalogue_problem(path: Path, tree: yaml.Node | None, problems: list[against_catalogue.Problem]) -> InventoryError:
+    first = problems[0]
+    line = _line_of(tree, first.loc)
+    where = f"line {line}: " if line else ""
+    more = "".join(f"\n  also {_key_path(p.loc)}: {p.message}" for p in problems[1:])
+    return InventoryError(str(path), f"{where}{_key_path(first.loc)}", first.message + more)
 
 
 def _check_env(path: Path, tree: yaml.Node | None, name: str, env_path: Path, pair: PairConfig) -> None:

@@ -1,19 +1,23 @@
-"""The schema of boards.yaml: board pairs, their roles and link, and what each metric must reach.
+"""The schema of boards.yaml: board pairs, their roles and link, their settings and each metric's band.
 
 Validated with pydantic at start-up, before any board is touched. Every model forbids unknown keys, so a
-typo (`max_vc`) is an error naming the key rather than a silently ignored setting.
+typo (`max_vc`) is an error naming the key rather than a silently ignored setting. What a metric *is*
+(unit, direction, which ceiling applies) comes from the catalogue (hil.catalogue), passed in as the
+loader's second pass (hil.inventory.against_catalogue): boards.yaml only says what each metric must
+reach on each pair, and names the catalogue does not know (`usb.msc.raed`, `msc.transfr_mb`) are errors.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from hil.verdict import units
+from hil.verdict import ceilings, units
 
-PERCENT = re.compile(r"^\s*(?P<number>[0-9]*\.?[0-9]+)\s*%\s*$")
+PERCENT = re.compile(r"^\s*(?P<number>[0-9]*\.?[0-9]+)\s*%\s*$", re.ASCII)
+QUANTITY = re.compile(r"^\s*(?P<number>[0-9]*\.?[0-9]+)\s*(?P<unit>\S+)\s*$", re.ASCII)
 
 
 class Strict(BaseModel):
@@ -22,7 +26,7 @@ class Strict(BaseModel):
 
 
 def _percent(value: object) -> float:
-    """'5%' or 5 -> 0.05. Used where a value is always relative (CV, minimum effect)."""
+    """'5%' or 5 -> 0.05. A bare number below 1 is refused: is 0.05 meant as 5% or as 0.05%?"""
     if isinstance(value, str):
         match = PERCENT.match(value)
         if match is None:
@@ -30,6 +34,10 @@ def _percent(value: object) -> float:
         return float(match["number"]) / 100
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{value!r} is not a percentage like '5%' or a number of percent")
+    if 0 < value < 1:
+        raise ValueError(
+            f"{value!r} is ambiguous: a fraction or a number of percent? write '{value * 100:g}%' or '{value:g}%'"
+        )
     return float(value) / 100
 
 
@@ -37,10 +45,11 @@ Percent = Annotated[float, Field(gt=0, le=1)]
 
 
 class Tolerance(Strict):
-    """nominal ± tolerance: '10%' is relative to the nominal, a plain number is in the metric's unit."""
+    """nominal ± tolerance: relative ('10%') or absolute, in `unit` (None: the metric's band unit)."""
 
     value: float = Field(gt=0)
     relative: bool
+    unit: str | None = None
 
 
 def _tolerance(value: object) -> Tolerance:
@@ -48,11 +57,19 @@ def _tolerance(value: object) -> Tolerance:
         return value
     if isinstance(value, str):
         match = PERCENT.match(value)
-        if match is None:
-            raise ValueError(f"{value!r} is neither a percentage ('10%') nor a number in the metric's unit")
-        return Tolerance(value=float(match["number"]) / 100, relative=True)
+        if match is not None:
+            return Tolerance(value=float(match["number"]) / 100, relative=True)
+        match = QUANTITY.match(value)
+        if match is not None:
+            units.quantity(match["unit"])  # names the known units
+            return Tolerance(value=float(match["number"]), relative=False, unit=match["unit"])
+        raise ValueError(f"{value!r} is neither a percentage ('10%') nor a quantity with its unit ('5 MB/s')")
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{value!r} is neither a percentage ('10%') nor a number in the metric's unit")
+        raise ValueError(f"{value!r} is neither a percentage ('10%') nor a quantity with its unit ('5 MB/s')")
+    if 0 < value < 1:
+        raise ValueError(
+            f"{value!r} is ambiguous: a fraction or an absolute value? write '{value * 100:g}%' or give its unit"
+        )
     return Tolerance(value=float(value), relative=False)
 
 
@@ -93,6 +110,10 @@ class BandSettings(Sampling):
             raise ValueError("give either min/max or nominal/tolerance, not both")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min {self.min} is above max {self.max}")
+        if self.min is not None and self.max is not None and self.min == self.max:
+            raise ValueError(f"min and max are both {self.min}: a band of zero width passes nothing")
+        if self.nominal == 0 and self.tolerance is not None and self.tolerance.relative:
+            raise ValueError("nominal 0 with a relative tolerance is a band of zero width: give min/max")
         return self
 
     @property
@@ -110,23 +131,40 @@ Selector = Annotated[str, AfterValidator(_valid_selector)]
 
 
 class MetricConfig(BandSettings):
-    unit: str
-    direction: Literal["higher", "lower"] = "higher"
+    """What one catalogue metric must reach on a pair. Its unit and direction are the catalogue's."""
+
+    # The unit the band is written in; any unit of the metric's quantity (MiB/s for a MB/s metric, µs for
+    # ms). Converted into the metric's own unit when the spec is built.
+    unit: str | None = None
+    # Recorded, not gated: a figure worth keeping in the results before a band for it is known.
+    informative: bool = False
     # How the band was obtained (a seed table, a calibration run): shown in reports next to the band.
     source: str = ""
     # Overrides per parameter set: "bs=64K" or "bs=64K,dir=read" -> settings for the cases matching it.
     params: dict[Selector, BandSettings] = Field(default_factory=dict)
+    # Refused with the reason: the catalogue defines it (see _no_direction).
+    direction: Any = None
 
     @field_validator("unit")
     @classmethod
-    def _known_unit(cls, value: str) -> str:
-        units.dimension(value)  # raises ValueError naming the known units
+    def _known_unit(cls, value: str | None) -> str | None:
+        if value is not None:
+            units.quantity(value)  # raises ValueError naming the known units
         return value
+
+    @field_validator("direction")
+    @classmethod
+    def _no_direction(cls, value: object) -> None:
+        if value is not None:
+            raise ValueError("a metric's direction is the catalogue's (hil/catalogue), not a pair's: remove it")
+        return None
 
     @model_validator(mode="after")
     def _needs_band(self) -> MetricConfig:
-        if not self.has_band:
-            raise ValueError("a metric needs a band: min and/or max, or nominal with tolerance")
+        if not self.has_band and not self.informative:
+            raise ValueError("a metric needs a band: min and/or max, or nominal with tolerance (or informative: true)")
+        if self.informative and (self.has_band or self.params):
+            raise ValueError("an informative metric is recorded, not gated: it takes no band")
         return self
 
 
@@ -141,24 +179,62 @@ def parse_selector(selector: str) -> dict[str, str]:
     return pairs
 
 
+# Parameters of the kernel modules a link may load, by module: a value is typed, never free text, because
+# `modprobe m 'a=1 b=2'` sets two parameters (the kernel splits the option string at spaces).
+MODULE_PARAMETERS: dict[str, dict[str, type]] = {
+    "dummy_hcd": {"is_super_speed": bool, "is_high_speed": bool, "num": int},
+}
+
+
 class ModuleConfig(Strict):
     """A kernel module the link needs loaded with these parameters (the virtual lab's dummy_hcd)."""
 
     module: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
-    params: dict[str, str | int | bool] = Field(default_factory=dict)
+    params: dict[str, bool | int] = Field(default_factory=dict)
 
-    @field_validator("params")
-    @classmethod
-    def _param_names(cls, value: dict[str, object]) -> dict[str, object]:
-        for name in value:
-            if not re.fullmatch(r"[A-Za-z0-9_]+", name):
-                raise ValueError(f"module parameter name {name!r} is not a plain identifier")
+    @model_validator(mode="after")
+    def _known_parameters(self) -> ModuleConfig:
+        known = MODULE_PARAMETERS.get(self.module.replace("-", "_"))
+        if known is None:
+            if self.params:
+                raise ValueError(
+                    f"hil does not know the parameters of module {self.module!r} "
+                    f"(known: {', '.join(sorted(MODULE_PARAMETERS))}): add them to MODULE_PARAMETERS"
+                )
+            return self
+        for name, value in self.params.items():
+            if name not in known:
+                raise ValueError(f"module {self.module} has no parameter {name!r} (known: {', '.join(known)})")
+            kind = known[name]
+            if (kind is bool) != isinstance(value, bool):
+                raise ValueError(f"module {self.module} parameter {name} must be {kind.__name__}, got {value!r}")
+        return self
+
+
+def _usb_speed(value: object) -> str:
+    known = tuple(speed.value for speed in ceilings.UsbSpeed)
+    if value not in known:
+        raise ValueError(
+            f"USB speed {value!r} has no ceiling in hil.verdict.ceilings, so nothing could be checked against "
+            f"it (known: {', '.join(known)})"
+        )
+    return str(value)
+
+
+def _one_of(known: tuple[int, ...], what: str) -> AfterValidator:
+    def check(value: int) -> int:
+        if value not in known:
+            raise ValueError(
+                f"{what} {value!r} has no ceiling in hil.verdict.ceilings (known: {', '.join(map(str, known))})"
+            )
         return value
+
+    return AfterValidator(check)
 
 
 class UsbLink(Strict):
     type: Literal["usb"]
-    speed: Literal["low", "full", "high", "super", "super-plus"]
+    speed: Annotated[str, AfterValidator(_usb_speed)]
     udc: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]+$")  # the device role's UDC, for gadgets
     driver: ModuleConfig | None = None
     # dummy_hcd moves data by memcpy, not over a bus: it has no physical ceiling to check against.
@@ -167,9 +243,9 @@ class UsbLink(Strict):
 
 class PcieLink(Strict):
     type: Literal["pcie"]
-    gen: Literal[1, 2, 3, 4, 5]
-    lanes: Literal[1, 2, 4, 8, 16]
-    max_payload: Literal[128, 256, 512, 1024, 2048, 4096] = 256
+    gen: Annotated[int, _one_of(ceilings.PCIE_GENERATIONS, "PCIe generation")]
+    lanes: Annotated[int, _one_of(ceilings.PCIE_LANES, "PCIe lane count")]
+    max_payload: Annotated[int, _one_of(ceilings.PCIE_PAYLOADS, "PCIe max payload size")] = 256
     emulated: bool = False
 
 
@@ -178,7 +254,7 @@ RoleName = Literal["host", "device", "rc", "ep"]
 
 
 class RoleConfig(Strict):
-    target: str  # a target of the pair's labgrid environment
+    target: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")  # a target of the pair's labgrid environment
 
 
 class PairConfig(Strict):
@@ -189,7 +265,7 @@ class PairConfig(Strict):
     # at `roles` and its line rather than at the whole pair.
     link: Link
     roles: dict[RoleName, RoleConfig]
-    settings: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)  # typed by the catalogue's Settings
     metrics: dict[str, MetricConfig] = Field(default_factory=dict)
 
     @field_validator("roles")

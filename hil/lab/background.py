@@ -197,6 +197,10 @@ class Background:
         if self._power_cycles_at_start is not None and self.role.power_cycles != self._power_cycles_at_start:
             self.lost = "the board was power-cycled while it ran"
             return
+        if self.role.suspect_reason is not None:  # its console already failed: the power cycle ends it
+            self.lost = f"the board stopped answering ({self.role.suspect_reason})"
+            log.warning("%s: %s: %s (the next power cycle ends it)", self.role.label, self.name, self.lost)
+            return
         d = shlex.quote(self.directory)
         tries = max(1, round(self.stop_timeout_s / POLL_S))
         script = (

@@ -10,7 +10,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,6 @@ from hil.inventory.schema import UsbLink
 from hil.lab import link, usbhost
 from hil.lab.gadget import Function, Gadget
 from hil.lab.role import Role, strategy_of
-from hil.verdict import ceilings
-from hil.verdict.spec import Ceiling
 
 
 class Environments:
@@ -105,8 +103,14 @@ class BoardPair:
     def link(self) -> Any:
         return self.board.config.link
 
-    def setting(self, key: str, default: Any) -> Any:
-        return self.board.config.settings.get(key, default)
+    def setting(self, name: str) -> Any:
+        """A setting of this pair (boards.yaml, validated against the catalogue) or the catalogue's default."""
+        return self.board.setting(name)
+
+    def stop_backgrounds(self) -> None:
+        """Stop background commands a test left running on any role (a `with` block cut short)."""
+        for role in self.roles.values():
+            role.stop_backgrounds()
 
     def prepare(self) -> None:
         """Before each test: every role answers (booting or power-cycling it), the link is configured."""
@@ -144,17 +148,6 @@ class BoardPair:
                     f"{strategy.boot_times_s[-1]:.1f} s to shell, {strategy.power_cycles} power-on(s) this session"
                 )
         return facts
-
-    def ceiling(self, transfer: str) -> Ceiling:
-        """The physical limit of this pair's link for a transfer type; on an emulated link only a reference."""
-        cfg = self.link
-        if isinstance(cfg, UsbLink):
-            ceiling = ceilings.usb_ceiling(cfg.speed, transfer)
-        else:
-            ceiling = ceilings.pcie_ceiling(cfg.gen, cfg.lanes, payload=cfg.max_payload)
-        if cfg.emulated:
-            return replace(ceiling, enforced=False, basis=f"{ceiling.basis}; not enforced: emulated link")
-        return ceiling
 
     @contextmanager
     def gadget(self, *functions: Function, enumerate_timeout_s: float = 30.0) -> Iterator[GadgetOnLink]:

@@ -107,6 +107,12 @@ class Role:
             self.run(head + chunk + tail, timeout=timeout)
         return f"sh {path}; rc=$?; rm -f {path}; exit $rc"
 
+    @property
+    def suspect_reason(self) -> str | None:
+        """Why the next `ensure_ready` will power-cycle this target (None: its console is trusted)."""
+        strategy = self.strategy
+        return strategy.suspect_reason if strategy is not None else None
+
     def mark_suspect(self, reason: str) -> None:
         """Have the next `ensure_ready` power-cycle this target instead of trusting its console."""
         strategy = self.strategy

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from hil.report.summary import fmt_pct, key_of, link_speed
+from hil.report.summary import band_text, fmt_pct, key_of, link_speed
 from hil.verdict.result import MetricResult
 
 RESULTS = pytest.StashKey[list[MetricResult]]()
@@ -48,7 +48,7 @@ def junit_properties(result: MetricResult) -> list[tuple[str, str]]:
         ("board", result.board),
         ("value", f"{stats.median:.6g}" if stats else ""),
         ("unit", result.unit),
-        ("band", result.band.describe()),
+        ("band", band_text(result)),
         ("verdict", str(result.verdict)),
         ("cv_percent", f"{stats.cv * 100:.2f}" if stats else ""),
         ("samples", str(stats.n if stats else len(result.samples))),

@@ -13,6 +13,7 @@ from html import escape
 from hil.report.summary import (
     DASH,
     VERDICT_COLORS,
+    band_text,
     ci_half_width,
     fmt_num,
     fmt_p,
@@ -59,7 +60,8 @@ def stats_table(result: MetricResult) -> str:
     unit = result.unit
     rows = [
         _row("verdict", verdict_cell(result.verdict, "span"), raw_html=True),
-        _row("band", result.band.describe(unit) + (f" (out {result.side})" if result.side else "")),
+        _row("band", band_text(result, with_unit=True) + (f" (out {result.side})" if result.side else "")),
+        _row("better", f"{result.direction} ({'more' if result.direction == 'higher' else 'less'} is better)"),
         _row("stop reason", str(result.stop_reason)),
     ]
     if stats is not None:

@@ -19,7 +19,8 @@ from matplotlib.ticker import MaxNLocator
 
 from hil.report.summary import VERDICT_COLORS, fmt_num, key_of
 from hil.verdict.result import MetricResult, Verdict
-from hil.verdict.spec import Band
+from hil.verdict.spec import Band, Direction
+from hil.verdict.units import convert, convertible
 
 FIGSIZE = (6.0, 3.0)
 DPI = 90
@@ -67,6 +68,19 @@ class _View:
         return self.low - pad, self.high + pad
 
 
+def better(direction: Direction) -> str:
+    """Which way is better, for an axis label: throughput up, latency down."""
+    return "↑ better" if direction is Direction.HIGHER else "↓ better"
+
+
+def ceiling_in_unit(result: MetricResult) -> float | None:
+    """The result's ceiling in the result's unit (a MB/s bus ceiling on an Mbit/s metric), or None."""
+    ceiling = result.ceiling
+    if ceiling is None or not convertible(ceiling.unit, result.unit):
+        return None
+    return convert(ceiling.value, ceiling.unit, result.unit)
+
+
 def _shade_band(ax: Axes, band: Band, limits: tuple[float, float], label: str) -> None:
     low = limits[0] if band.low is None else max(band.low, limits[0])
     high = limits[1] if band.high is None else min(band.high, limits[1])
@@ -93,9 +107,10 @@ def result_plot(result: MetricResult) -> bytes | None:
         elif "CI of mean" not in off_scale:
             off_scale.append("CI of mean")
     references: list[tuple[float, str, str, str]] = []  # value, label, colour, linestyle
-    if result.ceiling is not None:
-        label = f"ceiling {fmt_num(result.ceiling.value)}" + ("" if result.ceiling.enforced else " (reference)")
-        references.append((result.ceiling.value, label, _CEILING_COLOR, "-."))
+    ceiling = ceiling_in_unit(result)
+    if ceiling is not None:
+        label = f"ceiling {fmt_num(ceiling)}" + ("" if result.ceiling.enforced else " (reference)")
+        references.append((ceiling, label, _CEILING_COLOR, "-."))
     if result.baseline is not None:
         references.append(
             (
@@ -105,7 +120,7 @@ def result_plot(result: MetricResult) -> bytes | None:
                 ":",
             )
         )
-    for edge in (result.band.low, result.band.high):
+    for edge in (result.band.low, result.band.high) if result.band is not None else ():
         if edge is not None:
             if view.within(edge):
                 view.include(edge)
@@ -122,7 +137,8 @@ def result_plot(result: MetricResult) -> bytes | None:
 
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
     ax = fig.subplots()
-    _shade_band(ax, result.band, limits, f"band {result.band.describe()}")
+    if result.band is not None:
+        _shade_band(ax, result.band, limits, f"band {result.band.describe()}")
     if stats is not None:
         ax.axhspan(
             stats.ci_low,
@@ -157,8 +173,8 @@ def result_plot(result: MetricResult) -> bytes | None:
             label=f"outliers ({len(outliers)})",
             zorder=5,
         )
-    if result.ceiling is not None and result.ceiling.enforced:
-        above = [i for i, value in enumerate(values) if value > result.ceiling.value]
+    if ceiling is not None and result.ceiling.enforced:
+        above = [i for i, value in enumerate(values) if value > ceiling]
         if above:  # physically impossible values: the reason for an ERROR verdict, so point at them
             ax.scatter(
                 [counted_x[i] for i in above],
@@ -176,7 +192,7 @@ def result_plot(result: MetricResult) -> bytes | None:
     ax.set_ylim(*limits)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("sample", fontsize=8)
-    ax.set_ylabel(unit, fontsize=8)
+    ax.set_ylabel(f"{unit}  ({better(result.direction)})", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(axis="y", lw=0.3, alpha=0.6)
     ax.set_title(
@@ -197,25 +213,30 @@ class TrendPoint:
     median: float
     ci_low: float
     ci_high: float
-    band: Band
+    band: Band | None  # None: informative
     verdict: Verdict
 
 
-def trend_plot(points: Sequence[TrendPoint], unit: str, title: str) -> bytes:
+def trend_plot(points: Sequence[TrendPoint], unit: str, title: str, direction: Direction = Direction.HIGHER) -> bytes:
     """Median per run in time order, the CI of the mean as a bar, the band (as it was) shaded,
     points coloured by verdict."""
     x = list(range(len(points)))
     view = _View([p.median for p in points])
     for point in points:  # CI bars and band edges far off the medians are clipped, not zoomed out to
-        for edge in (point.ci_low, point.ci_high, point.band.low, point.band.high):
+        band_edges = (point.band.low, point.band.high) if point.band is not None else ()
+        for edge in (point.ci_low, point.ci_high, *band_edges):
             if edge is not None and view.within(edge):
                 view.include(edge)
     limits = view.limits()
 
     fig = Figure(figsize=(7.0, 3.0), dpi=DPI, layout="constrained")
     ax = fig.subplots()
-    lows = [limits[0] if p.band.low is None else max(p.band.low, limits[0]) for p in points]
-    highs = [limits[1] if p.band.high is None else min(p.band.high, limits[1]) for p in points]
+    # An informative run has no band: an empty step (low == high) keeps the stairs aligned.
+    lows = [limits[0] if p.band is None or p.band.low is None else max(p.band.low, limits[0]) for p in points]
+    highs = [
+        lows[i] if p.band is None else limits[1] if p.band.high is None else min(p.band.high, limits[1])
+        for i, p in enumerate(points)
+    ]
     # Bands may change between releases: each run's own band, one step wide around its point.
     edges = [i - 0.5 for i in range(len(points) + 1)]
     ax.stairs(highs, edges, baseline=lows, fill=True, color=_BAND_COLOR, alpha=0.6, label="band", zorder=0)
@@ -244,7 +265,7 @@ def trend_plot(points: Sequence[TrendPoint], unit: str, title: str) -> bytes:
     ax.set_xticks(x[::step], [points[i].label for i in x[::step]], rotation=30, ha="right", fontsize=7)
     ax.set_xlim(-0.5, len(points) - 0.5)
     ax.set_ylim(*limits)
-    ax.set_ylabel(f"median {unit}", fontsize=8)
+    ax.set_ylabel(f"median {unit}  ({better(direction)})", fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", lw=0.3, alpha=0.6)
     ax.set_title(title, fontsize=9, loc="left")

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from hil import hookspecs
 from hil.report import junit
 from hil.report.baselines import BaselineFileError, BaselineStore, BaselineUpdate
 from hil.report.collect import take_unreported
@@ -41,6 +42,10 @@ ERROR_ATTR = "hil_measurement_error"  # the reason, on a call report failed by M
 
 TREND_FILE = "trend.html"
 _SESSION = pytest.StashKey["ReportSession"]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -162,9 +167,20 @@ class ReportSession:
         if self.store is None:
             return
         for data in getattr(report, RESULTS_ATTR, None) or ():
-            self.store.add(MetricResult.from_dict(data))  # on disk as soon as its phase ends
+            result = MetricResult.from_dict(data)
+            self.store.add(result)  # on disk as soon as its phase ends
+            self._tell_sinks(result)
         if _is_measurement_error(report):
             self.measurement_errors += 1
+
+    def _tell_sinks(self, result: MetricResult) -> None:
+        """pytest_hil_result implementations (a dashboard, a database): one that raises is named, never fatal."""
+        try:
+            self.config.hook.pytest_hil_result(result=result, config=self.config)
+        except Exception as exc:
+            problem = f"a pytest_hil_result sink failed on {result.board} {result.metric}: {type(exc).__name__}: {exc}"
+            if problem not in self.problems:
+                self.problems.append(problem)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:

@@ -22,6 +22,7 @@ VERDICT_COLORS: dict[Verdict, str] = {
     Verdict.UNSTABLE: "#7b1fa2",
     Verdict.REGRESSION: "#ad1457",
     Verdict.ERROR: "#37474f",
+    Verdict.INFO: "#546e7a",
 }
 
 TERMINAL_MARKUP: dict[Verdict, dict[str, bool]] = {
@@ -31,6 +32,7 @@ TERMINAL_MARKUP: dict[Verdict, dict[str, bool]] = {
     Verdict.UNSTABLE: {"red": True},
     Verdict.REGRESSION: {"red": True},
     Verdict.ERROR: {"red": True, "bold": True},
+    Verdict.INFO: {},
 }
 
 # Fact names under which the measuring side may record the negotiated link (first found wins).
@@ -65,6 +67,13 @@ def fmt_p(p_value: float | None) -> str:
 
 def ci_half_width(stats: SampleStats) -> float:
     return (stats.ci_high - stats.ci_low) / 2
+
+
+def band_text(result: MetricResult, *, with_unit: bool = False) -> str:
+    """The band as it reads in a table: '>= 38 MB/s', or 'informative' for a metric recorded ungated."""
+    if result.band is None:
+        return "informative"
+    return result.band.describe(result.unit if with_unit else "")
 
 
 def key_of(result: MetricResult) -> str:
@@ -116,7 +125,7 @@ def summary_row(result: MetricResult) -> SummaryRow:
         median=fmt_num(stats.median) if stats else DASH,
         ci=fmt_num(ci_half_width(stats)) if stats else DASH,
         unit=result.unit,
-        band=result.band.describe(),
+        band=band_text(result),
         cv=fmt_pct(stats.cv) if stats else DASH,
         n=str(stats.n) if stats else str(len(result.samples)),
         verdict=result.verdict,

@@ -64,12 +64,13 @@ def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
 def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
     sections = []
     units = {(r.board, key_of(r)): r.unit for stored in runs for r in stored.results}
+    directions = {(r.board, key_of(r)): r.direction for stored in runs for r in stored.results}
     for board, metrics in sorted(series(runs).items()):
         sections.append(f"<h2>{escape(board)}</h2>")
         for key, points in sorted(metrics.items()):
             unit = units[(board, key)]
             last = points[-1]
-            png = trend_plot(points, unit, f"{board}  {key}")
+            png = trend_plot(points, unit, f"{board}  {key}", directions[(board, key)])
             sections.append(
                 f"<h3>{escape(key)}</h3>"
                 f"<p>latest: median {escape(fmt_num(last.median))} {escape(unit)} "

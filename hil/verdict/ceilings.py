@@ -20,6 +20,9 @@ from hil.verdict.units import KNOWN_UNITS, convert, convertible
 
 __all__ = [
     "KNOWN_UNITS",
+    "PCIE_GENERATIONS",
+    "PCIE_LANES",
+    "PCIE_PAYLOADS",
     "Transfer",
     "UsbSpeed",
     "convert",
@@ -175,6 +178,7 @@ _PCIE_GEN: dict[int, tuple[float, float, str]] = {
     3: (8.0, 128 / 130, "128b/130b"),
     4: (16.0, 128 / 130, "128b/130b"),
 }
+PCIE_GENERATIONS = tuple(sorted(_PCIE_GEN))
 PCIE_LANES = (1, 2, 4, 8, 16)
 PCIE_PAYLOADS = (128, 256, 512, 1024, 2048, 4096)  # legal Max Payload Size values
 TLP_OVERHEAD = 28  # bytes per TLP: header 16, ECRC 4, LCRC 4, sequence 2, STP/END framing 2 (seed 002 §2.2)

@@ -140,6 +140,8 @@ def decide(stats: SampleStats, spec: MetricSpec, *, final: bool = False) -> Deci
         return error
 
     band, unit = spec.band, spec.unit
+    if band is None:
+        raise ValueError(f"{spec.metric} is informative (no band): there is no verdict to decide")
     band_text = band.describe(unit)
     cv_text = f"CV {stats.cv:.1%}"
     median_text = f"median {_num(stats.median)} {unit}".rstrip()
@@ -156,7 +158,8 @@ def decide(stats: SampleStats, spec: MetricSpec, *, final: bool = False) -> Deci
     ci_inside = band.contains(stats.ci_low) and band.contains(stats.ci_high)
     median_side = band.side(stats.median)
     inside = ci_inside and median_side is None
-    cv = cv_state(stats, spec.max_cv)
+    # Some figures (a loss that is 0 in most runs) spread without being unstable: their band alone decides.
+    cv = cv_state(stats, spec.max_cv) if spec.check_cv else CvState.OK
     if inside and cv is CvState.OK:
         return Decision(
             Verdict.PASS,
@@ -222,7 +225,7 @@ def cv_not_falling(cv_history: Sequence[float], stats: SampleStats, spec: Metric
     rule would most likely reach at max_samples anyway, only sooner.
     `cv_history` holds the CV after each counted sample from min_samples on, the newest last.
     """
-    if len(cv_history) <= CV_WINDOW:
+    if len(cv_history) <= CV_WINDOW or spec.band is None or not spec.check_cv:
         return False
     if cv_history[-1] < cv_history[-1 - CV_WINDOW]:
         return False

@@ -21,10 +21,28 @@ class Verdict(StrEnum):
     UNSTABLE = "UNSTABLE"  # CV stayed above max_cv
     REGRESSION = "REGRESSION"  # significantly and materially worse than the stored baseline
     ERROR = "ERROR"  # the measurement itself is not trustworthy: unparseable, missing tool, above ceiling
+    INFO = "INFO"  # recorded, not gated: the pair gives no band for it
 
     @property
     def passed(self) -> bool:
+        """The test may pass on this verdict (PASS, MARGINAL with a warning); INFO is not a verdict on it."""
         return self in (Verdict.PASS, Verdict.MARGINAL)
+
+    @property
+    def severity(self) -> int:
+        """How bad, for picking a test's outcome from its metrics: the worst one decides."""
+        return _SEVERITY[self]
+
+
+_SEVERITY = {
+    Verdict.INFO: 0,
+    Verdict.PASS: 1,
+    Verdict.MARGINAL: 2,
+    Verdict.UNSTABLE: 3,
+    Verdict.REGRESSION: 4,
+    Verdict.FAIL: 5,
+    Verdict.ERROR: 6,  # a result that cannot be trusted outranks one that is merely bad
+}
 
 
 class StopReason(StrEnum):
@@ -41,7 +59,8 @@ class Sample:
     value: float
     started: float  # epoch seconds
     duration_s: float
-    raw: str = ""  # the tool output the value was parsed from, for audit
+    raw: str = ""  # the tool output the value was parsed from, for audit (kept once per run of a check)
+    details: dict[str, Any] = field(default_factory=dict)  # per-run facts: bytes moved, per-CPU load...
 
 
 @dataclass
@@ -82,7 +101,7 @@ class MetricResult:
     params: dict[str, Any]
     unit: str
     direction: Direction
-    band: Band
+    band: Band | None  # None: informative (verdict INFO)
     max_cv: float
     verdict: Verdict
     reason: str  # one line a release engineer can act on
@@ -115,7 +134,7 @@ class MetricResult:
     def from_dict(cls, data: dict[str, Any]) -> MetricResult:
         data = dict(data)
         data["direction"] = Direction(data["direction"])
-        data["band"] = Band(**data["band"])
+        data["band"] = Band(**data["band"]) if data["band"] is not None else None  # null: informative
         data["verdict"] = Verdict(data["verdict"])
         data["stop_reason"] = StopReason(data["stop_reason"])
         data["samples"] = [Sample(**s) for s in data.get("samples", [])]

@@ -1,28 +1,39 @@
-"""Adaptive sampling of one metric: warm up, take min_samples, then sample while the verdict is open.
+"""Adaptive sampling: warm up, take min_samples, then sample while a verdict is still open.
 
-A sample source is a zero-argument callable returning either
-- a `Sample` (value, started, duration_s, raw): kept as given, the tool output stays auditable; or
-- a plain number: wrapped in a Sample whose `started` is the wall time before the call and whose
-  `duration_s` is the clock time the call took, with no raw output.
+One *check* samples one or more metrics from the same runs of a tool (iperf3 UDP gives bandwidth,
+jitter and loss at once; fio gives bandwidth, IOPS and latency). A sample source is a zero-argument
+callable returning
+- a `Measurement` (quantities by field name, raw output, details): each metric takes the quantity its
+  spec `reads`, converted into the metric's unit; or, for a check of one metric only,
+- a `Sample` (value in the metric's unit, started, duration_s, raw): kept as given; or
+- a plain number in the metric's unit, wrapped in a Sample timed around the call.
 It raises `MeasurementError` (or a subclass such as ParseError) when the measurement cannot be
-trusted: that ends sampling with an ERROR verdict, keeping the samples taken so far and the raw
-output. Any other exception is a bug or a lab failure and propagates.
+trusted: that ends sampling with an ERROR verdict for every metric of the check (they come from the
+same runs), keeping the samples taken so far and the raw output. Any other exception is a bug or a
+lab failure and propagates.
+
+Gated metrics (a band in boards.yaml) steer the sampling: warm-up, min_samples, max_samples and the
+budget are the largest any of them asks for, and sampling goes on while any of them is open.
+Informative metrics (no band) are recorded from the same runs with verdict INFO.
 
 Stop rules, checked after each counted sample (the first that holds wins):
-- ERROR: a sample above the physical ceiling, a MeasurementError, a non-finite value, or samples
-  that spread around a mean of exactly 0 (no CV exists).
+- ERROR: a sample above the physical ceiling (for any metric of the check), a MeasurementError, a
+  non-finite value, a quantity the source did not deliver, or samples that spread around a mean of
+  exactly 0 (no CV exists).
 - FIXED_COUNT: with spec.fixed_samples, exactly that many samples (neither max_samples nor the
-  budget applies: the user asked for them), then one final decision.
-- DECIDED: from min_samples on, the decision is no longer open (PASS or FAIL).
-- MAX_SAMPLES: the limit; the decision is then made final (MARGINAL / FAIL on the median, or
+  budget applies: the user asked for them), then one final decision per metric.
+- DECIDED: from min_samples on, no gated metric's decision is open any more (PASS or FAIL).
+- MAX_SAMPLES: the limit; open metrics are then decided finally (MARGINAL / FAIL on the median, or
   UNSTABLE).
-- CV_NOT_FALLING: the CV is significantly above max_cv, has not fallen over the last few samples,
-  and the interval already lies inside the band (see decide.cv_not_falling): UNSTABLE now instead
-  of at max_samples. It never gives up a PASS that more samples could plausibly reach.
+- CV_NOT_FALLING: every open metric's CV is significantly above its max_cv, has not fallen over the
+  last few samples, and its interval already lies inside its band (see decide.cv_not_falling):
+  UNSTABLE now instead of at max_samples. It never gives up a PASS that more samples could reach.
 - BUDGET: the time limit, decided like MAX_SAMPLES. The budget counts wall-clock time from the
   first warm-up sample and is checked before each extra sample against the mean duration of the
   samples so far, so a sample that would overrun it is not started. min_samples are always
   taken: a verdict needs them, the budget only bounds the adaptive extension.
+A metric already settled when sampling stops for another one keeps stop reason DECIDED, judged on all
+the samples taken.
 """
 
 from __future__ import annotations
@@ -30,58 +41,112 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from hil.verdict.ceilings import efficiency
 from hil.verdict.decide import Decision, ceiling_error, cv_not_falling, decide
 from hil.verdict.errors import MeasurementError
+from hil.verdict.measurement import Measurement
 from hil.verdict.result import MetricResult, Sample, SampleStats, StopReason, Verdict
 from hil.verdict.spec import MetricSpec
 from hil.verdict.stats import ZeroMeanError, describe
-from hil.verdict.units import convertible
+from hil.verdict.units import convert, convertible
 
-SampleSource = Callable[[], Sample | float]
+SampleSource = Callable[[], Measurement | Sample | float]
 
 
 @dataclass(frozen=True)
 class Progress:
     """Where sampling stands, passed to on_sample after every sample (warm-up included)."""
 
-    metric: str
     phase: str  # "warmup" or "sample"
     index: int  # 0-based within its phase
     elapsed_s: float  # clock time since the first warm-up sample started
-    stats: SampleStats | None  # statistics of the counted samples so far (from two samples on)
-    decision: Decision | None  # from min_samples on (or at the fixed count)
+    samples: dict[str, Sample]  # this run's sample of each metric, by metric name
+    stats: dict[str, SampleStats | None]  # statistics of the counted samples so far (from two on)
+    decisions: dict[str, Decision]  # from min_samples on (or at the fixed count), gated metrics only
+
+    @property
+    def metric(self) -> str:
+        return next(iter(self.samples))
 
 
-OnSample = Callable[[Progress, Sample], None]
+OnSample = Callable[[Progress], None]
 
 
 @dataclass(frozen=True)
 class _Stop:
-    verdict: Verdict
-    reason: str
     stop_reason: StopReason
-    side: str | None = None
+    reason: str = ""  # for ERROR: why; for BUDGET / CV_NOT_FALLING: the note added to open metrics
+    culprit: str | None = None  # the metric whose value caused an ERROR, if one did
     error_output: str = ""
 
 
-def _take(source: SampleSource, clock: Callable[[], float], wall: Callable[[], float]) -> tuple[Sample, float]:
-    """One sample and the clock time it took (the budget's measure, whatever the Sample says)."""
-    started, t0 = wall(), clock()
-    got = source()
-    took = clock() - t0
+@dataclass
+class _Track:
+    """One metric of the check while sampling."""
+
+    spec: MetricSpec
+    warmup: list[Sample] = field(default_factory=list)
+    counted: list[Sample] = field(default_factory=list)
+    cv_history: list[float] = field(default_factory=list)
+    decision: Decision | None = None
+
+    @property
+    def values(self) -> list[float]:
+        return [s.value for s in self.counted]
+
+
+def _checked(source: SampleSource, specs: Sequence[MetricSpec]) -> Callable[[], Measurement | Sample | float]:
+    def call() -> Measurement | Sample | float:
+        got = source()
+        if isinstance(got, Measurement):
+            return got
+        if len(specs) > 1:
+            raise TypeError(f"a check of {len(specs)} metrics needs a Measurement, got {type(got).__name__}")
+        if isinstance(got, Sample) or (isinstance(got, numbers.Real) and not isinstance(got, bool)):
+            return got
+        raise TypeError(f"a sample source must return a Measurement, a Sample or a number, got {type(got).__name__}")
+
+    return call
+
+
+def _split(
+    got: Measurement | Sample | float, specs: Sequence[MetricSpec], started: float, took: float
+) -> dict[str, Sample]:
+    """This run's Sample of each metric, in its unit; the raw output is kept once, with the first metric."""
     if isinstance(got, Sample):
-        sample = got
-    elif isinstance(got, numbers.Real) and not isinstance(got, bool):
-        sample = Sample(value=float(got), started=started, duration_s=took)
+        samples = {specs[0].metric: got}
+    elif not isinstance(got, Measurement):
+        samples = {specs[0].metric: Sample(value=float(got), started=started, duration_s=took)}
     else:
-        raise TypeError(f"a sample source must return a Sample or a number, got {type(got).__name__}")
-    if not math.isfinite(sample.value):
-        raise MeasurementError(f"sample value {sample.value!r} is not a finite number", sample.raw)
-    return sample, took
+        run_started = got.started if got.started is not None else started
+        duration = got.duration_s if got.duration_s is not None else took
+        samples = {}
+        for index, spec in enumerate(specs):
+            quantity = got.quantity(spec.reads)
+            if quantity is None:
+                raise MeasurementError(
+                    f"the tool gave no {spec.reads!r} for {spec.metric} "
+                    f"(it gave: {', '.join(got.values) or 'nothing'})",
+                    got.raw,
+                )
+            if not convertible(quantity.unit, spec.unit):
+                raise MeasurementError(
+                    f"{spec.metric} is in {spec.unit}, but the tool's {spec.reads} is in {quantity.unit}", got.raw
+                )
+            samples[spec.metric] = Sample(
+                value=convert(quantity.value, quantity.unit, spec.unit),
+                started=run_started,
+                duration_s=duration,
+                raw=got.raw if index == 0 else "",
+                details=dict(got.details) if index == 0 else {},
+            )
+    for name, sample in samples.items():
+        if not math.isfinite(sample.value):
+            raise MeasurementError(f"{name}: sample value {sample.value!r} is not a finite number", sample.raw)
+    return samples
 
 
 def _describe(values: list[float], spec: MetricSpec) -> SampleStats | None:
@@ -103,89 +168,162 @@ def measure_metric(
     wall: Callable[[], float] = time.time,
     on_sample: OnSample | None = None,
 ) -> MetricResult:
-    """Sample `spec.metric` with `sample` until its verdict is settled or a limit is hit."""
-    warmup: list[Sample] = []
-    counted: list[Sample] = []
+    """Sample one metric until its verdict is settled or a limit is hit."""
+    return measure_metrics([spec], sample, board=board, clock=clock, wall=wall, on_sample=on_sample)[0]
+
+
+def measure_metrics(
+    specs: Sequence[MetricSpec],
+    sample: SampleSource,
+    *,
+    board: str,
+    clock: Callable[[], float] = time.monotonic,
+    wall: Callable[[], float] = time.time,
+    on_sample: OnSample | None = None,
+) -> list[MetricResult]:
+    """Sample every metric of `specs` from the same runs of `sample`; one result per spec, in order."""
+    if not specs:
+        raise ValueError("a check needs at least one metric")
+    names = [spec.metric for spec in specs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"a metric appears twice in one check: {names}")
+    tracks = [_Track(spec) for spec in specs]
+    steering = [t for t in tracks if t.spec.gated] or tracks  # gated metrics decide how long to sample
+    warmup_count = max(t.spec.warmup for t in steering)
+    fixed = specs[0].fixed_samples
+    target = fixed or max(t.spec.min_samples for t in steering)
+    max_samples = max(t.spec.max_samples for t in steering)
+    budget_s = max(t.spec.budget_s for t in steering)
+    source = _checked(sample, specs)
     durations: list[float] = []  # clock time per counted sample, for the budget forecast
-    cv_history: list[float] = []
     started, t_start = wall(), clock()
     phase = "warmup"
 
-    def notify(sample_: Sample, stats: SampleStats | None, decision: Decision | None) -> None:
-        if on_sample is not None:
-            index = len(warmup) - 1 if phase == "warmup" else len(counted) - 1
-            on_sample(Progress(spec.metric, phase, index, clock() - t_start, stats, decision), sample_)
+    def take() -> tuple[dict[str, Sample], float]:
+        run_started, t0 = wall(), clock()
+        got = source()
+        took = clock() - t0
+        return _split(got, specs, run_started, took), took
+
+    def notify(taken: dict[str, Sample], index: int) -> None:
+        if on_sample is None:
+            return
+        stats = {t.spec.metric: _describe(t.values, t.spec) for t in tracks} if phase == "sample" else {}
+        decisions = {t.spec.metric: t.decision for t in tracks if t.decision is not None}
+        on_sample(Progress(phase, index, clock() - t_start, taken, stats, decisions))
 
     def run() -> _Stop:
         nonlocal phase
-        for _ in range(spec.warmup):
-            taken, _took = _take(sample, clock, wall)
-            warmup.append(taken)
-            notify(taken, None, None)
+        for index in range(warmup_count):
+            taken, _ = take()
+            for track in tracks:
+                track.warmup.append(taken[track.spec.metric])
+            notify(taken, index)
         phase = "sample"
-        target = spec.fixed_samples or spec.min_samples  # samples before the first decision
         while True:
-            taken, took = _take(sample, clock, wall)
-            counted.append(taken)
+            taken, took = take()
             durations.append(took)
-            n = len(counted)
-            error = ceiling_error(taken.value, spec.unit, spec.ceiling, what=f"sample {n}")
-            stats = _describe([s.value for s in counted], spec)
-            if error is None and stats is None and n >= 2:
-                error = Decision(Verdict.ERROR, f"the {n} samples spread around a mean of 0 {spec.unit}: no CV exists")
-            decision = None
-            if error is None and stats is not None and n >= target:
-                decision = decide(stats, spec, final=spec.fixed_samples is not None)
-            notify(taken, stats, decision)
-            if error is not None:
-                return _Stop(Verdict.ERROR, error.reason, StopReason.ERROR, error_output=taken.raw)
-            if decision is None or stats is None:
+            for track in tracks:
+                track.counted.append(taken[track.spec.metric])
+            n = len(durations)
+            stop = _sample_error(tracks, n)
+            if stop is None and n >= target:
+                for track in steering if steering[0].spec.gated else ():
+                    stats = _describe(track.values, track.spec)
+                    assert stats is not None  # _sample_error rules out the no-CV case
+                    track.decision = decide(stats, track.spec, final=fixed is not None)
+                    track.cv_history.append(stats.cv)
+            notify(taken, n - 1)
+            if stop is not None:
+                return stop
+            if n < target:
                 continue
-            if spec.fixed_samples is not None:
-                return _Stop(decision.verdict, decision.reason, StopReason.FIXED_COUNT, decision.side)
-            cv_history.append(stats.cv)
-            if not decision.open:
-                return _Stop(decision.verdict, decision.reason, StopReason.DECIDED, decision.side)
-            if n >= spec.max_samples:
-                final = decide(stats, spec, final=True)
-                return _Stop(final.verdict, final.reason, StopReason.MAX_SAMPLES, final.side)
-            if cv_not_falling(cv_history, stats, spec):
-                final = decide(stats, spec, final=True)
-                reason = f"{final.reason}; stopped early: the CV has not fallen over the last samples"
-                return _Stop(final.verdict, reason, StopReason.CV_NOT_FALLING, final.side)
+            if fixed is not None:
+                return _Stop(StopReason.FIXED_COUNT)
+            open_tracks = [t for t in steering if t.decision is not None and t.decision.open]
+            if not open_tracks:  # every gated metric settled, or nothing is gated (recorded as they are)
+                return _Stop(StopReason.DECIDED)
+            if n >= max_samples:
+                return _Stop(StopReason.MAX_SAMPLES)
+            if open_tracks and all(
+                cv_not_falling(t.cv_history, _describe(t.values, t.spec), t.spec) for t in open_tracks
+            ):
+                return _Stop(StopReason.CV_NOT_FALLING, "stopped early: the CV has not fallen over the last samples")
             forecast = clock() - t_start + sum(durations) / len(durations)
-            if forecast > spec.budget_s:
-                final = decide(stats, spec, final=True)
-                reason = f"budget of {spec.budget_s:g} s spent: {final.reason}"
-                return _Stop(final.verdict, reason, StopReason.BUDGET, final.side)
+            if forecast > budget_s:
+                return _Stop(StopReason.BUDGET, f"budget of {budget_s:g} s spent")
 
     try:
         stop = run()
     except MeasurementError as exc:
-        where = f"{phase} sample {len(warmup if phase == 'warmup' else counted) + 1}"
-        stop = _Stop(
-            Verdict.ERROR,
-            f"measurement failed at {where}: {exc}",
-            StopReason.ERROR,
-            error_output=exc.raw_output,
-        )
+        counted = len(durations)
+        where = f"warmup sample {len(tracks[0].warmup) + 1}" if phase == "warmup" else f"sample {counted + 1}"
+        stop = _Stop(StopReason.ERROR, f"measurement failed at {where}: {exc}", error_output=exc.raw_output)
 
-    stats = _describe([s.value for s in counted], spec)
+    finished = wall()
+    return [_result(track, stop, board, started, finished) for track in tracks]
+
+
+def _sample_error(tracks: list[_Track], n: int) -> _Stop | None:
+    """An ERROR stop when the newest sample of any metric is above its ceiling or no CV can exist."""
+    for track in tracks:
+        spec, newest = track.spec, track.counted[-1]
+        what = f"sample {n} of {spec.metric}" if len(tracks) > 1 else f"sample {n}"
+        error = ceiling_error(newest.value, spec.unit, spec.ceiling, what=what)
+        if error is not None:
+            return _Stop(StopReason.ERROR, error.reason, culprit=spec.metric, error_output=newest.raw)
+        if spec.gated and n >= 2 and _describe(track.values, spec) is None:
+            reason = f"the {n} samples of {spec.metric} spread around a mean of 0 {spec.unit}: no CV exists"
+            return _Stop(StopReason.ERROR, reason, culprit=spec.metric, error_output=newest.raw)
+    return None
+
+
+def _result(track: _Track, stop: _Stop, board: str, started: float, finished: float) -> MetricResult:
+    spec = track.spec
+    stats = _describe(track.values, spec)
+    verdict, reason, side, stop_reason = _verdict(track, stats, stop)
     ratio = None
     if stats is not None and spec.ceiling is not None and convertible(spec.unit, spec.ceiling.unit):
         ratio = efficiency(stats.median, spec.ceiling, spec.unit)
     return MetricResult.for_spec(
         spec,
         board,
-        verdict=stop.verdict,
-        reason=stop.reason,
-        stop_reason=stop.stop_reason,
-        samples=counted,
-        warmup=warmup,
+        verdict=verdict,
+        reason=reason,
+        stop_reason=stop_reason,
+        samples=track.counted,
+        warmup=track.warmup,
         stats=stats,
-        side=stop.side,
+        side=side,
         efficiency=ratio,
         started=started,
-        finished=wall(),
-        error_output=stop.error_output,
+        finished=finished,
+        error_output=stop.error_output if verdict is Verdict.ERROR else "",
     )
+
+
+def _verdict(track: _Track, stats: SampleStats | None, stop: _Stop) -> tuple[Verdict, str, str | None, StopReason]:
+    """(verdict, reason, side, stop reason) of one metric once sampling has stopped."""
+    spec = track.spec
+    if stop.stop_reason is StopReason.ERROR:
+        if stop.culprit is None or stop.culprit == spec.metric:
+            return Verdict.ERROR, stop.reason, None, StopReason.ERROR
+        return Verdict.ERROR, f"the same runs are not trustworthy: {stop.reason}", None, StopReason.ERROR
+    if stats is None:  # fewer than two samples: only possible when nothing was gated (fixed counts are >= 2)
+        return Verdict.ERROR, f"only {len(track.counted)} sample(s): no statistics", None, StopReason.ERROR
+    if not spec.gated:
+        reason = f"recorded, not gated: median {stats.median:.4g} {spec.unit}, CV {stats.cv:.1%}, n={stats.n}"
+        return Verdict.INFO, reason, None, stop.stop_reason
+    if stop.stop_reason is StopReason.FIXED_COUNT:
+        decision = decide(stats, spec, final=True)
+        return decision.verdict, decision.reason, decision.side, StopReason.FIXED_COUNT
+    decision = decide(stats, spec, final=False)
+    if not decision.open:
+        return decision.verdict, decision.reason, decision.side, StopReason.DECIDED
+    final = decide(stats, spec, final=True)
+    reason = final.reason
+    if stop.stop_reason is StopReason.BUDGET:
+        reason = f"{stop.reason}: {reason}"
+    elif stop.reason:
+        reason = f"{reason}; {stop.reason}"
+    return final.verdict, reason, final.side, stop.stop_reason

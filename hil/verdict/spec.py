@@ -76,7 +76,7 @@ class MetricSpec:
     metric: str  # dotted name, e.g. "usb.msc.read"
     unit: str
     direction: Direction
-    band: Band
+    band: Band | None  # None: informative, recorded but not gated
     max_cv: float = 0.05  # coefficient of variation, as a fraction (0.05 = 5%)
     min_samples: int = 5
     max_samples: int = 20
@@ -87,6 +87,12 @@ class MetricSpec:
     ceiling: Ceiling | None = None
     fixed_samples: int | None = None  # --samples N: exactly N samples, no adaptive stop
     params: dict[str, object] = field(default_factory=dict, compare=False)
+    reads: str = "value"  # which quantity of a tool's Measurement this metric takes
+    check_cv: bool = True  # False: the spread says nothing about stability (loss, dropped frames)
+
+    @property
+    def gated(self) -> bool:
+        return self.band is not None
 
     def __post_init__(self) -> None:
         if self.min_samples < 2:

@@ -1,4 +1,4 @@
-"""USB mass-storage gadget throughput, as in the Rockchip USB guide (seed 000, "USB MSC"):
+"""USB mass-storage gadget throughput, as in the Rockchip USB guide (seed 000, "USB MSC 传输速率分析"):
 the board exports a LUN over its UDC, the host reads and writes the raw disk with dd and O_DIRECT.
 
 The LUN's backing file lives in RAM (tmpfs) so the board's storage does not limit the USB path.
@@ -6,24 +6,23 @@ The LUN's backing file lives in RAM (tmpfs) so the board's storage does not limi
 
 import pytest
 
+import hil
 from hil.lab.gadget import MassStorage
 from hil.measure import dd
 
 pytestmark = pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write")
 
 
-@pytest.mark.parametrize("bs", ["64K", "512K", "1M"], ids=lambda bs: f"bs={bs}")
+@hil.matrix("bs", quick=["64K", "512K", "1M"], full=["4K", "64K", "128K", "512K", "1M"], ids="bs={}")
 @pytest.mark.parametrize("direction", ["read", "write"])
 def test_msc_throughput(pair, perf, direction, bs):
-    backing_mb = pair.setting("msc.backing_mb", 512)
-    transfer_mb = pair.setting("msc.transfer_mb", 256)
-    with pair.gadget(MassStorage(size_mb=backing_mb)) as gadget:
+    transfer_mb = pair.setting("msc.transfer_mb")
+    with pair.gadget(MassStorage(size_mb=pair.setting("msc.backing_mb"))) as gadget:
         disk = gadget.block_device()
         transfer = dd.read if direction == "read" else dd.write
         perf.check(
             f"usb.msc.{direction}",
             bs=bs,
-            transfer="bulk",
             facts={"tool": dd.version(pair.host)},
             sample=lambda: transfer(pair.host, disk, block_size=bs, total_mb=transfer_mb),
         )

@@ -85,3 +85,40 @@ def write_boards(lab: Path) -> Callable[[str], Path]:
         return path
 
     return write
+
+
+def _family():
+    from hil.catalogue import Family, Metric, Setting, UsbBus
+    from hil.verdict.ceilings import Transfer
+    from hil.verdict.spec import Direction
+
+    def fits(values):
+        if values["test.transfer_mb"] > values["test.backing_mb"]:
+            return "test.transfer_mb is larger than test.backing_mb"
+        return None
+
+    return Family(
+        name="test",
+        title="metrics of the inventory tests",
+        metrics=(
+            Metric("test.rate", "MB/s", Direction.HIGHER, "throughput", "tests", "a rate", UsbBus(Transfer.BULK)),
+            Metric("test.latency", "ms", Direction.LOWER, "latency", "tests", "a latency"),
+            Metric("test.fps", "fps", Direction.HIGHER, "fps", "tests", "a frame rate"),
+        ),
+        settings=(
+            Setting("test.backing_mb", int, 64, "backing store", 1, 1024),
+            Setting("test.transfer_mb", int, 32, "per sample", 1, 1024),
+            Setting("test.ratio", float, 0.5, "a fraction", 0.0, 1.0),
+            Setting("test.mode", str, "fast", "a choice", choices=("fast", "slow")),
+            Setting("test.enabled", bool, True, "a switch"),
+        ),
+        checks=(fits,),
+    )
+
+
+@pytest.fixture
+def catalogue():
+    """The real catalogue plus a family of test metrics (hil.catalogue.load() builds a fresh one)."""
+    from hil.catalogue import Catalogue, load
+
+    return Catalogue((*load().families, _family()))

@@ -133,7 +133,7 @@ CASES = {
     "unknown link speed": (
         [("speed: high,", "speed: hihg,"), ("udc: dummy_udc.0}\n", f"udc: dummy_udc.0}}  {MARK}\n")],
         "pairs/vpair/link/speed",
-        "'high'",
+        "USB speed 'hihg' has no ceiling in hil.verdict.ceilings",
     ),
     "env file missing": (
         [("env: env.yaml", f"env: missing.yaml  {MARK}")],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -23,13 +24,17 @@ pairs:
 
 
 @pytest.fixture
-def spec(write_boards):
-    """spec(metrics_yaml, params, defaults_yaml=None) -> the MetricSpec of metric `m` from a scratch inventory."""
+def spec(write_boards, catalogue):
+    """spec(metrics_yaml, params, defaults_yaml=None) -> the MetricSpec of a test metric (`m` stands for
+    test.rate, `l` for test.latency) from a scratch inventory."""
 
     def make(metrics: str, params: dict[str, object] | None = None, defaults: str = "", **kwargs):
         text = (f"defaults:\n{textwrap.indent(defaults, '  ')}" if defaults else "") + PAIR
-        loaded = load_inventory(write_boards(text + textwrap.indent(textwrap.dedent(metrics), "      ")))
-        return loaded.boards["vpair"].spec_for(loaded.inventory, "m", params or {}, **kwargs)
+        metrics = re.sub(r"^m:", "test.rate:", textwrap.dedent(metrics), flags=re.MULTILINE)
+        metrics = re.sub(r"^l:", "test.latency:", metrics, flags=re.MULTILINE)
+        loaded = load_inventory(write_boards(text + textwrap.indent(metrics, "      ")), catalogue)
+        name = "test.latency" if "test.latency:" in metrics else "test.rate"
+        return loaded.boards["vpair"].spec_for(loaded.inventory, name, params or {}, catalogue=catalogue, **kwargs)
 
     return make
 
@@ -40,7 +45,7 @@ def test_defaults_apply_where_the_metric_sets_nothing(spec):
     assert (s.max_cv, s.min_samples, s.max_samples, s.budget_s, s.warmup, s.min_effect) == pytest.approx(
         (0.07, 4, 12, 99.0, 0, 0.03)
     )
-    assert (s.metric, s.unit, s.direction, s.band) == ("m", "MB/s", Direction.HIGHER, Band(8, None))
+    assert (s.metric, s.unit, s.direction, s.band) == ("test.rate", "MB/s", Direction.HIGHER, Band(8, None))
 
 
 def test_without_a_defaults_section_the_built_in_defaults_apply(spec):
@@ -52,7 +57,7 @@ def test_without_a_defaults_section_the_built_in_defaults_apply(spec):
 
 def test_metric_settings_override_the_defaults_one_by_one(spec):
     s = spec(
-        "m: {unit: ms, max: 30, direction: lower, max_cv: 15%, min_samples: 8}",
+        "l: {unit: ms, max: 30, max_cv: 15%, min_samples: 8}",
         defaults="max_cv: 7%\nmin_samples: 4\nbudget_s: 99\n",
     )
     assert (s.max_cv, s.min_samples, s.budget_s) == pytest.approx((0.15, 8, 99.0))
@@ -111,7 +116,15 @@ def test_an_override_band_replaces_a_nominal_band_and_vice_versa(spec):
 
 @pytest.mark.parametrize(
     ("tolerance", "low", "high"),
-    [("10%", 225, 275), (" 10 % ", 225, 275), ("0.5%", 248.75, 251.25), (5, 245, 255), (2.5, 247.5, 252.5)],
+    [
+        ("10%", 225, 275),
+        (" 10 % ", 225, 275),
+        ("0.5%", 248.75, 251.25),
+        (5, 245, 255),
+        (2.5, 247.5, 252.5),
+        ("5 MB/s", 245, 255),
+        ("8 Mbit/s", 249, 251),  # an absolute tolerance in another unit of the quantity
+    ],
 )
 def test_nominal_with_relative_and_absolute_tolerance(spec, tolerance, low, high):
     s = spec(f"m: {{unit: MB/s, nominal: 250, tolerance: {tolerance!r}}}")
@@ -124,13 +137,14 @@ def test_percentages_with_and_without_the_sign_mean_the_same_fraction(spec, valu
     assert (s.max_cv, s.min_effect) == pytest.approx((0.05, 0.05))
 
 
-def test_fixed_samples_and_ceiling_pass_through(spec):
-    ceiling = Ceiling(value=53.0, unit="MB/s", basis="USB 2.0 bulk")
-    s = spec("m: {unit: MB/s, min: 8}", {"bs": "1M"}, ceiling=ceiling, fixed_samples=7)
-    assert (s.ceiling, s.fixed_samples) == (ceiling, 7)
-    assert (spec("m: {unit: MB/s, min: 8}").ceiling, spec("m: {unit: MB/s, min: 8}").fixed_samples) == (None, None)
+def test_fixed_samples_pass_through_and_the_ceiling_comes_from_the_catalogue_and_the_link(spec):
+    s = spec("m: {unit: MB/s, min: 8}", {"bs": "1M"}, fixed_samples=7)
+    assert s.fixed_samples == 7
+    assert s.ceiling == Ceiling(500.0, "MB/s", s.ceiling.basis) and "super-speed" in s.ceiling.basis
+    assert spec("m: {unit: MB/s, min: 8}").fixed_samples is None
+    assert spec("l: {max: 8}").ceiling is None  # a latency crosses no bus ceiling
 
 
-def test_a_metric_without_a_band_is_rejected(write_boards):
-    with pytest.raises(InventoryError, match=r"line 9: pairs/vpair/metrics/m: a metric needs a band"):
-        load_inventory(write_boards(PAIR + "      m: {unit: MB/s, max_cv: 5%}\n"))
+def test_a_metric_without_a_band_is_rejected(write_boards, catalogue):
+    with pytest.raises(InventoryError, match=r"line 9: pairs/vpair/metrics/test.rate: a metric needs a band"):
+        load_inventory(write_boards(PAIR + "      test.rate: {unit: MB/s, max_cv: 5%}\n"), catalogue)

@@ -234,3 +234,33 @@ def test_a_failed_baseline_update_fails_the_run(inner):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["baselines not updated: */baselines/vboard-hs.json: not valid JSON*"])
     assert _results(inner.path)["run"]["exit_status"] == 1
+
+
+SINK = """
+import json
+
+def pytest_hil_result(result, config):
+    with open("sink.jsonl", "a") as out:
+        out.write(json.dumps({"metric": result.metric, "verdict": result.verdict.value,
+                              "bs": result.params.get("bs"), "unit": result.unit}) + "\\n")
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-p", "xdist", "-n", "2"]], ids=["in-process", "xdist"])
+def test_a_result_sink_in_a_conftest_receives_every_finished_metric(run, workers):
+    run.pytester.makeconftest(SINK)
+    result = run(*REPORT_ARGS, *workers, subprocess=bool(workers))
+    result.assert_outcomes(passed=4, failed=3, errors=1, warnings=1)
+    received = [json.loads(line) for line in (run.path / "sink.jsonl").read_text().splitlines()]
+    data = _results(run.path)
+    assert sorted((r["metric"], r["verdict"], r["bs"]) for r in received) == sorted(
+        (r["metric"], r["verdict"], r["params"]["bs"]) for r in data["results"]
+    )
+    assert len(received) == 8  # on the controller only: once per result, not once per worker
+
+
+def test_a_failing_sink_is_named_and_does_not_lose_the_results(run):
+    run.pytester.makeconftest("def pytest_hil_result(result, config):\n    raise ConnectionError('dashboard down')\n")
+    result = run(*REPORT_ARGS)
+    result.stdout.fnmatch_lines(["*a pytest_hil_result sink failed on vboard-hs usb.msc.read*dashboard down*"])
+    assert len(_results(run.path)["results"]) == 8

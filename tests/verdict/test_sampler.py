@@ -162,15 +162,16 @@ def test_spread_around_a_zero_mean_is_an_error(scripted, clock):
 
 
 def test_on_sample_reports_progress_for_every_sample(scripted, clock):
-    seen: list[tuple[Progress, Sample]] = []
-    run(SPEC, scripted([44.0, *STEADY]), clock, on_sample=lambda p, s: seen.append((p, s)))
-    phases = [(p.phase, p.index) for p, _ in seen]
+    seen: list[Progress] = []
+    run(SPEC, scripted([44.0, *STEADY]), clock, on_sample=seen.append)
+    phases = [(p.phase, p.index) for p in seen]
     assert phases == [("warmup", 0)] + [("sample", i) for i in range(5)]
-    assert seen[0][0].stats is None and seen[1][0].stats is None  # one counted sample: no spread yet
-    assert seen[2][0].stats is not None and seen[2][0].stats.n == 2
-    assert [p.decision is not None for p, _ in seen] == [False] * 5 + [True]
-    assert seen[-1][0].decision.verdict is Verdict.PASS
-    assert seen[-1][0].elapsed_s == 6.0 and seen[-1][1].value == STEADY[4]
+    metric = SPEC.metric
+    assert not seen[0].stats and seen[1].stats[metric] is None  # one counted sample: no spread yet
+    assert seen[2].stats[metric] is not None and seen[2].stats[metric].n == 2
+    assert [metric in p.decisions for p in seen] == [False] * 5 + [True]
+    assert seen[-1].decisions[metric].verdict is Verdict.PASS
+    assert seen[-1].elapsed_s == 6.0 and seen[-1].samples[metric].value == STEADY[4]
 
 
 def test_result_round_trips_through_json_dict(scripted, clock):

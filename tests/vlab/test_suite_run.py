@@ -94,7 +94,7 @@ from hil.measure import dd
 def read_throughput(pair, perf):
     with pair.gadget(MassStorage(size_mb=64)) as gadget:
         disk = gadget.block_device()
-        perf.check("usb.msc.read", bs="1M", transfer="bulk",
+        perf.check("usb.msc.read", bs="1M",
                    sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=32))
 
 
@@ -110,7 +110,7 @@ def test_1_board_hangs_while_sampling(pair, perf):
 
     with pair.gadget(MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
-        perf.check("usb.msc.read", bs="1M", transfer="bulk", sample=sample_then_hang)
+        perf.check("usb.msc.read", bs="1M", sample=sample_then_hang)
 
 
 @pytest.mark.hil_metrics("usb.msc.read")

@@ -1,0 +1,45 @@
+"""`python -m hil.catalogue`: the catalogue as the Markdown tables README shows (a test keeps them equal)."""
+
+from __future__ import annotations
+
+from hil.catalogue import CATALOGUE, Catalogue
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown(catalogue: Catalogue = CATALOGUE) -> str:
+    lines = [
+        "| Metric | Unit | Better | Ceiling | Source | What is measured |",
+        "|---|---|---|---|---|---|",
+    ]
+    for family in catalogue.families:
+        for metric in family.metrics:
+            ceiling = metric.ceiling.describe() if metric.ceiling else "none"
+            cells = (
+                f"`{metric.name}`",
+                metric.unit,
+                metric.direction.value,
+                ceiling,
+                metric.seed,
+                metric.description,
+            )
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    lines += ["", "| Setting | Type | Default | Range | What it sets |", "|---|---|---|---|---|"]
+    for family in catalogue.families:
+        for setting in family.settings:
+            if setting.choices:
+                bounds = ", ".join(setting.choices)
+            elif setting.minimum is not None or setting.maximum is not None:
+                low, high = (f"{b:g}" if b is not None else "" for b in (setting.minimum, setting.maximum))
+                bounds = f"{low}..{high}"
+            else:
+                bounds = ""
+            cells = (f"`{setting.name}`", setting.kind.__name__, str(setting.default), bounds, setting.help)
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")

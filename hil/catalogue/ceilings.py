@@ -1,0 +1,72 @@
+"""Which physical ceiling a metric's samples must stay under, given the pair's link and the case's
+parameters. The figures themselves come from hil.verdict.ceilings (derived from the seeds' tables);
+the rules here only pick one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from hil.verdict import ceilings
+from hil.verdict.spec import Ceiling
+
+
+class CeilingRule(Protocol):
+    def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
+        """The ceiling for this link and case, or None when the rule does not apply to the link."""
+
+    def describe(self) -> str:
+        """One line for the catalogue listing."""
+
+
+@dataclass(frozen=True)
+class UsbBus:
+    """USB per speed and transfer type: a fixed transfer type, or the one a test parameter names."""
+
+    transfer: ceilings.Transfer | None = None
+    param: str | None = None  # e.g. "transfer" for a UVC case parametrized isochronous/bulk
+
+    def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
+        if getattr(link, "type", None) != "usb":
+            return None
+        transfer = self.transfer
+        if self.param is not None:
+            transfer = params.get(self.param, transfer)
+        if transfer is None:
+            return None
+        return ceilings.usb_ceiling(link.speed, transfer)
+
+    def describe(self) -> str:
+        if self.param is not None:
+            return f"USB, transfer type from parameter `{self.param}`"
+        return f"USB {self.transfer} per speed"
+
+
+@dataclass(frozen=True)
+class UsbNetwork:
+    """A USB network interface: the USB bulk bound, or a USB Ethernet adapter's PHY if that is lower."""
+
+    phy_mbit_param: str | None = None
+
+    def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
+        if getattr(link, "type", None) != "usb":
+            return None
+        phy = params.get(self.phy_mbit_param) if self.phy_mbit_param else None
+        return ceilings.usb_ethernet_ceiling(link.speed, float(phy) if phy is not None else None)
+
+    def describe(self) -> str:
+        return "USB bulk bound as a network rate (or the adapter's PHY, if lower)"
+
+
+@dataclass(frozen=True)
+class PcieBus:
+    """PCIe per generation and lanes, net of TLP overhead at the link's max payload size."""
+
+    def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
+        if getattr(link, "type", None) != "pcie":
+            return None
+        return ceilings.pcie_ceiling(link.gen, link.lanes, payload=link.max_payload)
+
+    def describe(self) -> str:
+        return "PCIe per gen × lanes, net of TLP overhead at the max payload size"

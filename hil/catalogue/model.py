@@ -1,0 +1,105 @@
+"""The catalogue's vocabulary: a metric (what is measured, in which unit, which way is better), a setting
+(a typed knob a family reads from boards.yaml) and a family (a suite's metrics and settings together).
+
+Plain data, no pytest, no board. The definitions of the metrics hil gates live in the family modules
+of this package; boards.yaml only gives each metric's band on each pair.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hil.catalogue.ceilings import CeilingRule
+from hil.verdict.spec import Direction
+from hil.verdict.units import Quantity, quantity
+
+METRIC_NAME = re.compile(r"^[a-z0-9]+(?:[._][a-z0-9]+)+$")
+SETTING_NAME = re.compile(r"^[a-z0-9]+\.[a-z0-9_]+$")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One gated figure.
+
+    name: dotted, starting with its family's name ("usb.msc.read").
+    unit: the canonical unit. Results are stored in it; a band given in another unit of the same
+        quantity is converted into it when boards.yaml is loaded.
+    direction: which way is better. It picks the words of a FAIL ("too slow" / "too high") and the
+        side on which a change against a baseline counts as a regression.
+    reads: which quantity of a tool's Measurement this metric takes ("throughput", "jitter"...).
+    ceiling: the physical limit of the link it crosses (None: no link bounds it, e.g. latency).
+    seed: where the procedure and the figures come from (a source document and section).
+    check_cv: False for figures whose spread says nothing about stability (a loss that is 0 in most
+        runs and 0.1% in one): their band alone decides.
+    """
+
+    name: str
+    unit: str
+    direction: Direction
+    reads: str
+    seed: str
+    description: str
+    ceiling: CeilingRule | None = None
+    check_cv: bool = True
+
+    def __post_init__(self) -> None:
+        if not METRIC_NAME.match(self.name):
+            raise ValueError(f"metric name {self.name!r} must be dotted lower-case words, e.g. 'usb.msc.read'")
+        quantity(self.unit)  # raises for an unknown unit
+
+    @property
+    def quantity(self) -> Quantity:
+        return quantity(self.unit)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A typed value a family reads from a pair's `settings` in boards.yaml (with a default).
+
+    kind: int, float, bool or str; minimum/maximum bound numbers (inclusive); choices bound strings.
+    """
+
+    name: str  # "<family prefix>.<what>", e.g. "msc.backing_mb"
+    kind: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not SETTING_NAME.match(self.name):
+            raise ValueError(f"setting name {self.name!r} must look like 'family.name' (lower case)")
+        if self.kind not in (int, float, bool, str):
+            raise ValueError(f"setting {self.name}: kind must be int, float, bool or str")
+
+    @property
+    def prefix(self) -> str:
+        return self.name.split(".", 1)[0]
+
+
+# A cross-check over one family's settings (values by setting name, defaults filled in): returns a
+# problem (naming the settings involved) or None. E.g. a transfer larger than its backing store.
+SettingsCheck = Callable[[Mapping[str, Any]], str | None]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A suite's metrics and settings: `usb.msc` (mass-storage gadget), `usb.net`, `nvme`..."""
+
+    name: str  # every metric name starts with it
+    title: str
+    metrics: tuple[Metric, ...]
+    settings: tuple[Setting, ...] = ()
+    checks: tuple[SettingsCheck, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        for metric in self.metrics:
+            if not metric.name.startswith(self.name + "."):
+                raise ValueError(f"metric {metric.name} does not belong to family {self.name}")
+        prefixes = {setting.prefix for setting in self.settings}
+        if len(prefixes) > 1:
+            raise ValueError(f"family {self.name}: settings must share one prefix, found {sorted(prefixes)}")

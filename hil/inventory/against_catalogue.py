@@ -1,0 +1,120 @@
+"""The second pass over boards.yaml: what the catalogue knows that the schema cannot.
+
+- every metric name is a catalogue metric (a typo would silently drop its tests from the run);
+- a band's unit is one of the metric's quantity (a MiB/s band on a MB/s metric is converted later;
+  an ms band on a MB/s metric is an error), and a band says something: no floor at or below zero for
+  a rate, no negative edge for any quantity;
+- every setting is one a family declares, of its type and within its range, and the family's own
+  cross-checks hold (a transfer no larger than its backing store).
+
+Each problem carries the key path it belongs to, so the loader can name the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, TypeAdapter, ValidationError
+
+from hil.catalogue import Catalogue, Metric, Setting, UnknownName
+from hil.inventory.bands import band_of
+from hil.inventory.schema import BandSettings, Inventory, MetricConfig
+from hil.verdict.spec import Direction
+from hil.verdict.units import Quantity, units_of
+
+RATES = (Quantity.DATA_RATE, Quantity.FRAME_RATE, Quantity.OPERATION_RATE)
+
+
+@dataclass(frozen=True)
+class Problem:
+    loc: tuple[str, ...]  # key path from the document root
+    message: str
+
+
+def check(inventory: Inventory, catalogue: Catalogue) -> list[Problem]:
+    problems: list[Problem] = []
+    for pair_name, pair in inventory.pairs.items():
+        where = ("pairs", pair_name)
+        for name, config in pair.metrics.items():
+            problems += _metric_problems((*where, "metrics", name), name, config, catalogue)
+        problems += _settings_problems((*where, "settings"), pair.settings, catalogue)
+    return problems
+
+
+def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, catalogue: Catalogue) -> list[Problem]:
+    try:
+        metric = catalogue.metric(name)
+    except UnknownName as exc:
+        return [Problem(loc, str(exc))]
+    if config.unit is not None and config.unit not in _units(metric):
+        return [
+            Problem(
+                (*loc, "unit"),
+                f"{config.unit!r} does not measure a {metric.quantity}: {name} is in {metric.unit}; "
+                f"give its band in one of {', '.join(_units(metric))}",
+            )
+        ]
+    problems = []
+    layers: list[tuple[tuple[str, ...], BandSettings]] = [(loc, config)]
+    layers += [((*loc, "params", selector), override) for selector, override in config.params.items()]
+    for layer_loc, layer in layers:
+        if not layer.has_band:
+            continue
+        band = band_of(layer, config.unit, metric)
+        problem = _pointless(band.low, band.high, metric)
+        if problem:
+            problems.append(Problem(layer_loc, problem))
+    return problems
+
+
+def _units(metric: Metric) -> tuple[str, ...]:
+    return units_of(metric.quantity)
+
+
+def _pointless(low: float | None, high: float | None, metric: Metric) -> str | None:
+    """Why a band's edges cannot mean what was intended, or None."""
+    unit = metric.unit
+    if low is not None and low < 0:
+        return f"band floor {low:g} {unit} is below 0: a {metric.quantity} is never negative (tolerance above 100%?)"
+    rate = metric.quantity in RATES
+    if low == 0 and rate and metric.direction is Direction.HIGHER:
+        return f"a floor of 0 {unit} gates nothing for a rate: give the lowest healthy figure"
+    if high is not None and high <= 0 and rate:
+        return f"a ceiling of {high:g} {unit} for a rate passes nothing"
+    return None
+
+
+def _adapter(setting: Setting) -> TypeAdapter:
+    bounds = {k: v for k, v in (("ge", setting.minimum), ("le", setting.maximum)) if v is not None}
+    if setting.kind is bool:
+        return TypeAdapter(StrictBool)
+    if setting.kind is int:
+        return TypeAdapter(Annotated[StrictInt, Field(**bounds)])
+    if setting.kind is float:
+        return TypeAdapter(Annotated[StrictFloat | StrictInt, Field(**bounds)])
+    return TypeAdapter(StrictStr)
+
+
+def _settings_problems(loc: tuple[str, ...], values: dict[str, Any], catalogue: Catalogue) -> list[Problem]:
+    problems = []
+    valid = {}
+    for name, value in values.items():
+        try:
+            setting = catalogue.setting(name)
+        except UnknownName as exc:
+            problems.append(Problem((*loc, name), str(exc)))
+            continue
+        try:
+            _adapter(setting).validate_python(value)
+        except ValidationError as exc:
+            message = "; ".join(error["msg"] for error in exc.errors())
+            problems.append(Problem((*loc, name), f"{message} ({setting.kind.__name__}: {setting.help})"))
+            continue
+        if setting.choices and value not in setting.choices:
+            problems.append(Problem((*loc, name), f"{value!r} is not one of {', '.join(setting.choices)}"))
+            continue
+        valid[name] = value
+    if not problems:
+        problems += [Problem((*loc, name), problem) for name, problem in catalogue.check_settings(valid)]
+    return problems

@@ -1,0 +1,70 @@
+"""One case's MetricSpec: the catalogue's definition, then boards.yaml's defaults, the metric's entry on
+the pair, and the parameter overrides that match the case (least to most specific).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from hil.catalogue import Metric
+from hil.inventory.bands import band_of
+from hil.inventory.schema import BandSettings, Defaults, PairConfig, parse_selector
+from hil.verdict.spec import Band, Ceiling, MetricSpec
+
+
+def ceiling_for(metric: Metric, link: Any, params: dict[str, Any]) -> Ceiling | None:
+    """The physical limit this metric's samples must respect on this link; a reference only when emulated."""
+    if metric.ceiling is None:
+        return None
+    ceiling = metric.ceiling.ceiling(link, params)
+    if ceiling is not None and link.emulated:
+        return replace(ceiling, enforced=False, basis=f"{ceiling.basis}; not enforced: emulated link")
+    return ceiling
+
+
+def spec_for(
+    pair: PairConfig,
+    defaults: Defaults,
+    metric: Metric,
+    params: dict[str, Any],
+    *,
+    fixed_samples: int | None = None,
+) -> MetricSpec:
+    settings: dict[str, Any] = defaults.model_dump()
+    band: Band | None = None
+    cfg = pair.metrics.get(metric.name)
+    if cfg is not None:
+        layers: list[BandSettings] = [cfg]
+        matching = [
+            (len(parse_selector(selector)), overrides)
+            for selector, overrides in cfg.params.items()
+            if all(str(params.get(k)) == v for k, v in parse_selector(selector).items())
+        ]
+        layers += [overrides for _, overrides in sorted(matching, key=lambda item: item[0])]
+        for layer in layers:
+            chosen = layer.model_dump(
+                exclude_none=True, exclude={"unit", "informative", "source", "params", "direction"}
+            )
+            for key in ("min", "max", "nominal", "tolerance"):
+                chosen.pop(key, None)
+            if layer.has_band:  # a layer with a band replaces the whole band, never half of it
+                band = band_of(layer, cfg.unit, metric)
+            settings.update(chosen)
+    return MetricSpec(
+        metric=metric.name,
+        unit=metric.unit,
+        direction=metric.direction,
+        band=None if cfg is None or cfg.informative else band,
+        max_cv=settings["max_cv"],
+        min_samples=settings["min_samples"],
+        max_samples=max(settings["max_samples"], settings["min_samples"]),
+        budget_s=settings["budget_s"],
+        warmup=settings["warmup"],
+        min_effect=settings["min_effect"],
+        ceiling=ceiling_for(metric, pair.link, params),
+        fixed_samples=fixed_samples,
+        params=dict(params),
+        reads=metric.reads,
+        check_cv=metric.check_cv,
+    )

@@ -1,0 +1,38 @@
+"""Test parameters in two sizes: the quick set README command 1 gates on, and the seeds' full matrix.
+
+    @hil.matrix("bs", quick=["64K", "1M"], full=["4K", "64K", "128K", "512K", "1M"], ids="bs={}")
+    def test_msc_throughput(pair, perf, bs): ...
+
+`pytest --matrix full` runs every value; the default (`quick`) runs the representative subset. The
+quick values must be a subset of the full ones, so a quick run's result keys always exist in a full
+run's baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+MARKER = "hil_matrix"
+SIZES = ("quick", "full")
+
+
+def matrix(name: str, *, quick: Sequence[Any], full: Sequence[Any], ids: str | None = None) -> pytest.MarkDecorator:
+    """A parametrization whose values depend on `--matrix` (see the module docstring)."""
+    missing = [value for value in quick if value not in full]
+    if missing:
+        raise ValueError(f"hil.matrix({name!r}): quick values {missing} are not in the full matrix")
+    if not quick:
+        raise ValueError(f"hil.matrix({name!r}): the quick set needs at least one value")
+    return getattr(pytest.mark, MARKER)(name, quick=list(quick), full=list(full), ids=ids)
+
+
+def parametrize(metafunc: pytest.Metafunc, size: str) -> None:
+    """Apply every hil_matrix marker of a test function at the given size."""
+    for marker in metafunc.definition.iter_markers(MARKER):
+        name = marker.args[0]
+        values = marker.kwargs[size]
+        template = marker.kwargs.get("ids")
+        metafunc.parametrize(name, values, ids=[template.format(v) if template else str(v) for v in values])

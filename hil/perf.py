@@ -1,0 +1,138 @@
+"""`perf.check`: what a test case calls to measure one or more metrics from the same runs of a tool.
+
+    perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, ...))
+    perf.check(["usb.net.udp.bandwidth", "usb.net.udp.jitter", "usb.net.udp.loss"], function="ecm",
+               sample=lambda: iperf3.udp(...))
+
+For each metric: its spec (catalogue + boards.yaml for this pair and these parameters), sampling until
+the verdicts are settled, facts of the lab, a baseline comparison when asked, the result attached to
+the test (stored, rendered, in JUnit); then the test passes, warns, fails or errors on the worst of them.
+Metrics the pair gives no band for are recorded as informative (INFO); a check of which the pair knows
+none of the metrics is skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from hil.errors import HilError
+from hil.inventory.loader import LoadedInventory
+from hil.lab.pair import BoardPair
+from hil.report import collect
+from hil.report.outcome import raise_for_results
+from hil.verdict.baseline import apply_baseline, compare
+from hil.verdict.errors import MeasurementError
+from hil.verdict.result import MetricResult, metric_key
+from hil.verdict.sampler import Progress, measure_metrics
+
+log = logging.getLogger("hil")
+
+
+class Perf:
+    def __init__(self, request: pytest.FixtureRequest, pair: BoardPair, inventory: LoadedInventory) -> None:
+        self.request = request
+        self.pair = pair
+        self.inventory = inventory
+        self.config = request.config
+
+    def check(
+        self,
+        metrics: str | Sequence[str],
+        *,
+        sample: Callable[[], Any],
+        facts: dict[str, Any] | None = None,
+        **params: Any,
+    ) -> MetricResult | list[MetricResult]:
+        """Sample until the verdicts are settled; one result for one metric name, a list for a list."""
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        catalogue = self.inventory.catalogue
+        for name in names:
+            catalogue.metric(name)  # a misspelt name in a test is a bug: UnknownName says which
+        board = self.pair.board
+        if not any(name in board.config.metrics for name in names):
+            pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(names)}")
+        fixed = self.config.getoption("samples")
+        specs = [board.spec_for(self.inventory.inventory, name, params, fixed_samples=fixed) for name in names]
+        # Facts first: after sampling, the board may be the thing that failed.
+        known = {**self._facts(), **(facts or {})}
+        results = measure_metrics(
+            specs, _lab_errors_as_measurement_errors(sample), board=board.name, on_sample=self._progress
+        )
+        for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
+            result.facts.update(known)
+            entry = board.config.metrics.get(result.metric)
+            if entry is not None and entry.source:
+                result.facts["band_source"] = entry.source
+            results[index] = self._compare_with_baseline(result, spec.min_effect)
+            collect.attach(self.request.node, results[index])
+        raise_for_results(results)
+        return results[0] if isinstance(metrics, str) else results
+
+    def _facts(self) -> dict[str, Any]:
+        if "kernel" not in self.pair.facts:
+            kernels = self.pair.kernel_facts()
+            self.pair.facts["kernel"] = ", ".join(sorted(set(kernels.values())))
+        return {**self.pair.facts, **self.pair.boot_facts()}
+
+    def _compare_with_baseline(self, result: MetricResult, min_effect: float) -> MetricResult:
+        store = self.request.getfixturevalue("hil_baselines")
+        if store is None:
+            return result
+        baseline = store.load(result.board)
+        key = metric_key(result.metric, result.params)
+        samples = baseline.samples_for(key) if baseline else None
+        if not samples or len(result.samples) < 2:
+            result.facts["baseline"] = f"none stored for {key}"
+            return result
+        comparison = compare(
+            result.values,
+            samples,
+            direction=result.direction,
+            min_effect=min_effect,
+            baseline_run=baseline.run_for(key) or baseline.run_id,
+        )
+        return apply_baseline(result, comparison)
+
+    def _progress(self, progress: Progress) -> None:
+        parts = []
+        for name, sample in progress.samples.items():
+            stats = progress.stats.get(name)
+            spread = f" (median {stats.median:.4g}, CV {stats.cv * 100:.1f}%)" if stats else ""
+            parts.append(f"{name} {sample.value:.4g}{spread}")
+        line = (
+            f"{self.pair.name} {progress.phase} {progress.index + 1}: {'; '.join(parts)} ({progress.elapsed_s:.0f} s)"
+        )
+        log.info(line)
+        if self.config.getoption("verbose") > 0:
+            _write_live(self.config, f"    {line}")
+
+
+def _write_live(config: pytest.Config, line: str) -> None:
+    """Write to the terminal while a test runs: capture is suspended, or the line would land in the
+    test's captured output instead of the log a pipeline is watching."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if capture is None:
+        reporter.write_line(line)
+        return
+    with capture.global_and_fixture_disabled():
+        reporter.write_line(line)
+
+
+def _lab_errors_as_measurement_errors(sample: Callable[[], Any]) -> Callable[[], Any]:
+    """A board that hangs or a command that fails mid-sampling ends the check as ERROR, and the samples
+    measured before it stay in the results (and on disk) instead of vanishing with an exception."""
+
+    def guarded() -> Any:
+        try:
+            return sample()
+        except HilError as exc:
+            raise MeasurementError(f"{type(exc).__name__}: {exc}", raw_output=getattr(exc, "output", "")) from exc
+
+    return guarded

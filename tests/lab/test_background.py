@@ -1,0 +1,138 @@
+"""Background commands on the lab PC role (LocalShellDriver): readiness, output, exit status, teardown.
+
+The virtual board's console runs the same code (tests/vlab/test_background_vlab.py adds the hang and the
+power cycle).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from labgrid import Environment
+
+from hil.lab import shell
+from hil.lab.background import BackgroundError
+from hil.lab.role import Role
+
+ENV = """\
+targets:
+  lab-pc:
+    drivers:
+      LocalShellDriver: {}
+imports:
+  - hil.lab.local
+"""
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lab") / "env.yaml"
+    path.write_text(ENV)
+    env = Environment(config_file=str(path))
+    yield env
+    env.cleanup()
+
+
+@pytest.fixture
+def role(env) -> Role:
+    return Role("host", env.get_target("lab-pc"), "pc-pair")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is gone for our purposes
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+def _pids_of_group(directory: str) -> list[int]:
+    pgid = int(Path(directory, "pgid").read_text())
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _pgid(int(p.name)) == pgid]
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
+def test_ready_output_and_exit_status_are_collected(role):
+    script = "echo starting; sleep 0.3; echo listening on 5201; sleep 30"
+    with role.background(shell.cmd("sh", "-c", script), ready=r"listening on [0-9]+") as server:
+        assert server.running
+        pids = _pids_of_group(server.directory)
+        assert pids, "the command's process group is running"
+    assert not server.running
+    assert "starting" in server.output and "listening on 5201" in server.output
+    assert server.exit_status == 128 + signal.SIGTERM  # stopped by TERM, as the wrapper saw it
+    assert not any(_alive(pid) for pid in pids)
+    assert not Path(server.directory).exists(), "its files on the role are removed"
+
+
+def test_a_command_that_ends_on_its_own_keeps_its_real_exit_status(role):
+    with role.background(shell.cmd("sh", "-c", "echo done; exit 7")) as job:
+        deadline = time.monotonic() + 10
+        while not Path(job.directory, "status").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert job.exit_status == 7 and job.output.strip() == "done"
+
+
+def test_a_ready_command_is_an_alternative_to_a_pattern(role, tmp_path):
+    flag = tmp_path / "ready"
+    command = shell.cmd("sh", "-c", f"sleep 0.3; touch {flag}; sleep 30")
+    with role.background(command, ready_command=shell.cmd("test", "-e", str(flag))) as job:
+        assert flag.exists()
+    assert job.exit_status is not None
+
+
+def test_a_command_that_never_gets_ready_is_stopped_and_named_with_its_output(role):
+    started = time.monotonic()
+    command = shell.cmd("sh", "-c", "echo warming up; sleep 60")
+    with pytest.raises(BackgroundError) as info, role.background(command, ready="never", ready_timeout_s=1):
+        pytest.fail("the body must not run")
+    assert time.monotonic() - started < 15
+    message = str(info.value)
+    assert "not ready within 1 s" in message and "warming up" in message
+    assert role.backgrounds == []
+
+
+def test_a_command_that_exits_before_it_is_ready_is_an_error_with_its_output(role):
+    command = shell.cmd("sh", "-c", "echo no such port >&2; exit 1")
+    with (
+        pytest.raises(BackgroundError, match="exited before it was ready") as info,
+        role.background(command, ready="listening"),
+    ):
+        pass
+    assert "no such port" in str(info.value)
+
+
+def test_a_failing_test_body_still_stops_everything_and_keeps_its_own_exception(role):
+    command = shell.cmd("sh", "-c", "sleep 60 & sleep 60; wait")
+    with pytest.raises(ZeroDivisionError), role.background(command, ready=None) as job:
+        pids = _pids_of_group(job.directory)
+        assert len(pids) >= 3  # wrapper, subshell and both sleeps
+        1 / 0  # noqa: B018 - the test's own failure
+    assert not any(_alive(pid) for pid in pids)
+
+
+def test_a_command_ignoring_term_is_killed_after_the_grace_period(role):
+    stubborn = shell.cmd("sh", "-c", "trap '' TERM; echo up; while :; do sleep 0.1; done")
+    with role.background(stubborn, ready="up", stop_timeout_s=0.5) as job:
+        pids = _pids_of_group(job.directory)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def test_stop_backgrounds_ends_what_a_test_left_running(role):
+    job = role.background(shell.cmd("sleep", "60"))
+    job.start()
+    pids = _pids_of_group(job.directory)
+    role.stop_backgrounds()
+    assert role.backgrounds == [] and not job.running
+    assert not any(_alive(pid) for pid in pids)
