@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 
+from hil import confirmation
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.pair import BoardPair
 from hil.report import collect
 from hil.report.outcome import raise_for_results
-from hil.verdict.baseline import apply_baseline, compare
+from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
 from hil.verdict.errors import MeasurementError
 from hil.verdict.result import MetricResult, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
@@ -84,17 +85,27 @@ class Perf:
             return result
         baseline = store.load(result.board)
         key = metric_key(result.metric, result.params)
-        samples = baseline.samples_for(key) if baseline else None
-        if not samples or len(result.samples) < 2:
+        runs = baseline.runs_for(key) if baseline else None
+        if not runs or len(result.samples) < 2:
             result.facts["baseline"] = f"none stored for {key}"
             return result
         comparison = compare(
             result.values,
-            samples,
+            runs,
             direction=result.direction,
             min_effect=min_effect,
+            spread=run_spread(baseline.run_medians(), key),
             baseline_run=baseline.run_for(key) or baseline.run_id,
         )
+        item = self.request.node
+        first = item.stash.get(confirmation.CONFIRMING, {}).get(key)
+        if first is not None:
+            comparison = confirm(comparison, first)
+        elif comparison.regression and confirmation.enabled(self.config):
+            compared = apply_baseline(result, comparison)
+            item.stash.setdefault(confirmation.SUSPECTED, []).append(compared)
+            item.stash[confirmation.SUSPECTED_PAIR] = self.pair
+            return compared
         return apply_baseline(result, comparison)
 
     def _progress(self, progress: Progress) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from hil import confirmation
 from hil import parametrization as matrix
 from hil.catalogue import UnknownName
 from hil.errors import HilError, InventoryError
@@ -215,6 +216,14 @@ def pair(board_pair: BoardPair) -> Iterator[BoardPair]:
 @pytest.fixture
 def perf(request: pytest.FixtureRequest, pair: BoardPair, hil_inventory: LoadedInventory) -> Perf:
     return Perf(request, pair, hil_inventory)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """With --baseline, a suspected regression is re-measured after a power cycle (hil.confirmation)."""
+    if not confirmation.enabled(item.config):
+        return None
+    return confirmation.run_with_confirmation(item, nextitem)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -3,10 +3,13 @@
 One file per board, pretty-printed and key-sorted so `git diff` shows exactly which metric moved:
 
     {"board": ..., "run": run_id, "created": iso time, "facts": {...},
-     "metrics": {metric_key: {"unit": ..., "samples": [...], "median": ..., "run": run_id}}}
+     "metrics": {metric_key: {"unit": ..., "runs": [{"run": run_id, "samples": [...], "median": ...}]}}}
 
-An update merges into the board's file: metrics this run did not measure keep their old samples, so
-each metric also records the run its samples came from. Plain module: no pytest.
+Each metric keeps the samples of its last few runs (each run its own boot): a comparison needs to know
+how far clean runs move (hil.verdict.baseline). An update adds this run to each metric it measured
+(replacing an earlier update from the same run) and keeps the newest `runs_kept`; metrics this run did
+not measure keep theirs. Files of the one-run format before this one are read as one run.
+Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,15 +33,34 @@ class BaselineFileError(ValueError):
     """A baseline file is unreadable or malformed; the message starts with the file's path."""
 
 
+DEFAULT_RUNS_KEPT = 5
+
+
+@dataclass
+class BaselineRun:
+    run: str  # the run these samples came from (may be older than the file's run after a merge)
+    samples: list[float]
+    median: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": self.run, "samples": self.samples, "median": self.median}
+
+
 @dataclass
 class BaselineMetric:
     unit: str
-    samples: list[float]
-    median: float
-    run: str  # the run these samples came from (may be older than the file's run after a merge)
+    runs: list[BaselineRun]  # oldest first
+
+    @property
+    def samples(self) -> list[float]:
+        return [value for run in self.runs for value in run.samples]
+
+    @property
+    def run(self) -> str:
+        return self.runs[-1].run
 
     def to_dict(self) -> dict[str, Any]:
-        return {"unit": self.unit, "samples": self.samples, "median": self.median, "run": self.run}
+        return {"unit": self.unit, "runs": [run.to_dict() for run in self.runs]}
 
 
 @dataclass
@@ -49,17 +72,32 @@ class Baseline:
     metrics: dict[str, BaselineMetric] = field(default_factory=dict)
 
     def samples_for(self, key: str) -> list[float] | None:
+        """All samples of the metric, its runs concatenated."""
         metric = self.metrics.get(key)
-        return None if metric is None else list(metric.samples)
+        return None if metric is None else metric.samples
+
+    def runs_for(self, key: str) -> list[list[float]] | None:
+        """The metric's samples, one list per run."""
+        metric = self.metrics.get(key)
+        return None if metric is None else [list(run.samples) for run in metric.runs]
+
+    def run_medians(self) -> dict[str, list[float]]:
+        """Every metric's run medians: what the run-to-run spread is estimated from."""
+        return {key: [run.median for run in metric.runs] for key, metric in self.metrics.items()}
 
     def median_for(self, key: str) -> float | None:
+        """The median of the metric's run medians."""
         metric = self.metrics.get(key)
-        return None if metric is None else metric.median
+        return None if metric is None else float(statistics.median(run.median for run in metric.runs))
 
     def run_for(self, key: str) -> str | None:
-        """The run a metric's samples came from: name this, not run_id, in a comparison."""
+        """The runs a metric's samples came from: name this, not run_id, in a comparison."""
         metric = self.metrics.get(key)
-        return None if metric is None else metric.run
+        if metric is None:
+            return None
+        if len(metric.runs) == 1:
+            return metric.runs[0].run
+        return f"{len(metric.runs)} runs {metric.runs[0].run} .. {metric.runs[-1].run}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +116,7 @@ class BaselineUpdate:
     status: Literal["created", "updated", "unchanged"]
     written: tuple[str, ...]  # metric keys written from this run
     skipped: tuple[str, ...]  # metric keys of this run left out (ERROR, or fewer than two samples)
+    runs_held: tuple[int, int] = (0, 0)  # fewest and most runs a written metric now holds
 
 
 def eligible(result: MetricResult) -> bool:
@@ -96,8 +135,11 @@ def _common_facts(results: list[MetricResult]) -> dict[str, Any]:
 
 
 class BaselineStore:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, runs_kept: int = DEFAULT_RUNS_KEPT) -> None:
+        if runs_kept < 1:
+            raise ValueError(f"a baseline keeps at least one run, got {runs_kept}")
         self.directory = directory
+        self.runs_kept = runs_kept
         self._cache: dict[str, Baseline | None] = {}
 
     def path_for(self, board: str) -> Path:
@@ -125,18 +167,24 @@ class BaselineStore:
         metrics = dict(previous.metrics) if previous else {}
         for result in usable:
             assert result.stats is not None  # eligible() checked it
-            metrics[key_of(result)] = BaselineMetric(result.unit, result.values, result.stats.median, run_id)
+            key = key_of(result)
+            this_run = BaselineRun(run_id, result.values, result.stats.median)
+            old = metrics.get(key)
+            # A metric whose unit changed starts over: its old runs measured something else.
+            earlier = [run for run in old.runs if run.run != run_id] if old and old.unit == result.unit else []
+            metrics[key] = BaselineMetric(result.unit, [*earlier, this_run][-self.runs_kept :])
         skipped = tuple(sorted({key_of(r) for r in results if not eligible(r)}))
         written = tuple(sorted({key_of(r) for r in usable}))
         if not usable:
             return BaselineUpdate(path, board, "unchanged", written, skipped)
 
+        held = [len(metrics[key].runs) for key in written]
         baseline = Baseline(board, run_id, utc_now(), _common_facts(usable), metrics)
         text = dumps(baseline.to_dict(), indent=2, sort_keys=True)
         atomic_write_text(path, text)
         self._cache[board] = baseline
         status: Literal["created", "updated", "unchanged"] = "created" if old_text is None else "updated"
-        return BaselineUpdate(path, board, status, written, skipped)
+        return BaselineUpdate(path, board, status, written, skipped, (min(held), max(held)))
 
     def update_all(self, results: Iterable[MetricResult], run_id: str) -> list[BaselineUpdate]:
         by_board: dict[str, list[MetricResult]] = {}
@@ -167,6 +215,19 @@ def _number(value: Any, what: str) -> float:
     return float(value)
 
 
+def _parse_run(key: str, entry: Any) -> BaselineRun:
+    if not isinstance(entry, dict):
+        raise TypeError(f"metric {key!r}: a run is not an object")
+    samples = entry["samples"]
+    if not isinstance(samples, list) or not samples:
+        raise ValueError(f"metric {key!r}: 'samples' must be a non-empty list")
+    return BaselineRun(
+        run=str(entry["run"]),
+        samples=[_number(v, f"metric {key!r} sample") for v in samples],
+        median=_number(entry["median"], f"metric {key!r} median"),
+    )
+
+
 def _parse(data: Any) -> Baseline:
     if not isinstance(data, dict):
         raise TypeError(f"expected a JSON object, found {type(data).__name__}")
@@ -174,15 +235,13 @@ def _parse(data: Any) -> Baseline:
     if not isinstance(data["metrics"], dict):
         raise TypeError("'metrics' is not an object")
     for key, entry in data["metrics"].items():
-        samples = entry["samples"]
-        if not isinstance(samples, list) or not samples:
-            raise ValueError(f"metric {key!r}: 'samples' must be a non-empty list")
-        metrics[key] = BaselineMetric(
-            unit=str(entry["unit"]),
-            samples=[_number(v, f"metric {key!r} sample") for v in samples],
-            median=_number(entry["median"], f"metric {key!r} median"),
-            run=str(entry.get("run", data["run"])),  # hand-written files may leave it to the top level
-        )
+        if not isinstance(entry, dict):
+            raise TypeError(f"metric {key!r} is not an object")
+        # The one-run format before multi-run baselines: samples/median/run directly on the metric.
+        runs = entry["runs"] if "runs" in entry else [{**entry, "run": entry.get("run", data["run"])}]
+        if not isinstance(runs, list) or not runs:
+            raise ValueError(f"metric {key!r}: 'runs' must be a non-empty list")
+        metrics[key] = BaselineMetric(unit=str(entry["unit"]), runs=[_parse_run(key, run) for run in runs])
     if not isinstance(data.get("facts", {}), dict):
         raise TypeError("'facts' is not an object")
     return Baseline(

@@ -28,6 +28,15 @@ def attach(item: pytest.Item, result: MetricResult) -> None:
     _set_properties(item, results)
 
 
+def forget(item: pytest.Item) -> None:
+    """Drop everything attached to `item` (an attempt that will not be reported: hil.confirmation)."""
+    mine = item.stash.get(_PROPERTIES, [])
+    item.user_properties[:] = [prop for prop in item.user_properties if not any(prop is m for m in mine)]
+    item.stash[RESULTS] = []
+    item.stash[_REPORTED] = 0
+    item.stash[_PROPERTIES] = []
+
+
 def results_of(item: pytest.Item) -> list[MetricResult]:
     return list(item.stash.get(RESULTS, []))
 

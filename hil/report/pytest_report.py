@@ -26,7 +26,7 @@ import pytest
 
 from hil import hookspecs
 from hil.report import junit
-from hil.report.baselines import BaselineFileError, BaselineStore, BaselineUpdate
+from hil.report.baselines import DEFAULT_RUNS_KEPT, BaselineFileError, BaselineStore, BaselineUpdate
 from hil.report.collect import take_unreported
 from hil.report.files import jsonable
 from hil.report.html import result_block, summary_table
@@ -67,6 +67,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="after the run, write this run's samples into the baseline files (review the diff)",
     )
     group.addoption(
+        "--baseline-runs",
+        type=int,
+        metavar="N",
+        default=DEFAULT_RUNS_KEPT,
+        help=f"runs (boots) a baseline keeps per metric; --update-baseline adds this run (default {DEFAULT_RUNS_KEPT})",
+    )
+    group.addoption(
+        "--no-confirm",
+        action="store_true",
+        help="with --baseline: call a regression on the first attempt, without re-measuring after a power cycle",
+    )
+    group.addoption(
         "--baseline-dir",
         metavar="DIR",
         default=None,
@@ -105,7 +117,10 @@ class ReportSession:
         # baselines are committed files and belong to the repository, i.e. the rootdir.
         self.reports_dir = here / config.getoption("hil_reports")
         baseline_dir = config.getoption("baseline_dir")
-        self.baselines = BaselineStore(here / baseline_dir if baseline_dir else config.rootpath / "baselines")
+        self.baselines = BaselineStore(
+            here / baseline_dir if baseline_dir else config.rootpath / "baselines",
+            runs_kept=max(1, config.getoption("baseline_runs")),
+        )
         self.with_html = bool(config.getoption("htmlpath", default=None))
         xmlpath = config.getoption("xmlpath", default=None)
         # As junitxml resolves --junitxml: variables, ~, then relative to the current directory.
@@ -273,9 +288,15 @@ class ReportSession:
         tr.write_sep("-", "hil reports")
         for update in self.baseline_updates:
             skipped = f"; not written (ERROR or < 2 samples): {', '.join(update.skipped)}" if update.skipped else ""
+            fewest, most = update.runs_held
+            held = ""
+            if update.written:
+                held = f", holding {fewest} run(s)" if fewest == most else f", holding {fewest}-{most} runs"
+                if fewest < 2:
+                    held += ": the run-to-run spread stays unknown until it holds 2 or more"
             tr.write_line(
                 f"baseline {update.status}: {_display(update.path)} "
-                f"({len(update.written)} metric(s) from this run{skipped})",
+                f"({len(update.written)} metric(s) from this run{held}{skipped})",
                 yellow=update.status != "unchanged",
             )
         for label, path in self.written:

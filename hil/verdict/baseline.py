@@ -1,16 +1,32 @@
-"""Comparison against a stored baseline: a regression needs both significance and size.
+"""Comparison against a stored baseline: a regression must be large, and larger than clean runs show.
 
-Significance alone flags harmless 0.5% shifts once there are enough samples; size alone flags
-noise when there are few. So (as asv and Perfherder do) a regression is a one-sided Mann-Whitney U
-test in the "worse" direction with p < alpha AND a median change at least `min_effect` worse.
-Mann-Whitney, not a t-test: it assumes no normality, and one stalled run does not dominate it.
+Samples taken in one run share that run's boot and the machine's load at the time: between runs the
+median moves (boot-to-boot, thermal state, DDR training, a busy lab PC; 5-20% on the virtual lab), so a
+test that treats one run's samples as independent draws calls every such shift significant. A
+regression therefore needs all three of:
+
+1. size: the median is worse than the baseline's center (the median of its run medians) by at least
+   `min_effect`;
+2. within the run: a one-sided Mann-Whitney U test of this run's samples against the baseline's,
+   p < `alpha` (as asv and Perfherder do; no normality assumed, one stalled sample does not dominate);
+3. between runs: this run's median lies outside what clean runs show. With the relative run-to-run
+   standard deviation s and k baseline runs, t = worse / (s * sqrt(1 + 1/k)) is compared with Student's
+   t (a prediction interval for one new run), p_run < `alpha_run`. s is the metric's own spread over
+   its k runs, shrunk toward the spread pooled over the board's metrics (`PRIOR_RUNS` runs of weight),
+   and never taken below `MIN_RUN_SPREAD`.
+
+With a one-run baseline and no pooled spread, rule 3 cannot be applied: the comparison says the
+run-to-run spread is unknown. Either way a comparison that finds a regression only *suspects* it: the
+plugin re-measures the metric after a power cycle and calls a regression only when the re-measure
+agrees (the confirmation step of production performance dashboards), recording both.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from scipy import stats as st
@@ -18,77 +34,185 @@ from scipy import stats as st
 from hil.verdict.result import BaselineComparison, MetricResult, Verdict
 from hil.verdict.spec import Direction
 
+PRIOR_RUNS = 4  # weight, in runs, of the board's pooled run-to-run spread in a metric's own estimate
+MIN_RUN_SPREAD = 0.01  # no measurement repeats across boots better than 1%: identical runs are luck
+
+
+@dataclass(frozen=True)
+class RunSpread:
+    """Relative standard deviation of run medians, its degrees of freedom, and how it was estimated."""
+
+    relative_sd: float
+    df: int
+    how: str
+
 
 def smallest_p(n: int, m: int) -> float:
     """The smallest one-sided p-value an exact Mann-Whitney test can reach with n and m samples."""
     return 1 / math.comb(n + m, n)
 
 
+def _relative_ss(medians: Sequence[float]) -> tuple[float, int]:
+    """Sum of squared relative deviations from the mean, and its degrees of freedom."""
+    values = np.asarray(medians, dtype=float)
+    if values.size < 2 or not np.all(np.isfinite(values)) or values.mean() == 0:
+        return 0.0, 0
+    relative = values / values.mean() - 1
+    return float(np.sum((relative - relative.mean()) ** 2)), int(values.size - 1)
+
+
+def run_spread(run_medians: Mapping[str, Sequence[float]], key: str) -> RunSpread | None:
+    """The run-to-run spread for metric `key`, from the run medians of every metric of one board.
+
+    None when no metric has two runs: the spread is unknown.
+    """
+    own_ss, own_df = _relative_ss(run_medians.get(key, ()))
+    pooled_ss = pooled_df = 0
+    for medians in run_medians.values():
+        ss, df = _relative_ss(medians)
+        pooled_ss += ss
+        pooled_df += df
+    if pooled_df == 0:
+        return None
+    prior_df = min(PRIOR_RUNS, pooled_df)
+    variance = (own_ss + prior_df * pooled_ss / pooled_df) / (own_df + prior_df)
+    how = (
+        f"{own_df + 1} runs of this metric, shrunk toward {pooled_df} df pooled over the board"
+        if own_df
+        else f"pooled over the board's metrics ({pooled_df} df): this metric has one run"
+    )
+    return RunSpread(max(math.sqrt(variance), MIN_RUN_SPREAD), own_df + prior_df, how)
+
+
+def _as_runs(baseline: Sequence[float] | Sequence[Sequence[float]]) -> list[np.ndarray]:
+    if len(baseline) and isinstance(baseline[0], int | float):  # one run given as a flat list
+        return [np.asarray(baseline, dtype=float)]
+    return [np.asarray(run, dtype=float) for run in baseline]
+
+
 def compare(
     samples: Sequence[float],
-    baseline_samples: Sequence[float],
+    baseline: Sequence[float] | Sequence[Sequence[float]],
     *,
     direction: Direction,
     min_effect: float,
     alpha: float = 0.01,
+    alpha_run: float = 0.05,
+    spread: RunSpread | None = None,
     baseline_run: str,
 ) -> BaselineComparison:
-    """Is `samples` a regression against `baseline_samples`? See the module docstring for the rule."""
-    current, base = np.asarray(samples, dtype=float), np.asarray(baseline_samples, dtype=float)
-    if current.size < 2 or base.size < 2:
-        raise ValueError(f"need at least 2 samples on each side, got {current.size} and {base.size}")
-    if not (np.all(np.isfinite(current)) and np.all(np.isfinite(base))):
+    """Is `samples` (one run) a regression against `baseline` (its runs' samples)? See the module docstring."""
+    current = np.asarray(samples, dtype=float)
+    runs = _as_runs(baseline)
+    pooled = np.concatenate(runs) if runs else np.array([])
+    if current.size < 2 or pooled.size < 2 or any(run.size < 1 for run in runs):
+        raise ValueError(f"need at least 2 samples on each side, got {current.size} and {pooled.size}")
+    if not (np.all(np.isfinite(current)) and np.all(np.isfinite(pooled))):
         raise ValueError("samples must be finite numbers")
-    if min_effect < 0 or not 0 < alpha < 1:
-        raise ValueError(f"need min_effect >= 0 and 0 < alpha < 1, got {min_effect} and {alpha}")
-    median, base_median = float(np.median(current)), float(np.median(base))
-    if base_median == 0:
+    if min_effect < 0 or not 0 < alpha < 1 or not 0 < alpha_run < 1:
+        raise ValueError(f"need min_effect >= 0 and alphas in (0, 1), got {min_effect}, {alpha}, {alpha_run}")
+    median = float(np.median(current))
+    run_medians = [float(np.median(run)) for run in runs]
+    center = float(np.median(run_medians))
+    if center == 0:
         raise ValueError("baseline median is 0: a relative change is undefined")
 
-    change = (median - base_median) / abs(base_median)
+    change = (median - center) / abs(center)
     worse_by = -change if direction is Direction.HIGHER else change
     # "less": the current samples tend to be smaller than the baseline's (slower, for throughput).
     alternative = "less" if direction is Direction.HIGHER else "greater"
-    p_value = float(st.mannwhitneyu(current, base, alternative=alternative).pvalue)
+    p_value = float(st.mannwhitneyu(current, pooled, alternative=alternative).pvalue)
     if math.isnan(p_value):  # scipy gives NaN when every value ties: no evidence of a shift
         p_value = 1.0
+    run_p = None
+    if spread is not None:
+        k = len(runs)
+        run_p = float(st.t.sf(worse_by / (spread.relative_sd * math.sqrt(1 + 1 / k)), spread.df))
     significant, material = p_value < alpha, worse_by >= min_effect
-    regression = significant and material
+    beyond_runs = run_p is None or run_p < alpha_run
+    regression = significant and material and beyond_runs
 
-    shift = f"median {median:.4g} vs {base_median:.4g} ({change:+.1%}, min effect {min_effect:.0%})"
-    test = f"one-sided Mann-Whitney p={p_value:.2g} {'<' if significant else '>='} {alpha:g}"
+    runs_text = f"{len(runs)} baseline run{'s' if len(runs) != 1 else ''}"
+    shift = f"median {median:.4g} vs {center:.4g} ({change:+.1%}, min effect {min_effect:.0%}, {runs_text})"
+    test = f"Mann-Whitney p={p_value:.2g} {'<' if significant else '>='} {alpha:g}"
+    if spread is None:
+        between = "run-to-run spread unknown (one baseline run: store more with --update-baseline)"
+    else:
+        between = (
+            f"clean runs vary by {spread.relative_sd:.1%} ({spread.how}), "
+            f"run p={run_p:.2g} {'<' if beyond_runs else '>='} {alpha_run:g}"
+        )
     if regression:
-        reason = f"regression against {baseline_run}: {shift}, {test}"
+        reason = f"regression against {baseline_run}: {shift}, {test}, {between}"
     else:
         missing = [] if material else [f"the change is not {min_effect:.0%} worse"]
         if not significant:
-            missing.append("the shift is not significant")
-            floor = smallest_p(current.size, base.size)
+            missing.append("the shift is not significant within the run")
+            floor = smallest_p(current.size, pooled.size)
             if floor >= alpha:
                 missing.append(
-                    f"{current.size} vs {base.size} samples cannot reach p < {alpha:g} "
+                    f"{current.size} vs {pooled.size} samples cannot reach p < {alpha:g} "
                     f"(smallest possible p {floor:.2g}): store more baseline samples"
                 )
-        reason = f"no regression against {baseline_run}: {shift}, {test}; " + "; ".join(missing)
+        if not beyond_runs:
+            missing.append("clean runs move this much")
+        reason = f"no regression against {baseline_run}: {shift}, {test}, {between}; " + "; ".join(missing)
     return BaselineComparison(
         baseline_run=baseline_run,
-        baseline_median=base_median,
-        baseline_n=int(base.size),
+        baseline_median=center,
+        baseline_n=int(pooled.size),
         change=change,
         p_value=p_value,
         regression=regression,
         alpha=alpha,
         min_effect=min_effect,
         reason=reason,
+        baseline_runs=len(runs),
+        run_spread=None if spread is None else spread.relative_sd,
+        run_spread_df=0 if spread is None else spread.df,
+        run_p=run_p,
     )
+
+
+def attempt_summary(result: MetricResult) -> dict[str, Any]:
+    """What a confirmation keeps of the measurement that raised the suspicion."""
+    comparison = result.baseline
+    return {
+        "median": result.stats.median if result.stats else None,
+        "samples": result.values,
+        "started": result.started,
+        "change": comparison.change if comparison else None,
+        "p_value": comparison.p_value if comparison else None,
+        "run_p": comparison.run_p if comparison else None,
+        "reason": comparison.reason if comparison else "",
+    }
+
+
+def confirm(comparison: BaselineComparison, first: MetricResult) -> BaselineComparison:
+    """The re-measure's comparison, with the suspecting attempt recorded: a regression only if both agree."""
+    first_comparison = first.baseline
+    agreed = comparison.regression and first_comparison is not None and first_comparison.regression
+    summary = attempt_summary(first)
+    if agreed:
+        reason = f"{comparison.reason}; confirmed after a power cycle (first attempt {summary['change']:+.1%})"
+    elif comparison.regression:
+        reason = comparison.reason
+    else:
+        before = f"{summary['change']:+.1%}" if summary["change"] is not None else "?"
+        reason = f"suspected regression not confirmed after a power cycle (first attempt {before}): {comparison.reason}"
+    return replace(comparison, regression=agreed, reason=reason, first_attempt=summary)
 
 
 def apply_baseline(result: MetricResult, comparison: BaselineComparison) -> MetricResult:
     """A copy of `result` with the comparison attached; a passing verdict becomes REGRESSION if it is one.
 
-    FAIL, UNSTABLE and ERROR stay as they are: they already fail, and their reasons say more.
+    FAIL and ERROR stay as they are: they already fail, and their reasons say more. UNSTABLE stays
+    too, but a regression beside it is named in its reason: its spread must not hide a slowdown.
     """
     if comparison.regression and result.verdict.passed:
         reason = f"{comparison.reason} (band verdict {result.verdict}: {result.reason})"
         return replace(result, verdict=Verdict.REGRESSION, reason=reason, baseline=comparison)
+    if comparison.regression and result.verdict is Verdict.UNSTABLE:
+        reason = f"{result.reason}; and a {comparison.reason}"
+        return replace(result, reason=reason, baseline=comparison)
     return replace(result, baseline=comparison)

@@ -92,6 +92,12 @@ class BaselineComparison:
     alpha: float = 0.01  # significance level the p-value was held to
     min_effect: float = 0.05  # smallest worsening of the median that counts, as a fraction
     reason: str = ""  # one line: why this is, or is not, a regression
+    # Added with run-level comparison (issue "a gate that does not cry wolf"):
+    baseline_runs: int = 1  # runs (boots) the baseline holds for this metric
+    run_spread: float | None = None  # relative SD of run medians (None: unknown, one run)
+    run_spread_df: int = 0  # its degrees of freedom
+    run_p: float | None = None  # one-sided p of this run's median among the baseline's run medians
+    first_attempt: dict[str, Any] | None = None  # the suspecting measurement, when this one confirms it
 
 
 @dataclass

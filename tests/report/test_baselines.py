@@ -37,7 +37,8 @@ def test_file_is_pretty_and_key_sorted_for_review(tmp_path):
     assert text == json.dumps(data, indent=2, sort_keys=True) + "\n"
     assert list(data["metrics"]) == ["usb.msc.read[bs=1M]", "usb.msc.read[bs=4k]"]
     assert set(data) == {"board", "run", "created", "facts", "metrics"}
-    assert set(data["metrics"]["usb.msc.read[bs=1M]"]) == {"unit", "samples", "median", "run"}
+    assert set(data["metrics"]["usb.msc.read[bs=1M]"]) == {"unit", "runs"}
+    assert set(data["metrics"]["usb.msc.read[bs=1M]"]["runs"][0]) == {"run", "samples", "median"}
 
 
 def test_partial_update_merges_and_keeps_other_metrics(tmp_path):
@@ -47,10 +48,30 @@ def test_partial_update_merges_and_keeps_other_metrics(tmp_path):
     assert update.status == "updated"
     baseline = BaselineStore(tmp_path).load("vboard-hs")
     assert baseline.run_id == "run-2"
-    assert baseline.samples_for("usb.msc.read[bs=1M]") == [50.0, 51.0]
-    assert baseline.run_for("usb.msc.read[bs=1M]") == "run-2"
-    assert baseline.samples_for("usb.msc.read[bs=4k]") == [10.0, 11.0]  # not measured: kept
+    assert baseline.runs_for("usb.msc.read[bs=1M]") == [[40.0, 41.0, 42.0], [50.0, 51.0]]  # runs accumulate
+    assert baseline.run_for("usb.msc.read[bs=1M]") == "2 runs run-1 .. run-2"
+    assert baseline.runs_for("usb.msc.read[bs=4k]") == [[10.0, 11.0]]  # not measured: kept
     assert baseline.run_for("usb.msc.read[bs=4k]") == "run-1"
+    assert update.runs_held == (2, 2)
+
+
+def test_a_baseline_keeps_the_newest_runs_and_one_entry_per_run(tmp_path):
+    for run in ("r1", "r2", "r3", "r4"):
+        BaselineStore(tmp_path, runs_kept=3).update("vboard-hs", [_result("1M", (float(run[1]), 9.0))], run)
+    again = BaselineStore(tmp_path, runs_kept=3).update("vboard-hs", [_result("1M", (7.0, 8.0))], "r4")
+    baseline = BaselineStore(tmp_path).load("vboard-hs")
+    assert baseline.runs_for("usb.msc.read[bs=1M]") == [[2.0, 9.0], [3.0, 9.0], [7.0, 8.0]]
+    assert baseline.run_medians() == {"usb.msc.read[bs=1M]": [5.5, 6.0, 7.5]}
+    assert again.runs_held == (3, 3)
+
+
+def test_a_one_run_file_of_the_earlier_format_reads_as_one_run(tmp_path):
+    (tmp_path / "vboard-hs.json").write_text(
+        json.dumps({"board": "vboard-hs", "run": "old", "created": "c", "facts": {},
+                    "metrics": {"m[bs=1M]": {"unit": "MB/s", "samples": [9.0, 9.5], "median": 9.25}}})
+    )  # fmt: skip
+    baseline = BaselineStore(tmp_path).load("vboard-hs")
+    assert baseline.runs_for("m[bs=1M]") == [[9.0, 9.5]] and baseline.run_for("m[bs=1M]") == "old"
 
 
 def test_errors_and_lone_samples_are_not_baselines(tmp_path):

@@ -194,10 +194,12 @@ def test_update_then_compare_baselines(inner):
     }))  # fmt: skip
     result = inner("--update-baseline")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["baseline updated: baselines/vboard-hs.json (1 metric(s) from this run)"])
+    result.stdout.fnmatch_lines(
+        ["baseline updated: baselines/vboard-hs.json (1 metric(s) from this run, holding 1 run(s): the run-to-run*"]
+    )
     stored = json.loads(path.read_text())
     assert stored["run"] == _results(inner.path)["run"]["id"]
-    assert stored["metrics"]["usb.msc.read[bs=1M]"]["samples"] == [41.0, 42.0, 43.0]
+    assert stored["metrics"]["usb.msc.read[bs=1M]"]["runs"][0]["samples"] == [41.0, 42.0, 43.0]
 
     inner("--baseline").assert_outcomes(passed=1)
     custom = inner.path / "elsewhere"
