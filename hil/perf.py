@@ -27,7 +27,7 @@ from hil.report import collect
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
 from hil.verdict.errors import MeasurementError
-from hil.verdict.result import MetricResult, metric_key
+from hil.verdict.result import BaselineComparison, MetricResult, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
 
 log = logging.getLogger("hil")
@@ -89,18 +89,22 @@ class Perf:
         if not runs or len(result.samples) < 2:
             result.facts["baseline"] = f"none stored for {key}"
             return result
-        comparison = compare(
-            result.values,
-            runs,
-            direction=result.direction,
-            min_effect=min_effect,
-            spread=run_spread(baseline.run_medians(), key),
-            baseline_run=baseline.run_for(key) or baseline.run_id,
-        )
         item = self.request.node
         first = item.stash.get(confirmation.CONFIRMING, {}).get(key)
-        if first is not None:
-            comparison = confirm(comparison, first)
+
+        def against_baseline(samples: list[float] | list[list[float]]) -> BaselineComparison:
+            return compare(
+                samples,
+                runs,
+                direction=result.direction,
+                min_effect=min_effect,
+                spread=run_spread(baseline.run_medians(), key),
+                baseline_run=baseline.run_for(key) or baseline.run_id,
+            )
+
+        comparison = against_baseline(result.values)
+        if first is not None and len(first.values) >= 2:
+            comparison = confirm(against_baseline([first.values, result.values]), first, comparison)
         elif comparison.regression and confirmation.enabled(self.config):
             compared = apply_baseline(result, comparison)
             item.stash.setdefault(confirmation.SUSPECTED, []).append(compared)

@@ -17,8 +17,12 @@ regression therefore needs all three of:
 
 With a one-run baseline and no pooled spread, rule 3 cannot be applied: the comparison says the
 run-to-run spread is unknown. Either way a comparison that finds a regression only *suspects* it: the
-plugin re-measures the metric after a power cycle and calls a regression only when the re-measure
-agrees (the confirmation step of production performance dashboards), recording both.
+plugin re-measures the metric after a power cycle (the confirmation step of production performance
+dashboards), and the regression is called on both runs together: their samples in rule 2, the median
+of their run medians in rules 1 and 3 (whose t then uses sqrt(1/m + 1/k) for m new runs). Two runs
+halve the run-effect variance: a real slowdown gains evidence, one unlucky boot is diluted. The
+re-measure must also be `min_effect` worse on its own: a glitch that is gone after the power cycle is
+not averaged into a regression.
 """
 
 from __future__ import annotations
@@ -91,7 +95,7 @@ def _as_runs(baseline: Sequence[float] | Sequence[Sequence[float]]) -> list[np.n
 
 
 def compare(
-    samples: Sequence[float],
+    samples: Sequence[float] | Sequence[Sequence[float]],
     baseline: Sequence[float] | Sequence[Sequence[float]],
     *,
     direction: Direction,
@@ -101,17 +105,21 @@ def compare(
     spread: RunSpread | None = None,
     baseline_run: str,
 ) -> BaselineComparison:
-    """Is `samples` (one run) a regression against `baseline` (its runs' samples)? See the module docstring."""
-    current = np.asarray(samples, dtype=float)
+    """Is `samples` a regression against `baseline`? Each is one run's samples or a list of runs' samples.
+
+    See the module docstring for the rule.
+    """
+    current_runs = _as_runs(samples)
+    current = np.concatenate(current_runs) if current_runs else np.array([])
     runs = _as_runs(baseline)
     pooled = np.concatenate(runs) if runs else np.array([])
-    if current.size < 2 or pooled.size < 2 or any(run.size < 1 for run in runs):
+    if current.size < 2 or pooled.size < 2 or any(run.size < 1 for run in [*runs, *current_runs]):
         raise ValueError(f"need at least 2 samples on each side, got {current.size} and {pooled.size}")
     if not (np.all(np.isfinite(current)) and np.all(np.isfinite(pooled))):
         raise ValueError("samples must be finite numbers")
     if min_effect < 0 or not 0 < alpha < 1 or not 0 < alpha_run < 1:
         raise ValueError(f"need min_effect >= 0 and alphas in (0, 1), got {min_effect}, {alpha}, {alpha_run}")
-    median = float(np.median(current))
+    median = float(np.median([np.median(run) for run in current_runs]))
     run_medians = [float(np.median(run)) for run in runs]
     center = float(np.median(run_medians))
     if center == 0:
@@ -126,13 +134,15 @@ def compare(
         p_value = 1.0
     run_p = None
     if spread is not None:
-        k = len(runs)
-        run_p = float(st.t.sf(worse_by / (spread.relative_sd * math.sqrt(1 + 1 / k)), spread.df))
+        k, m = len(runs), len(current_runs)
+        run_p = float(st.t.sf(worse_by / (spread.relative_sd * math.sqrt(1 / m + 1 / k)), spread.df))
     significant, material = p_value < alpha, worse_by >= min_effect
     beyond_runs = run_p is None or run_p < alpha_run
     regression = significant and material and beyond_runs
 
     runs_text = f"{len(runs)} baseline run{'s' if len(runs) != 1 else ''}"
+    if len(current_runs) > 1:
+        runs_text = f"{len(current_runs)} runs against {runs_text}"
     shift = f"median {median:.4g} vs {center:.4g} ({change:+.1%}, min effect {min_effect:.0%}, {runs_text})"
     test = f"Mann-Whitney p={p_value:.2g} {'<' if significant else '>='} {alpha:g}"
     if spread is None:
@@ -188,19 +198,24 @@ def attempt_summary(result: MetricResult) -> dict[str, Any]:
     }
 
 
-def confirm(comparison: BaselineComparison, first: MetricResult) -> BaselineComparison:
-    """The re-measure's comparison, with the suspecting attempt recorded: a regression only if both agree."""
-    first_comparison = first.baseline
-    agreed = comparison.regression and first_comparison is not None and first_comparison.regression
+def confirm(combined: BaselineComparison, first: MetricResult, second: BaselineComparison) -> BaselineComparison:
+    """Both attempts together (`combined`), the re-measure alone (`second`): see the module docstring."""
     summary = attempt_summary(first)
-    if agreed:
-        reason = f"{comparison.reason}; confirmed after a power cycle (first attempt {summary['change']:+.1%})"
-    elif comparison.regression:
-        reason = comparison.reason
+    before = f"{summary['change']:+.1%}" if summary["change"] is not None else "?"
+    again = f"re-measure {second.change:+.1%}"
+    worse_again = (-second.change if combined.change < 0 else second.change) >= combined.min_effect
+    direction_worse = (combined.change < 0) == (second.change < 0)
+    regression = combined.regression and worse_again and direction_worse
+    if regression:
+        reason = f"{combined.reason}; confirmed after a power cycle (first attempt {before}, {again})"
+    elif combined.regression:
+        reason = (
+            f"suspected regression not confirmed after a power cycle: first attempt {before}, {again} "
+            f"(not {combined.min_effect:.0%} worse on its own)"
+        )
     else:
-        before = f"{summary['change']:+.1%}" if summary["change"] is not None else "?"
-        reason = f"suspected regression not confirmed after a power cycle (first attempt {before}): {comparison.reason}"
-    return replace(comparison, regression=agreed, reason=reason, first_attempt=summary)
+        reason = f"suspected regression not confirmed after a power cycle (first attempt {before}): {combined.reason}"
+    return replace(combined, regression=regression, reason=reason, first_attempt=summary)
 
 
 def apply_baseline(result: MetricResult, comparison: BaselineComparison) -> MetricResult:

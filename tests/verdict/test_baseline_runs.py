@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hil.verdict.baseline import MIN_RUN_SPREAD, PRIOR_RUNS, RunSpread, apply_baseline, compare, confirm, run_spread
-from hil.verdict.result import MetricResult, StopReason, Verdict
+from hil.verdict.result import MetricResult, Sample, StopReason, Verdict
 from hil.verdict.spec import Band, Direction, MetricSpec
 
 RNG = np.random.default_rng(7)
@@ -73,24 +73,38 @@ def test_a_metric_own_spread_is_shrunk_toward_the_pool():
 SPEC = MetricSpec(metric="usb.msc.read", unit="MB/s", direction=Direction.HIGHER, band=Band(50.0, None), max_cv=0.05)
 
 
-def _result(comparison) -> MetricResult:
+def _result(comparison, values=()) -> MetricResult:
     base = MetricResult.for_spec(SPEC, "b", verdict=Verdict.PASS, reason="in band", stop_reason=StopReason.DECIDED)
+    base.samples = [Sample(value=v, started=0.0, duration_s=1.0) for v in values]
     return apply_baseline(base, comparison)
 
 
 def test_confirmation_calls_a_regression_only_when_both_attempts_agree():
     spread = RunSpread(0.03, 6, "test")
-    bad = compare(one_run(70.0), RUNS, direction=Direction.HIGHER, min_effect=0.05, spread=spread, baseline_run="b")
+    slow = one_run(70.0)
+    bad = compare(slow, RUNS, direction=Direction.HIGHER, min_effect=0.05, spread=spread, baseline_run="b")
     good = compare(one_run(99.0), RUNS, direction=Direction.HIGHER, min_effect=0.05, spread=spread, baseline_run="b")
-    first = _result(bad)
+    first = _result(bad, slow)
     assert bad.regression and first.verdict is Verdict.REGRESSION
 
-    confirmed = confirm(bad, first)
+    def both(second):
+        return compare([first.values, second], RUNS, direction=Direction.HIGHER, min_effect=0.05, spread=spread,
+                       baseline_run="b")  # fmt: skip
+
+    def alone(second):
+        return compare(second, RUNS, direction=Direction.HIGHER, min_effect=0.05, spread=spread, baseline_run="b")
+
+    slow_again = one_run(71.0)
+    confirmed = confirm(both(slow_again), first, alone(slow_again))
     assert confirmed.regression and "confirmed after a power cycle" in confirmed.reason
     assert confirmed.first_attempt["change"] == pytest.approx(bad.change)
 
-    cleared = confirm(good, first)
+    # Gone after the power cycle: the two runs together may still look slow, the re-measure alone does not.
+    normal = one_run(99.0)
+    assert both(normal).regression
+    cleared = confirm(both(normal), first, alone(normal))
     assert not cleared.regression and cleared.reason.startswith("suspected regression not confirmed")
+    assert good.change > -0.05
     assert _result(cleared).verdict is Verdict.PASS
     round_trip = MetricResult.from_dict(_result(cleared).to_dict())
     assert round_trip.baseline.first_attempt == cleared.first_attempt
