@@ -14,6 +14,7 @@ none of the metrics is skipped.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ import pytest
 from hil import confirmation
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
+from hil.lab import bound
 from hil.lab.pair import BoardPair
 from hil.report import collect
 from hil.report.outcome import raise_for_results
@@ -61,7 +63,10 @@ class Perf:
         # Facts first: after sampling, the board may be the thing that failed.
         known = {**self._facts(), **(facts or {})}
         results = measure_metrics(
-            specs, _lab_errors_as_measurement_errors(sample), board=board.name, on_sample=self._progress
+            specs,
+            _bounded_by_the_warmup(_lab_errors_as_measurement_errors(sample)),
+            board=board.name,
+            on_sample=self._progress,
         )
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts.update(known)
@@ -138,6 +143,28 @@ def _write_live(config: pytest.Config, line: str) -> None:
         return
     with capture.global_and_fixture_disabled():
         reporter.write_line(line)
+
+
+BOUND_FACTOR = 5  # a sample may take this many times the warm-up's duration before the board counts as hung
+BOUND_FLOOR_S = 20.0  # but never less: a short sample on a busy lab PC still gets time
+
+
+def _bounded_by_the_warmup(sample: Callable[[], Any]) -> Callable[[], Any]:
+    """Every sample after the first (the warm-up) runs under a bound derived from the warm-up's duration
+    (hil.lab.bound): a board that hangs mid-sample is noticed in seconds, not after a command's own limit."""
+    warmup_s: list[float] = []
+
+    def bounded_sample() -> Any:
+        if not warmup_s:
+            started = time.monotonic()
+            result = sample()
+            warmup_s.append(time.monotonic() - started)
+            return result
+        seconds = max(BOUND_FLOOR_S, BOUND_FACTOR * warmup_s[0])
+        with bound.bounded(seconds, f"{BOUND_FACTOR}x the warm-up's {warmup_s[0]:.1f} s, at least {BOUND_FLOOR_S:g} s"):
+            return sample()
+
+    return bounded_sample
 
 
 def _lab_errors_as_measurement_errors(sample: Callable[[], Any]) -> Callable[[], Any]:

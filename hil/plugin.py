@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from hil import confirmation
+from hil import confirmation, rootdir, signals
 from hil import parametrization as matrix
 from hil.catalogue import UnknownName
 from hil.errors import HilError, InventoryError
@@ -59,6 +59,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    rootdir.repair(early_config, parser, args)  # `--boards PATH` must not move the rootdir (hil.rootdir)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -72,6 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if samples is not None and samples < 2:
         raise pytest.UsageError("--samples must be at least 2 (a spread needs two samples)")
     _schedule_per_board(config)
+    signals.install()  # SIGTERM/SIGHUP end the run like Ctrl-C: reports written, boards powered off
     explicit = config.getoption("boards")
     path = Path(explicit) if explicit else config.rootpath / "boards.yaml"
     if not explicit and not path.is_file():
@@ -236,7 +242,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     except pytest.fail.Exception as exc:
         # pytest-timeout's signal method fails the test from inside whatever command was running:
         # the board may be mid-command, so the next test power-cycles it.
-        if "Timeout" in str(exc):
+        if "from pytest-timeout" in str(exc):  # its own message: "Timeout (>1200.0s) from pytest-timeout."
             _mark_pair_suspect(item, "pytest-timeout expired")
         raise
 

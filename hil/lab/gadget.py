@@ -174,6 +174,11 @@ class Gadget:
             function.cleanup(self.role)
 
     def _remove_quietly(self) -> None:
+        if self.role.suspect_reason is not None:  # its console already failed: the power cycle removes it
+            log.warning(
+                "%s: gadget %s left to the power cycle (%s)", self.role.label, self.name, self.role.suspect_reason
+            )
+            return
         try:
             self.remove()
         except Exception as exc:  # the board may be the reason we are here

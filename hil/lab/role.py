@@ -14,7 +14,7 @@ from labgrid import Target
 from labgrid.exceptions import NoStrategyFoundError
 
 from hil.errors import BoardTimeout, CommandFailed, LabError
-from hil.lab import shell
+from hil.lab import bound, shell
 from hil.lab.background import Background
 from hil.lab.strategy import BoardControl, missing_board_control
 
@@ -76,6 +76,7 @@ class Role:
         return output
 
     def run_status(self, command: str, *, timeout: float = 60.0) -> tuple[int, str]:
+        timeout, limit_text = bound.limit(timeout)
         line = command if len(command) <= MAX_LINE else self._stage(command, timeout)
         driver = self.target.get_driver("CommandProtocol")
         started = time.monotonic()
@@ -84,8 +85,7 @@ class Role:
         except (pexpect.TIMEOUT, subprocess.TimeoutExpired) as exc:
             self.mark_suspect(f"`{command}` timed out")
             raise BoardTimeout(
-                f"{self.label}: no answer to `{command}` after {time.monotonic() - started:.0f} s "
-                f"(command limit {timeout:.0f} s)"
+                f"{self.label}: no answer to `{command}` after {time.monotonic() - started:.0f} s ({limit_text})"
             ) from exc
         except (pexpect.EOF, ConnectionError) as exc:  # the far end is gone: a crashed emulator, a dead ser2net
             self.mark_suspect("console closed")

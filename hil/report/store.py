@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import hil
+from hil import signals
 from hil.report.files import atomic_write_text, dumps
 from hil.verdict.result import MetricResult
 
@@ -83,6 +84,7 @@ class RunInfo:
     started: str  # ISO 8601, UTC
     finished: str | None = None  # None while running, or when the run never finished (crash)
     exit_status: int | None = None  # pytest's exit code: 0 all passed, 1 tests failed, 2 interrupted, ...
+    aborted_by: str | None = None  # the signal that ended the run (SIGTERM, SIGHUP), None otherwise
     hil_version: str = hil.__version__
     host: dict[str, Any] = field(default_factory=dict)
     command: str = ""
@@ -145,6 +147,7 @@ class ResultStore:
     def finish(self, exit_status: int | None = None) -> None:
         self.run.finished = utc_now()
         self.run.exit_status = exit_status
+        self.run.aborted_by = signals.received
         self.flush()
 
     def flush(self) -> None:

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import attr
+import pexpect
 from labgrid.driver.qemudriver import QEMUDriver
 from labgrid.factory import target_factory
 from labgrid.step import step
@@ -24,7 +25,7 @@ from hil.errors import LabError
 @target_factory.reg_driver
 @attr.s(eq=False)
 class VlabQEMUDriver(QEMUDriver):
-    QUIT_TIMEOUT_S = 10.0
+    QUIT_TIMEOUT_S = 5.0
 
     def on_activate(self) -> None:
         self._check_files()
@@ -52,26 +53,43 @@ class VlabQEMUDriver(QEMUDriver):
 
     @step()
     def off(self) -> None:
+        """Pull the plug, with a bound: SIGTERM (QEMU quits as on QMP `quit`), SIGKILL after a grace period.
+
+        Not QMP: a frozen emulator (SIGSTOP, a wedged main loop) never answers its monitor, and labgrid's
+        QMP read has no timeout. SIGKILL ends even a stopped process.
+        """
         if not self.status:
             return
         child = self._child
-        try:
-            if child.poll() is None:
-                self.monitor_command("quit")
-            child.wait(timeout=self.QUIT_TIMEOUT_S)
-        except Exception as exc:  # QMP gone or emulator wedged: pull the plug
-            self.logger.warning("QEMU did not quit cleanly (%s): killing it", exc)
-            child.kill()
-            child.wait(timeout=self.QUIT_TIMEOUT_S)
-        if child.stdout:
-            child.stdout.close()
-        if child.stdin:
-            child.stdin.close()
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=self.QUIT_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.logger.warning("QEMU did not quit within %.0f s: killing it", self.QUIT_TIMEOUT_S)
+                child.kill()
+                child.wait(timeout=self.QUIT_TIMEOUT_S)
+        for stream in (child.stdout, child.stdin):
+            if stream:
+                stream.close()
         if self._clientsocket:
             self._clientsocket.close()
             self._clientsocket = None
         self._child = None
         self.status = 0
+
+    def _read(self, size: int = 1, timeout: float = 10, max_size: int | None = None) -> bytes:
+        """labgrid's read, except that a console whose emulator is gone is closed (EOF), not silent.
+
+        Without this a dead QEMU's socket reads as empty data, polled every 10 ms until the command's
+        timeout runs out; with it the command fails at once and the board is power-cycled.
+        """
+        data = super()._read(size=size, timeout=timeout, max_size=max_size)
+        if data == b"":
+            status = self._child.poll() if self._child is not None else None
+            how = f"exited with status {status}" if status is not None else "closed the socket"
+            raise pexpect.EOF(f"console closed: QEMU {how}")
+        return data
 
     def pause(self) -> None:
         """Freeze the emulated CPUs: the console stops answering, as a hung board's would."""

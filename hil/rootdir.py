@@ -1,0 +1,56 @@
+"""`--boards PATH` with a space: give pytest back the rootdir and ini file it would have found.
+
+pytest finds its rootdir and ini file before it knows any plugin's options, so in `--boards PATH` it
+takes PATH for a test path: the rootdir moves to PATH's directory, the repository's pytest.ini (its
+testpaths, addopts, timeouts) is ignored and the wrong tests are collected. `--boards=PATH` is not
+affected. Once hil's options are known (pytest_load_initial_conftests, before conftests and
+collection), the discovery is redone without PATH and the addopts of the right ini file are put in
+place of the wrong one's. It uses pytest internals: pyproject.toml pins pytest, and
+tests/test_rootdir.py fails if a new pytest breaks this.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from _pytest.config.findpaths import determine_setup
+
+
+def space_form_value(args: list[str], option: str) -> str | None:
+    """The value of `option VALUE` (two arguments) in args, None when absent or given as option=VALUE."""
+    for index, arg in enumerate(args[:-1]):
+        if arg == "--":
+            return None
+        if arg == option:
+            return args[index + 1]
+    return None
+
+
+def repair(config: pytest.Config, parser: pytest.Parser, args: list[str], option: str = "--boards") -> None:
+    value = space_form_value(args, option)
+    if value is None:
+        return
+    ns = config.known_args_namespace  # parsed with hil's options known: PATH is no test path here
+    rootpath, inipath, inicfg, ignored = determine_setup(
+        inifile=ns.inifilename,
+        override_ini=ns.override_ini,
+        args=ns.file_or_dir,
+        rootdir_cmd_arg=ns.rootdir or None,
+        invocation_dir=config.invocation_params.dir,
+    )
+    if (rootpath, inipath) == (config.rootpath, config.inipath):
+        return
+    wrong_addopts = list(config.getini("addopts"))
+    config._rootpath = rootpath  # type: ignore[attr-defined]
+    config._inipath = inipath  # type: ignore[attr-defined]
+    config._inicfg = inicfg  # type: ignore[attr-defined]
+    config._ignored_config_files = ignored  # type: ignore[attr-defined]
+    config._inicache.clear()  # type: ignore[attr-defined]
+    parser.extra_info["rootdir"] = str(rootpath)
+    parser.extra_info["inifile"] = str(inipath)
+    if wrong_addopts and args[: len(wrong_addopts)] == wrong_addopts:
+        del args[: len(wrong_addopts)]
+    args[:0] = config.getini("addopts")
+    config.known_args_namespace = parser.parse_known_args(args, namespace=copy.copy(config.option))
+    config.known_args_namespace.confcutdir = str(inipath.parent if inipath else rootpath)

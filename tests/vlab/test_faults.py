@@ -1,0 +1,146 @@
+"""Faults on the virtual board, in whole pytest runs: a killed board and a frozen one are ERRORs within
+seconds (not the command's own limit), the next test passes after a power cycle, and a SIGTERM to the
+run leaves no QEMU behind and fresh reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from hil.vlab import ENV_FILE
+
+from .test_suite_run import junit_cases, run_pytest
+
+BOARDS = f"""
+pairs:
+  vlab-hs:
+    env: {ENV_FILE}
+    vlab: true
+    roles: {{host: {{target: vboard}}, device: {{target: vboard}}}}
+    link: {{type: usb, speed: high, udc: dummy_udc.0, driver: {{module: dummy_hcd, params: {{is_super_speed: false}}}},
+            emulated: true}}
+    metrics:
+      usb.msc.read: {{unit: MB/s, min: 1, max_cv: 60%}}
+"""
+
+TESTS = """
+import os, pathlib, signal, time
+import pytest
+from hil.lab.gadget import MassStorage
+from hil.measure import dd
+
+
+def fault(pair):
+    qemu = pair.host.target.get_driver("VlabQEMUDriver")
+    pathlib.Path("fault_at").write_text(repr(time.time()))
+    if os.environ["HIL_FAULT"] == "kill":
+        qemu.kill()  # as a crash would
+    else:
+        os.kill(qemu._child.pid, signal.SIGSTOP)  # frozen: the process is there, nothing answers
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_1_board_fails_while_sampling(pair, perf):
+    taken = []
+
+    def sample():
+        if len(taken) == 3:  # warm-up and two counted samples are in
+            fault(pair)
+        taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16))  # dd's own limit is minutes
+        return taken[-1]
+
+    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+        disk = gadget.block_device()
+        perf.check("usb.msc.read", bs="1M", sample=sample)
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_2_next_test_measures_after_a_power_cycle(pair, perf):
+    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+        disk = gadget.block_device()
+        perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16))
+"""
+
+
+def _lab(tmp_path: Path) -> Path:
+    (tmp_path / "boards.yaml").write_text(BOARDS)
+    (tmp_path / "test_fault.py").write_text(textwrap.dedent(TESTS))
+    (tmp_path / "pytest.ini").write_text("[pytest]\njunit_family = xunit1\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(("fault", "within_s"), [("kill", 10), ("freeze", 60)])
+def test_a_failed_board_is_an_error_within_seconds_and_the_next_test_passes(
+    tmp_path, vlab_subprocess_env, fault, within_s
+):
+    lab = _lab(tmp_path)
+    out = lab / "reports"
+    proc = run_pytest(["--samples", "4", "-rA", "test_fault.py"], {**vlab_subprocess_env, "HIL_FAULT": fault}, out,
+                      cwd=lab)  # fmt: skip
+    log = proc.stdout[-8000:] + proc.stderr[-2000:]
+    assert proc.returncode == 1, log
+
+    results = json.loads((out / "results.json").read_text())["results"]
+    assert results[0]["verdict"] == "ERROR", log
+    assert results[1]["verdict"] in ("PASS", "MARGINAL"), log  # MARGINAL passes too: a noisy machine
+    failed = results[0]
+    noticed_after = failed["finished"] - float((lab / "fault_at").read_text())
+    assert noticed_after < within_s, f"the {fault} was noticed after {noticed_after:.1f} s"
+    assert len(failed["samples"]) == 2, "what was measured before the fault is kept"
+    if fault == "kill":
+        assert "console closed" in failed["reason"], failed["reason"]
+    else:
+        assert "sample bound" in failed["reason"] and "the warm-up's" in failed["reason"], failed["reason"]
+    cases = junit_cases(out / "junit.xml")
+    assert cases["test_1_board_fails_while_sampling[vlab-hs]"].find("error") is not None
+    assert results[1]["facts"]["boot.vboard"].endswith("2 power-on(s) this session"), results[1]["facts"]
+
+
+def _qemu_pids_of(image: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if cmdline and cmdline[0].endswith(b"qemu-system-x86_64") and image.encode() in b" ".join(cmdline):
+                pids.append(int(entry.name))
+    return pids
+
+
+def test_sigterm_mid_suite_leaves_no_qemu_and_fresh_reports(tmp_path, vlab_subprocess_env):
+    lab = _lab(tmp_path)
+    out = lab / "reports"
+    out.mkdir()
+    for stale in ("junit.xml", "report.html"):
+        (out / stale).write_text("from an earlier run")
+    image = vlab_subprocess_env["LG_HIL_VLAB_IMAGE"]
+    before = set(_qemu_pids_of(image))
+    reports = [f"--hil-reports={out}", f"--html={out}/report.html", f"--junitxml={out}/junit.xml"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *reports, "test_fault.py", "-k", "test_2"],
+        cwd=lab, env=vlab_subprocess_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not (set(_qemu_pids_of(image)) - before):
+        time.sleep(0.2)
+    assert set(_qemu_pids_of(image)) - before, "the run never started its QEMU"
+    time.sleep(5)  # booting or measuring: mid-suite either way
+    os.kill(proc.pid, signal.SIGTERM)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, output[-4000:]
+    assert set(_qemu_pids_of(image)) - before == set(), "QEMU outlived the run"
+    run = json.loads((out / "results.json").read_text())["run"]
+    assert run["finished"] is not None and run["exit_status"] == 2 and run["aborted_by"] == "SIGTERM"
+    assert "from an earlier run" not in (out / "junit.xml").read_text()
+    assert "from an earlier run" not in (out / "report.html").read_text()
