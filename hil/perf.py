@@ -25,6 +25,7 @@ from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab import bound
 from hil.lab.pair import BoardPair
+from hil.measure import cpuload
 from hil.report import collect
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
@@ -48,9 +49,14 @@ class Perf:
         *,
         sample: Callable[[], Any],
         facts: dict[str, Any] | None = None,
+        cpu_load_on: str | None = "device",
         **params: Any,
     ) -> MetricResult | list[MetricResult]:
-        """Sample until the verdicts are settled; one result for one metric name, a list for a list."""
+        """Sample until the verdicts are settled; one result for one metric name, a list for a list.
+
+        cpu_load_on: the role whose per-CPU load is sampled around every run of the tool (seed 004), or
+        None; a pair without that role skips it.
+        """
         names = [metrics] if isinstance(metrics, str) else list(metrics)
         catalogue = self.inventory.catalogue
         for name in names:
@@ -62,6 +68,8 @@ class Perf:
         specs = [board.spec_for(self.inventory.inventory, name, params, fixed_samples=fixed) for name in names]
         # Facts first: after sampling, the board may be the thing that failed.
         known = {**self._facts(), **(facts or {})}
+        if cpu_load_on is not None and cpu_load_on in self.pair.roles:
+            sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
         results = measure_metrics(
             specs,
             _bounded_by_the_warmup(_lab_errors_as_measurement_errors(sample)),
@@ -70,6 +78,7 @@ class Perf:
         )
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts.update(known)
+            self._note_cpu_load(result)
             entry = board.config.metrics.get(result.metric)
             if entry is not None and entry.source:
                 result.facts["band_source"] = entry.source
@@ -77,6 +86,17 @@ class Perf:
             collect.attach(self.request.node, results[index])
         raise_for_results(results)
         return results[0] if isinstance(metrics, str) else results
+
+    def _note_cpu_load(self, result: MetricResult) -> None:
+        """The median per-CPU load over the counted samples, and a core at its limit (the bottleneck)."""
+        load = cpuload.summary(result.samples)
+        if load is None:
+            return
+        line, saturated = load
+        result.facts["cpu_load"] = line
+        if saturated:
+            result.facts["cpu_saturated"] = ", ".join(saturated)
+            log.warning("%s %s: CPU at its limit during the transfer: %s", self.pair.name, result.metric, saturated[0])
 
     def _facts(self) -> dict[str, Any]:
         if "kernel" not in self.pair.facts:

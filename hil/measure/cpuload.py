@@ -1,0 +1,157 @@
+"""Per-CPU load on a role while a sample runs, from two /proc/stat snapshots (seed 004's method).
+
+Throughput on an embedded board is often bounded by one core drowning in interrupts, not by the bus:
+seed 004 reads per-CPU usr/sys/irq/softirq/iowait during the transfer and looks for a core at 100%.
+hil takes a /proc/stat snapshot on the role before and after every sample (two short commands, no
+background process) and stores the per-CPU shares with the sample.
+
+    before = snapshot(role); ...transfer...; load = cpu_load(before, snapshot(role))
+    load["cpu1"].irq_softirq          # percent of cpu1's time in hard and soft interrupts
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from hil.measure.parsing import ascii_int, parser, without_kernel_messages
+from hil.verdict.errors import ParseError
+from hil.verdict.measurement import Measurement
+from hil.verdict.result import Sample
+
+if TYPE_CHECKING:
+    from hil.lab.role import Role
+
+# /proc/stat "cpuN" fields, in order (proc(5)); older kernels stop after softirq or steal.
+FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+CPU_LINE = re.compile(r"^(cpu[0-9]*)((?: +[0-9]+){4,10}) *$")  # [0-9]: \d takes any Unicode digit
+SATURATED_PERCENT = 90.0  # seed 004: one core at ~100% irq+softirq is where the throughput stops
+
+
+@dataclass(frozen=True)
+class CpuShare:
+    """Percent of one CPU's time between two snapshots."""
+
+    user: float
+    system: float
+    irq: float
+    softirq: float
+    iowait: float
+    idle: float
+
+    @property
+    def irq_softirq(self) -> float:
+        return self.irq + self.softirq
+
+    @property
+    def busy(self) -> float:
+        return 100.0 - self.idle - self.iowait
+
+
+@parser("procstat")
+def parse_stat(text: str) -> dict[str, tuple[int, ...]]:
+    """The cpu lines of /proc/stat: name -> the counters of FIELDS (missing trailing ones as 0)."""
+    cpus: dict[str, tuple[int, ...]] = {}
+    for line in without_kernel_messages(text).splitlines():
+        match = CPU_LINE.match(line.strip())
+        if not match:
+            continue
+        name = match.group(1)
+        if name in cpus:
+            raise ParseError(f"/proc/stat lists {name} twice", text)
+        values = [ascii_int(v, f"{name} counter", text) for v in match.group(2).split()]
+        cpus[name] = tuple((values + [0] * len(FIELDS))[: len(FIELDS)])
+    if "cpu" not in cpus or len(cpus) < 2:
+        raise ParseError("no cpu lines in /proc/stat output (need the total and at least one cpuN)", text)
+    return cpus
+
+
+def snapshot(role: Role) -> dict[str, tuple[int, ...]]:
+    return parse_stat(role.run("cat /proc/stat", timeout=30))
+
+
+def cpu_load(before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[int]]) -> dict[str, CpuShare]:
+    """Per-CPU shares between two snapshots (CPUs that went offline in between are left out)."""
+    shares = {}
+    for name, end in after.items():
+        start = before.get(name)
+        if start is None:
+            continue
+        delta = dict(zip(FIELDS, (b - a for a, b in zip(start, end, strict=True)), strict=True))
+        if any(value < 0 for value in delta.values()):
+            raise ParseError(f"{name}: /proc/stat counters went backwards (a reboot between snapshots?)", "")
+        total = sum(delta.values())
+        if total == 0:
+            continue
+
+        def pct(*fields: str, delta: dict[str, int] = delta, total: int = total) -> float:
+            return round(100.0 * sum(delta[f] for f in fields) / total, 1)
+
+        shares[name] = CpuShare(
+            user=pct("user", "nice"),
+            system=pct("system"),
+            irq=pct("irq"),
+            softirq=pct("softirq"),
+            iowait=pct("iowait"),
+            idle=pct("idle"),
+        )
+    return shares
+
+
+def as_details(shares: Mapping[str, CpuShare]) -> dict[str, dict[str, float]]:
+    return {name: asdict(share) for name, share in shares.items()}
+
+
+def saturated(shares: Mapping[str, CpuShare]) -> list[str]:
+    """Cores (not the total) whose interrupt handling or whole time is at the limit, worst first."""
+    found = []
+    for name, share in sorted(shares.items(), key=lambda item: -item[1].irq_softirq):
+        if name == "cpu":
+            continue
+        if share.irq_softirq >= SATURATED_PERCENT:
+            found.append(f"{name}: irq+softirq {share.irq_softirq:.0f}%")
+        elif share.busy >= SATURATED_PERCENT:
+            found.append(f"{name}: busy {share.busy:.0f}% (usr {share.user:.0f}%, sys {share.system:.0f}%)")
+    return found
+
+
+def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
+    """`sample`, with the role's per-CPU load during it stored in the sample's details["cpu_load"]."""
+
+    def loaded_sample() -> Any:
+        before = snapshot(role)
+        started, clock = time.time(), time.monotonic()
+        got = sample()
+        took = time.monotonic() - clock
+        load = {"role": role.label, "cpus": as_details(cpu_load(before, snapshot(role)))}
+        if isinstance(got, Measurement | Sample):
+            got.details["cpu_load"] = load
+            return got
+        if isinstance(got, numbers.Real) and not isinstance(got, bool):
+            return Sample(value=float(got), started=started, duration_s=took, details={"cpu_load": load})
+        return got  # the sampler names what is wrong with it
+
+    return loaded_sample
+
+
+def summary(samples: Sequence[Sample]) -> tuple[str, list[str]] | None:
+    """Median per-CPU shares over samples, as one line, and the saturated cores; None without load data."""
+    loads = [s.details["cpu_load"]["cpus"] for s in samples if "cpu_load" in s.details]
+    if not loads:
+        return None
+    names = sorted(set.intersection(*(set(load) for load in loads)), key=lambda n: (n != "cpu", len(n), n))
+    median = {
+        name: CpuShare(**{f: statistics.median(load[name][f] for load in loads) for f in CpuShare.__annotations__})
+        for name in names
+    }
+    line = "; ".join(
+        f"{'all' if name == 'cpu' else name} usr {s.user:.0f}% sys {s.system:.0f}% irq {s.irq:.0f}% "
+        f"softirq {s.softirq:.0f}% iowait {s.iowait:.0f}% idle {s.idle:.0f}%"
+        for name, s in median.items()
+    )
+    return line, saturated(median)
