@@ -13,6 +13,7 @@ import pytest
 from labgrid import Environment
 from labgrid.step import steps
 
+from hil.errors import LabError
 from hil.lab.role import Role
 from hil.lab.strategy import BootloaderStrategy
 from hil.vlab import ENV_FILE
@@ -86,3 +87,13 @@ def test_hung_board_is_power_cycled_through_uboot(uboot_board, console):
     assert strategy.suspect_reason is None
     assert console.text.count("Hit any key to stop autoboot") == boots + 1, "the new boot went through U-Boot"
     assert uboot_board.run("echo alive") == "alive"
+
+
+def test_missing_uboot_rom_is_a_clear_error(tmp_path, vlab_image):
+    text = UBOOT_ENV_FILE.read_text()
+    path = tmp_path / "env-uboot.yaml"
+    path.write_text(text.replace("uboot: /usr/lib/u-boot/", "uboot: /nonexistent/"))
+    env = Environment(config_file=str(path))
+    with pytest.raises(LabError, match=r"bios image /nonexistent/\S+ does not exist \(apt-get install u-boot-qemu\)"):
+        env.get_target("vboard").get_strategy().transition("shell")
+    env.cleanup()
