@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # The virtual board's kernel and tools come from these packages (hil/vlab/image.py copies them into
 # its initramfs); python3-venv builds the environment.
 APT_PACKAGES=(
-    qemu-system-x86 linux-image-amd64 busybox-static dash coreutils kmod cpio
+    qemu-system-x86 u-boot-qemu linux-image-amd64 busybox-static dash coreutils kmod cpio
     fio iperf3 iperf sysstat iproute2 umtp-responder mtp-tools v4l-utils
     gcc libc6-dev make
     python3 python3-venv

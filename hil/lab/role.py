@@ -11,7 +11,8 @@ from typing import Any
 
 import pexpect
 from labgrid import Target
-from labgrid.exceptions import NoStrategyFoundError
+from labgrid.exceptions import NoDriverFoundError, NoStrategyFoundError
+from labgrid.protocol import CommandProtocol
 
 from hil.errors import BoardTimeout, CommandFailed, LabError
 from hil.lab import bound, shell
@@ -78,7 +79,7 @@ class Role:
     def run_status(self, command: str, *, timeout: float = 60.0) -> tuple[int, str]:
         timeout, limit_text = bound.limit(timeout)
         line = command if len(command) <= MAX_LINE else self._stage(command, timeout)
-        driver = self.target.get_driver("CommandProtocol")
+        driver = self._command_driver()
         started = time.monotonic()
         try:
             stdout, stderr, exitcode = driver.run(line, timeout=timeout)
@@ -93,6 +94,13 @@ class Role:
                 f"{self.label}: console closed while running `{command}` ({type(exc).__name__}: {exc})"
             ) from exc
         return exitcode, "\n".join([*stdout, *stderr])
+
+    def _command_driver(self) -> CommandProtocol:
+        # A board with a boot loader has two: UBootDriver and ShellDriver. Booted, only the shell is active.
+        try:
+            return self.target.get_active_driver("CommandProtocol")
+        except NoDriverFoundError:
+            return self.target.get_driver("CommandProtocol")
 
     def read(self, path: str, *, timeout: float = 30.0) -> str:
         return self.run(shell.cmd("cat", path), timeout=timeout).strip()

@@ -179,7 +179,8 @@ class BootloaderStrategy(RecoveringStrategy):
 
     The boot loader is any labgrid driver that implements LinuxBootProtocol and gets to its prompt on
     activation (labgrid's UBootDriver, BareboxDriver): its `boot_command` (e.g. `run bootcmd`, or on
-    the virtual board's U-Boot `qfw load; zboot`) says how Linux is started.
+    the virtual board's U-Boot `qfw load` + `zboot`) says how Linux is started, its `bootstring` that
+    the kernel was entered. hil/vlab/env-uboot.yaml is the example environment.
     """
 
     bindings: ClassVar[dict] = {
@@ -197,7 +198,8 @@ class BootloaderStrategy(RecoveringStrategy):
         self.target.activate(self.console)
         self.power.on()
         self.target.activate(self.bootloader)  # waits for the prompt, interrupting autoboot
-        self.bootloader.boot("")
+        self.bootloader.boot("")  # "": the driver's boot_command
         self.bootloader.await_boot()
+        # Its prompt is gone; once booted only the shell is active, the CommandProtocol a Role runs on.
         self.target.deactivate(self.bootloader)
         self.target.activate(self.shell)

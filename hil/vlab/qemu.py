@@ -41,15 +41,19 @@ class VlabQEMUDriver(QEMUDriver):
                 f"(or fix tools/{self.qemu_bin} in {config.filename})"
             )
         files = {"kernel": config.get_image_path(self.kernel)} if self.kernel else {}
+        if self.bios:
+            files["bios"] = config.get_image_path(self.bios)
         args = shlex.split(self.extra_args)
         if "-initrd" in args and args.index("-initrd") + 1 < len(args):
             files["initrd"] = args[args.index("-initrd") + 1]
         for what, path in files.items():
             if not Path(path).is_file():
-                raise LabError(
-                    f"{self.target.name}: {what} image {path} does not exist "
-                    "(build the virtual lab image: python -m hil.vlab.image)"
+                fix = (
+                    "apt-get install u-boot-qemu"
+                    if what == "bios"
+                    else "build the virtual lab image: python -m hil.vlab.image"
                 )
+                raise LabError(f"{self.target.name}: {what} image {path} does not exist ({fix})")
 
     @step()
     def off(self) -> None:

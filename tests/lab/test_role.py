@@ -174,3 +174,32 @@ def test_staging_survives_a_chunk_boundary_inside_a_quoted_value(role, lines_sen
     assert role.run(shell.cmd("printf", "%s", value)) == value
     _assert_staged_and_removed(lines_sent)
     assert shlex.split(lines_sent[0])[:2] == ["printf", "%s"]
+
+
+TWO_COMMAND_DRIVERS = """\
+targets:
+  board:
+    drivers:
+      - LocalShellDriver: {name: bootloader}
+      - LocalShellDriver: {name: shell}
+imports:
+  - hil.lab.local
+"""
+
+
+def test_runs_on_the_active_one_of_two_command_drivers(tmp_path, monkeypatch):
+    # A U-Boot board: UBootDriver and ShellDriver are both CommandProtocol; booted, only the shell is active.
+    path = tmp_path / "env.yaml"
+    path.write_text(TWO_COMMAND_DRIVERS)
+    env = Environment(config_file=str(path))
+    target = env.get_target("board")
+    used: list[str] = []
+    for name in ("bootloader", "shell"):
+        driver = target.get_driver("CommandProtocol", name=name, activate=False)
+        monkeypatch.setattr(driver, "run", lambda cmd, timeout=30.0, name=name: (used.append(name), ([], [], 0))[1])
+    target.activate(target.get_driver("CommandProtocol", name="shell", activate=False))
+    try:
+        Role("device", target, "uboot-pair").run("true")
+    finally:
+        env.cleanup()
+    assert used == ["shell"]
