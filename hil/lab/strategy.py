@@ -108,6 +108,23 @@ class RecoveringStrategy(Strategy, abc.ABC):
         self.target.deactivate(self.shell)
         self.target.activate(self.power)
         self.power.off()
+        self._forget_console_output()
+
+    def _forget_console_output(self) -> None:
+        """Drop what the console read but nobody matched: prompts of the board that was just switched off.
+
+        During a boot the ShellDriver sends a newline every few seconds, and the prompts they produce sit
+        in the console's expect buffer; the next power-on would match one at once and "boot" in 0.1 s while
+        the new board is still in its firmware. A real board's console (ser2net, a USB UART) is the same
+        driver object across power cycles, so this holds for every board, not only the virtual one.
+        """
+        expect = getattr(self.console, "_expect", None)  # labgrid's ConsoleExpectMixin keeps a pexpect here
+        if expect is not None:
+            expect.buffer = expect.string_type()
+            # pexpect keeps the unmatched text in `_before` too, and refills the buffer from it when that is
+            # longer (Expecter.existing_data): both go.
+            if hasattr(expect, "_before"):
+                expect._before = expect.buffer_type()
 
     def _boot_to_shell(self) -> None:
         failures = []

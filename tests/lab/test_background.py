@@ -6,7 +6,6 @@ power cycle).
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from pathlib import Path
@@ -42,25 +41,41 @@ def role(env) -> Role:
     return Role("host", env.get_target("lab-pc"), "pc-pair")
 
 
-def _alive(pid: int) -> bool:
+def _stat(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat after the command name: state is [0], pgrp [2], start time [19]."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is gone for our purposes
-    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-
-
-def _pids_of_group(directory: str) -> list[int]:
-    pgid = int(Path(directory, "pgid").read_text())
-    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _pgid(int(p.name)) == pgid]
-
-
-def _pgid(pid: int) -> int | None:
-    try:
-        return os.getpgid(pid)
-    except ProcessLookupError:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
         return None
+
+
+# A process is (pid, start time): pid_max may be small (32768 here), and a busy machine reuses pids fast.
+def _alive(process: tuple[int, str]) -> bool:
+    """Still running or stopped; a zombie, a process that is gone, or a new one with its pid does not count."""
+    stat = _stat(process[0])
+    return stat is not None and stat[19] == process[1] and stat[0] not in ("Z", "X")
+
+
+def _all_gone(processes: list[tuple[int, str]], within_s: float = 3.0) -> bool:
+    """SIGKILL is delivered at once, but a process exits when it is next scheduled: on a loaded machine
+    that can be a moment after `stop()` returned."""
+    deadline = time.monotonic() + within_s
+    while any(_alive(p) for p in processes):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _pids_of_group(directory: str) -> list[tuple[int, str]]:
+    pgid = Path(directory, "pgid").read_text().strip()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat is not None and stat[2] == pgid:
+                found.append((int(entry.name), stat[19]))
+    return found
 
 
 def test_ready_output_and_exit_status_are_collected(role):
@@ -72,7 +87,7 @@ def test_ready_output_and_exit_status_are_collected(role):
     assert not server.running
     assert "starting" in server.output and "listening on 5201" in server.output
     assert server.exit_status == 128 + signal.SIGTERM  # stopped by TERM, as the wrapper saw it
-    assert not any(_alive(pid) for pid in pids)
+    assert _all_gone(pids)
     assert not Path(server.directory).exists(), "its files on the role are removed"
 
 
@@ -119,14 +134,14 @@ def test_a_failing_test_body_still_stops_everything_and_keeps_its_own_exception(
         pids = _pids_of_group(job.directory)
         assert len(pids) >= 3  # wrapper, subshell and both sleeps
         1 / 0  # noqa: B018 - the test's own failure
-    assert not any(_alive(pid) for pid in pids)
+    assert _all_gone(pids)
 
 
 def test_a_command_ignoring_term_is_killed_after_the_grace_period(role):
     stubborn = shell.cmd("sh", "-c", "trap '' TERM; echo up; while :; do sleep 0.1; done")
     with role.background(stubborn, ready="up", stop_timeout_s=0.5) as job:
         pids = _pids_of_group(job.directory)
-    assert not any(_alive(pid) for pid in pids)
+    assert _all_gone(pids)
 
 
 def test_stop_backgrounds_ends_what_a_test_left_running(role):
@@ -135,4 +150,4 @@ def test_stop_backgrounds_ends_what_a_test_left_running(role):
     pids = _pids_of_group(job.directory)
     role.stop_backgrounds()
     assert role.backgrounds == [] and not job.running
-    assert not any(_alive(pid) for pid in pids)
+    assert _all_gone(pids)

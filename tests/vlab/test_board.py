@@ -144,3 +144,13 @@ def test_missing_kernel_image_is_a_clear_error(tmp_path, vlab_image):
     with pytest.raises(LabError, match=r"kernel image .*no-image/vmlinuz does not exist \(build the virtual lab"):
         strategy.transition("shell")
     env.cleanup()
+
+
+def test_back_to_back_power_cycles_each_wait_for_a_real_boot(vboard):
+    """Prompts left in the console buffer by one boot must not answer for the next (a 0.1 s 'boot')."""
+    strategy = vboard.strategy
+    strategy.power_cycle()
+    strategy.power_cycle()  # nothing ran in between: the previous boot's extra prompts are still buffered
+    assert strategy.boot_times_s[-1] > 3.0, f"'booted' in {strategy.boot_times_s[-1]:.2f} s: a stale prompt"
+    uptime = float(vboard.run("cut -d' ' -f1 /proc/uptime").strip())
+    assert uptime >= 1.0, "the shell that answered belongs to a kernel that has just started"
