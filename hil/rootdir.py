@@ -1,4 +1,4 @@
-"""`--boards PATH` with a space: give pytest back the rootdir and ini file it would have found.
+"""`--boards PATH` (any hil option with a path, space form): give pytest back its rootdir and ini file.
 
 pytest finds its rootdir and ini file before it knows any plugin's options, so in `--boards PATH` it
 takes PATH for a test path: the rootdir moves to PATH's directory, the repository's pytest.ini (its
@@ -27,9 +27,13 @@ def space_form_value(args: list[str], option: str) -> str | None:
     return None
 
 
-def repair(config: pytest.Config, parser: pytest.Parser, args: list[str], option: str = "--boards") -> None:
-    value = space_form_value(args, option)
-    if value is None:
+PATH_OPTIONS = ("--boards", "--hil-reports", "--baseline-dir")
+
+
+def repair(
+    config: pytest.Config, parser: pytest.Parser, args: list[str], options: tuple[str, ...] = PATH_OPTIONS
+) -> None:
+    if all(space_form_value(args, option) is None for option in options):
         return
     ns = config.known_args_namespace  # parsed with hil's options known: PATH is no test path here
     rootpath, inipath, inicfg, ignored = determine_setup(
