@@ -162,22 +162,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(name=f"board:{groups[name]}"))
 
 
+_LOST_GROUPS = pytest.StashKey[str]()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """On a worker: refuse to run if pytest-xdist did not carry the board groups into the node ids.
+    """On a worker: notice when pytest-xdist did not carry the board groups into the node ids.
 
     pytest-xdist 3.8 groups by a suffix it writes into each node id; pytest 9.2 ignores that write
     (pytest-xdist#1386), and the tests of one board would then spread over workers without a word.
+    Every test of such a worker then errors before its fixtures (its board) are set up.
     """
     if not hasattr(session.config, "workerinput"):
         return
     lost = [item.nodeid for item in session.items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
     if lost:
-        raise pytest.UsageError(
+        session.config.stash[_LOST_GROUPS] = (
             f"pytest-xdist did not apply the per-board groups ({len(lost)} tests, e.g. {lost[0]}): two workers "
             "could drive one board. This pytest/pytest-xdist pair is known to lose them (pytest-xdist#1386); "
             "install the versions pyproject.toml pins, or run without -n"
         )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    lost = item.config.stash.get(_LOST_GROUPS, None)
+    if lost is not None:
+        pytest.fail(lost, pytrace=False)
 
 
 @pytest.fixture(scope="session")

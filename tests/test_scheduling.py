@@ -81,3 +81,22 @@ def test_dist_each_is_refused(lab):
     result = lab.runpytest_subprocess("-p", "xdist", "-n", "2", "--dist", "each", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--dist each would send every worker to every board*"])
+
+
+LOSE_GROUPS = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    # What pytest 9.2 does to pytest-xdist 3.8 (pytest-xdist#1386): the group suffix never reaches the node id.
+    for item in items:
+        item._nodeid = item._nodeid.split("@")[0]
+"""
+
+
+def test_a_worker_that_lost_the_board_groups_refuses_to_run(lab):
+    (lab.path / "conftest.py").write_text(CONFTEST + LOSE_GROUPS)
+    result = lab.runpytest_subprocess("-p", "xdist", "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=12)
+    assert not (lab.path / "where.jsonl").exists(), "no test may run on a shared board"
+    result.stdout.fnmatch_lines(["*pytest-xdist did not apply the per-board groups*pytest-xdist#1386*"])
