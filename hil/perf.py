@@ -112,7 +112,9 @@ class Perf:
         key = metric_key(result.metric, result.params)
         runs = baseline.runs_for(key) if baseline else None
         if not runs or len(result.samples) < 2:
-            result.facts["baseline"] = f"none stored for {key}"
+            path = str(store.path_for(result.board))
+            unreadable = [problem for problem in store.unreadable if problem.startswith(path)]
+            result.facts["baseline"] = f"skipped: {unreadable[0]}" if unreadable else f"none stored for {key}"
             return result
         item = self.request.node
         first = item.stash.get(confirmation.CONFIRMING, {}).get(key)

@@ -141,16 +141,23 @@ class BaselineStore:
         self.directory = directory
         self.runs_kept = runs_kept
         self._cache: dict[str, Baseline | None] = {}
+        self.unreadable: list[str] = []  # problems of baseline files skipped by load()
 
     def path_for(self, board: str) -> Path:
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", board).lstrip(".") or "_"
         return self.directory / f"{safe}.json"
 
     def load(self, board: str) -> Baseline | None:
-        """The board's baseline, None when it has none; read once per store (one test session)."""
+        """The board's baseline, None when it has none or it cannot be read; read once per store (one
+        test session). An unreadable file is a warning in `unreadable` (naming it), never an error: the
+        run's own verdicts stand without the comparison."""
         if board not in self._cache:
             path = self.path_for(board)
-            self._cache[board] = _read(path, board) if path.exists() else None
+            try:
+                self._cache[board] = _read(path, board) if path.exists() else None
+            except BaselineFileError as exc:
+                self.unreadable.append(str(exc))
+                self._cache[board] = None
         return self._cache[board]
 
     def update(self, board: str, results: Iterable[MetricResult], run_id: str) -> BaselineUpdate:
@@ -195,18 +202,24 @@ class BaselineStore:
 
 def _read(path: Path, board: str) -> Baseline:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constants)
     except OSError as exc:
         raise BaselineFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
+    except UnicodeDecodeError as exc:
+        raise BaselineFileError(f"{path}: not UTF-8 text: {exc}") from exc
+    except (json.JSONDecodeError, ValueError, RecursionError) as exc:
         raise BaselineFileError(f"{path}: not valid JSON: {exc}") from exc
     try:
         baseline = _parse(data)
-    except (KeyError, TypeError, ValueError) as exc:
+    except Exception as exc:  # any shape the file may take: it is named, never a traceback
         raise BaselineFileError(f"{path}: {type(exc).__name__}: {exc}") from exc
     if baseline.board != board:
         raise BaselineFileError(f"{path}: holds board {baseline.board!r}, expected {board!r}")
     return baseline
+
+
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def _number(value: Any, what: str) -> float:

@@ -130,6 +130,7 @@ class ReportSession:
         self.baseline_updates: list[BaselineUpdate] = []
         self.written: list[tuple[str, Path]] = []
         self.problems: list[str] = []
+        self.warnings: list[str] = []  # printed, but they never change the exit status
 
     # --- run lifecycle (controller) ---------------------------------------------------------
 
@@ -261,12 +262,15 @@ class ReportSession:
         from hil.report.trend import write_trend  # matplotlib: import only when there is a trend to draw
 
         target = self.reports_dir / TREND_FILE
+        skipped: list[str] = []
         try:
-            write_trend(self.reports_dir / HISTORY_DIR, target)
+            write_trend(self.reports_dir / HISTORY_DIR, target, skipped=skipped)
         except (ResultsFileError, OSError) as exc:
             self.problems.append(f"trend not written: {exc}")
         else:
             self.written.append(("trend", target))
+        for problem in skipped:  # a warning: the tests' own outcome stands
+            self.warnings.append(f"history file skipped: {problem}")
 
     def _update_baselines(self, session: pytest.Session) -> None:
         assert self.store is not None
@@ -278,7 +282,8 @@ class ReportSession:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # --update-baseline was asked and failed
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.store is None or not (self.store.results or self.problems or self.baseline_updates):
+        notes = self.problems or self.warnings or self.baselines.unreadable
+        if self.store is None or not (self.store.results or notes or self.baseline_updates):
             return
         tr = terminalreporter
         if self.store.results:
@@ -301,6 +306,10 @@ class ReportSession:
             )
         for label, path in self.written:
             tr.write_line(f"{label}: {_display(path)}")
+        for problem in self.baselines.unreadable:
+            tr.write_line(f"baseline file skipped: {problem}", yellow=True)
+        for warning in self.warnings:
+            tr.write_line(warning, yellow=True)
         for problem in self.problems:
             tr.write_line(problem, red=True, bold=True)
 

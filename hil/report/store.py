@@ -9,6 +9,7 @@ Plain module: no pytest.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import secrets
@@ -158,15 +159,21 @@ class ResultStore:
             atomic_write_text(self.history_path, text)
 
 
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 def load_run(path: Path) -> StoredRun:
     """Read a results.json or history file; anything malformed is a ResultsFileError naming the file."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ResultsFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ResultsFileError(f"{path}: not UTF-8 text: {exc}") from exc
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = json.loads(text, parse_constant=_no_constants)  # Infinity and NaN are Python's, not JSON's
+    except (json.JSONDecodeError, ValueError, RecursionError) as exc:
         raise ResultsFileError(f"{path}: not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise ResultsFileError(f"{path}: expected a JSON object, found {type(data).__name__}")
@@ -179,11 +186,26 @@ def load_run(path: Path) -> StoredRun:
         run = RunInfo.from_dict(data["run"])
     except (TypeError, ValueError) as exc:
         raise ResultsFileError(f"{path}: run: {exc}") from exc
+    if not isinstance(run.started, str) or not isinstance(run.id, str):
+        raise ResultsFileError(f"{path}: run: 'id' and 'started' must be strings")
     results = []
     for index, entry in enumerate(data["results"]):
+        name = entry.get("metric", "?") if isinstance(entry, dict) else "?"
         try:
-            results.append(MetricResult.from_dict(entry))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            name = entry.get("metric", "?") if isinstance(entry, dict) else "?"
+            result = MetricResult.from_dict(entry)
+            _check_numbers(result)
+        except Exception as exc:  # any shape the file may take: it is named, never a traceback
             raise ResultsFileError(f"{path}: result #{index} ({name}): {type(exc).__name__}: {exc}") from exc
+        results.append(result)
     return StoredRun(run=run, results=results, path=path)
+
+
+def _check_numbers(result: MetricResult) -> None:
+    """What the trend and the baselines compute with must be finite numbers."""
+    numbers = [sample.value for sample in result.samples]
+    if result.stats is not None:
+        stats = result.stats
+        numbers += [stats.median, stats.mean, stats.ci_low, stats.ci_high]
+    for value in numbers:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a finite number")

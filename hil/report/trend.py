@@ -24,12 +24,19 @@ from hil.report.summary import fmt_num, key_of
 MAX_RUNS = 60  # the newest runs only: an old history must not make every session end slow
 
 
-def load_history(directory: Path, max_runs: int | None = MAX_RUNS) -> list[StoredRun]:
-    """The stored runs, oldest first; a corrupt file stops the trend with an error naming it."""
+def load_history(directory: Path, max_runs: int | None = MAX_RUNS, skipped: list[str] | None = None) -> list[StoredRun]:
+    """The stored runs, oldest first. A file that cannot be read is left out and its problem (naming
+    the file) appended to `skipped`: one corrupt run must not take every later trend with it."""
     if not directory.is_dir():
         raise ResultsFileError(f"{directory}: no such history directory")
     paths = sorted(directory.glob("*.json"))  # run ids start with their UTC start time
-    runs = [load_run(path) for path in (paths[-max_runs:] if max_runs else paths)]
+    runs = []
+    for path in paths[-max_runs:] if max_runs else paths:
+        try:
+            runs.append(load_run(path))
+        except ResultsFileError as exc:
+            if skipped is not None:
+                skipped.append(str(exc))
     runs.sort(key=lambda stored: (stored.run.started, stored.run.id))
     return runs
 
@@ -90,8 +97,8 @@ def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
     )
 
 
-def write_trend(history: Path, output: Path, max_runs: int | None = MAX_RUNS) -> Path:
-    atomic_write_text(output, render(load_history(history, max_runs)))
+def write_trend(history: Path, output: Path, max_runs: int | None = MAX_RUNS, skipped: list[str] | None = None) -> Path:
+    atomic_write_text(output, render(load_history(history, max_runs, skipped)))
     return output
 
 

@@ -1,0 +1,85 @@
+"""Unreadable history and baseline files are skipped with a warning naming the file; a run whose tests
+passed still exits 0 (the corrupt contents are the ones a crashed writer or a bad merge leaves)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+PASSING = """
+from hil.report.collect import attach
+from hil.report.outcome import raise_for_verdict
+from hil.report.testing import example_result
+
+
+def test_read(request):
+    result = example_result(values=[41.0, 42.0, 43.0])
+    attach(request.node, result)
+    raise_for_verdict(result)
+"""
+
+
+def _first_run(inner) -> dict:
+    """A clean run, whose history file the tests then corrupt."""
+    inner.pytester.makepyfile(test_perf=PASSING)
+    inner().assert_outcomes(passed=1)
+    (history,) = (inner.path / "reports" / "history").iterdir()
+    return json.loads(history.read_text())
+
+
+def _corruptions(data: dict) -> dict[str, bytes]:
+    null_median = json.loads(json.dumps(data))
+    null_median["results"][0]["stats"]["median"] = None
+    list_for_dict = json.loads(json.dumps(data))
+    list_for_dict["results"][0] = ["not", "a", "result"]
+    return {
+        "bad-utf8": b'{"schema": 1, "run": {"id": "\xff\xfe"}}',
+        "infinity": json.dumps(data).replace('"median": 42.0', '"median": Infinity').encode(),
+        "null-median": json.dumps(null_median).encode(),
+        "list-for-dict": json.dumps(list_for_dict).encode(),
+        "truncated": json.dumps(data).encode()[:100],
+    }
+
+
+@pytest.mark.parametrize("corruption", ["bad-utf8", "infinity", "null-median", "list-for-dict", "truncated"])
+def test_a_corrupt_history_file_is_skipped_with_a_warning(inner, corruption):
+    data = _first_run(inner)
+    bad = inner.path / "reports" / "history" / "20200101T000000Z-bad000.json"
+    bad.write_bytes(_corruptions(data)[corruption])
+    result = inner()
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["trend: reports/trend.html", f"history file skipped: {bad}: *"])
+    assert "Traceback" not in result.stdout.str()
+    assert (inner.path / "reports" / "trend.html").read_text().count("<img ") == 1
+
+
+def test_a_history_entry_that_is_a_directory_is_skipped(inner):
+    _first_run(inner)
+    (inner.path / "reports" / "history" / "20200101T000000Z-dir000.json").mkdir()
+    result = inner()
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["history file skipped: *20200101T000000Z-dir000.json: cannot read*"])
+
+
+BASELINE_TEST = PASSING.replace("def test_read(request):", "def test_read(request, hil_baselines):").replace(
+    "    result = example_result(values=[41.0, 42.0, 43.0])",
+    "    assert hil_baselines.load('vboard-hs') is None\n    result = example_result(values=[41.0, 42.0, 43.0])",
+)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\xff\xfe not utf-8", b'{"board": "vboard-hs", "metrics": {"m": {"unit": "MB/s", "samples": [Infinity]}}}',
+     b"[1, 2, 3]", b'{"board": "vboard-hs", "run": "r", "created": "c", "metrics": {"m": [1]}}'],
+    ids=["bad-utf8", "infinity", "list", "metric-not-an-object"],
+)  # fmt: skip
+def test_an_unreadable_baseline_is_skipped_with_a_warning_and_the_run_passes(inner, content):
+    inner.pytester.makepyfile(test_perf=BASELINE_TEST)
+    path = inner.path / "baselines" / "vboard-hs.json"
+    path.parent.mkdir()
+    path.write_bytes(content)
+    result = inner("--baseline")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines([f"baseline file skipped: {path}: *"])
+    assert "Traceback" not in result.stdout.str()
