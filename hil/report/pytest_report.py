@@ -17,8 +17,11 @@ Only the controller writes files: one results.json, no write race between worker
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +91,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     session = ReportSession(config)
+    if not session.is_worker and not config.option.collectonly:
+        _require_writable([session.reports_dir, *(path.parent for path in session.report_files())])
     config.stash[_SESSION] = session
     config.pluginmanager.register(session, "hil_report_session")
 
@@ -97,6 +102,20 @@ def hil_baselines(pytestconfig: pytest.Config) -> BaselineStore | None:
     """The baseline store to compare against, or None when --baseline was not given."""
     session = pytestconfig.stash[_SESSION]
     return session.baselines if pytestconfig.getoption("baseline") else None
+
+
+def _require_writable(directories: list[Path]) -> None:
+    """Before any board is touched: every directory a report goes to can take a file."""
+    for directory in directories:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=directory, prefix=".hil-write-test-"):
+                pass
+        except OSError as exc:
+            raise pytest.UsageError(
+                f"reports cannot be written to {directory}: {exc.strerror or exc} "
+                "(choose another place with --hil-reports, --html and --junitxml)"
+            ) from None
 
 
 def _display(path: Path) -> str:
@@ -125,12 +144,28 @@ class ReportSession:
         xmlpath = config.getoption("xmlpath", default=None)
         # As junitxml resolves --junitxml: variables, ~, then relative to the current directory.
         self.junit_path = Path(os.path.expandvars(xmlpath)).expanduser().resolve() if xmlpath else None
+        self.html_path = Path(config.getoption("htmlpath")).resolve() if self.with_html else None
         self.store: ResultStore | None = None  # controller only
         self.measurement_errors = 0
         self.baseline_updates: list[BaselineUpdate] = []
         self.written: list[tuple[str, Path]] = []
         self.problems: list[str] = []
         self.warnings: list[str] = []  # printed, but they never change the exit status
+        self.unsaved = False  # a write of results failed: the run's exit status says so
+
+    def report_files(self) -> list[Path]:
+        return [path for path in (self.html_path, self.junit_path) if path is not None]
+
+    def _saved(self, write: Callable[[], None], what: str) -> None:
+        """Write results to disk; a full or vanished disk is a problem reported at the end, never an abort:
+        the file keeps the results of its last successful write (writes are atomic)."""
+        try:
+            write()
+        except OSError as exc:
+            problem = f"{what}: {exc.strerror or exc}; {_display(self.reports_dir)} keeps the results written before"
+            if problem not in self.problems:
+                self.problems.append(problem)
+            self.unsaved = True
 
     # --- run lifecycle (controller) ---------------------------------------------------------
 
@@ -144,7 +179,7 @@ class ReportSession:
             RunInfo.start(command),
             history_dir=self.reports_dir / HISTORY_DIR,
         )
-        self.store.begin()
+        self._saved(self.store.begin, "results.json not started")
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         lines = []
@@ -184,7 +219,7 @@ class ReportSession:
             return
         for data in getattr(report, RESULTS_ATTR, None) or ():
             result = MetricResult.from_dict(data)
-            self.store.add(result)  # on disk as soon as its phase ends
+            self._saved(functools.partial(self.store.add, result), "results.json not updated")  # on disk now
             self._tell_sinks(result)
         if _is_measurement_error(report):
             self.measurement_errors += 1
@@ -248,7 +283,10 @@ class ReportSession:
             if self.config.getoption("update_baseline"):
                 self._update_baselines(session)  # may turn the exit status into a failure
         finally:
-            store.finish(int(session.exitstatus))  # then results.json and its history copy are final
+            # then results.json and its history copy are final
+            self._saved(lambda: store.finish(int(session.exitstatus)), "results.json not finished")
+        if self.unsaved and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # measured, but not all of it is on disk
         if store.results or self.measurement_errors:
             self.written.append(("results", store.path))
         if store.results and store.history_path is not None:

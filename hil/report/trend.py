@@ -108,11 +108,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, default=Path("reports/trend.html"))
     parser.add_argument("--max-runs", type=int, default=MAX_RUNS, help="newest runs to plot (0: all)")
     args = parser.parse_args(argv)
+    skipped: list[str] = []
     try:
-        path = write_trend(args.history, args.output, args.max_runs or None)
+        path = write_trend(args.history, args.output, args.max_runs or None, skipped)
     except ResultsFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    for problem in skipped:
+        print(f"warning: skipped {problem}", file=sys.stderr)
     print(path)
     return 0
 

@@ -51,13 +51,15 @@ def test_cli_writes_the_page(history, tmp_path, capsys):
     assert out.read_text().startswith("<!DOCTYPE html>")
 
 
-def test_cli_stops_on_a_corrupt_history_file(history, tmp_path, capsys):
+def test_cli_skips_a_corrupt_history_file_and_names_it(history, tmp_path, capsys):
     bad = history / "20251104T000000Z-000000.json"
     bad.write_text("{")
-    assert main([str(history), "-o", str(tmp_path / "t.html")]) == 1
-    assert str(bad) in capsys.readouterr().err
-    with pytest.raises(ResultsFileError, match="not valid JSON"):
-        load_history(history)
+    good = len(load_history(history))
+    assert main([str(history), "-o", str(tmp_path / "t.html")]) == 0
+    assert f"warning: skipped {bad}: not valid JSON" in capsys.readouterr().err
+    skipped: list[str] = []
+    assert len(load_history(history, skipped=skipped)) == good
+    assert skipped and skipped[0].startswith(str(bad))
 
 
 def test_missing_history_directory(tmp_path):
