@@ -136,10 +136,14 @@ def _call_args(tokens: list[Token], open_paren: int) -> tuple[dict[str, object],
 class Jenkinsfile:
     steps: list[Step]
     parameters: dict[str, object]  # name -> default (a choice's first value), as Jenkins would set it
+    environment: dict[str, str]  # the pipeline's environment {} entries taken from a parameter: NAME -> parameter
 
     @classmethod
     def read(cls, path: Path, step_names: tuple[str, ...] = ("sh", "copyArtifacts")) -> Jenkinsfile:
-        tokens = tokenize(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        tokens = tokenize(text)
+        block = re.search(r"^    environment \{\n(.*?)^    \}", text, re.S | re.M)
+        environment = dict(re.findall(r'^\s*(\w+) = "\$\{params\.(\w+)\}"$', block.group(1), re.M)) if block else {}
         steps: list[Step] = []
         parameters: dict[str, object] = {}
         scopes: list[tuple[str, str | None]] = []  # one per open brace: ("stage"|"function"|"", name)
@@ -178,7 +182,7 @@ class Jenkinsfile:
                     i = end
                     continue
             i += 1
-        return cls(steps, parameters)
+        return cls(steps, parameters, environment)
 
     def main_steps(self) -> list[Step]:
         return [step for step in self.steps if step.function is None]

@@ -5,6 +5,7 @@ samples); twice, the second build carrying the first one's history as copyArtifa
 import fnmatch
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,6 +39,15 @@ def test_selftest_stage_is_guarded_by_its_parameter():
     assert JENKINSFILE.parameters["SELFTEST"] is True
 
 
+def test_parameters_the_scripts_read_are_in_the_environment():
+    # Jenkins exports parameters as variables only for builds started with parameters; the first is not.
+    scripts = " ".join(str(step.args["script"]) for step in JENKINSFILE.steps if step.name == "sh")
+    read = {name for name in JENKINSFILE.parameters if re.search(rf"\b{name}\b", scripts)}
+    assert read >= {"INVENTORY", "BOARDS", "SAMPLES", "MATRIX", "BASELINE", "PYTEST_ARGS"}
+    assert {name: name for name in read} == {k: v for k, v in JENKINSFILE.environment.items() if k in read}
+    assert read == set(JENKINSFILE.environment)
+
+
 def _workspace(target: Path) -> Path:
     """A checkout as Jenkins makes one: the repository's files (committed or not, minus ignored ones)."""
     listed = subprocess.run(
@@ -55,7 +65,10 @@ def _workspace(target: Path) -> Path:
 def _environment(workspace: Path, build: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}  # nothing of the outer run
     params = {**JENKINSFILE.parameters, **SELECTION}
-    env.update({name: str(value).lower() if isinstance(value, bool) else str(value) for name, value in params.items()})
+    # As the pipeline's environment {} sets them: "${params.X}" (Groovy prints booleans as true/false).
+    for name, param in JENKINSFILE.environment.items():
+        value = params[param]
+        env[name] = str(value).lower() if isinstance(value, bool) else str(value)
     env.update(
         WORKSPACE=str(workspace), BUILD_NUMBER=str(build), JOB_NAME="hil-gate", BUILD_TAG=f"jenkins-hil-gate-{build}"
     )
