@@ -21,6 +21,8 @@ SCHEMA = REPO / "tests" / "data" / "junit" / "junit-10.xsd"
 
 # The tiny selection; every other parameter keeps the default the Jenkinsfile declares.
 SELECTION = {"BOARDS": "vlab-hs", "SAMPLES": "3", "PYTEST_ARGS": "-k 'read and 1M'", "SELFTEST": False}
+# The first build stores a baseline, the second compares with it (no re-measure: one boot is enough here).
+BUILD_PARAMS = {1: {"UPDATE_BASELINE": True}, 2: {"BASELINE": True, "PYTEST_ARGS": "-k 'read and 1M' --no-confirm"}}
 BRANCH_FUNCTION = "runBranch"  # the top-level function a parallel branch runs; its env comes from withEnv
 SELFTEST_STAGE = "Framework tests"  # the whole tests/ folder: not run from inside it
 
@@ -64,7 +66,7 @@ def _workspace(target: Path) -> Path:
 
 def _environment(workspace: Path, build: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}  # nothing of the outer run
-    params = {**JENKINSFILE.parameters, **SELECTION}
+    params = {**JENKINSFILE.parameters, **SELECTION, **BUILD_PARAMS[build]}
     # As the pipeline's environment {} sets them: "${params.X}" (Groovy prints booleans as true/false).
     for name, param in JENKINSFILE.environment.items():
         value = params[param]
@@ -145,6 +147,15 @@ def test_branch_writes_reports_and_exits_with_hil_status(builds):
     assert "usb.msc.read[bs=1M]" in (reports / "report.html").read_text()
     meaning = "passed" if statuses["vlab-hs"] == 0 else "gate failed"
     assert (reports / "summary.txt").read_text().startswith(f"vlab-hs: {meaning}; ")
+
+
+def test_second_build_compares_with_the_baseline_the_first_stored(builds):
+    first, _, second, _ = builds
+    run1 = json.loads((first / "reports" / "vlab-hs" / "results.json").read_text())
+    run2 = json.loads((second / "reports" / "vlab-hs" / "results.json").read_text())
+    stored = first / "reports" / "baselines" / "vlab-hs.json"
+    assert (second / "reports" / "baselines" / "vlab-hs.json").read_bytes() == stored.read_bytes()  # carried
+    assert [r["baseline"]["baseline_run"] for r in run2["results"]] == [run1["run"]["id"]]
 
 
 def test_second_build_carries_history_into_the_trend(builds):
