@@ -31,6 +31,7 @@ from hil import hookspecs
 from hil.report import junit
 from hil.report.baselines import DEFAULT_RUNS_KEPT, BaselineFileError, BaselineStore, BaselineUpdate
 from hil.report.collect import take_unreported
+from hil.report.exitcodes import pipeline_exit_status
 from hil.report.files import jsonable
 from hil.report.html import result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
@@ -147,6 +148,9 @@ class ReportSession:
         self.html_path = Path(config.getoption("htmlpath")).resolve() if self.with_html else None
         self.store: ResultStore | None = None  # controller only
         self.measurement_errors = 0
+        self.gate_failures = 0  # call-phase failures that are not measurement errors
+        self.phase_errors = 0  # setup/teardown errors: a board that did not boot, a fixture that broke
+        self.collection_aborted = False
         self.baseline_updates: list[BaselineUpdate] = []
         self.written: list[tuple[str, Path]] = []
         self.problems: list[str] = []
@@ -223,6 +227,14 @@ class ReportSession:
             self._tell_sinks(result)
         if _is_measurement_error(report):
             self.measurement_errors += 1
+        elif report.failed and report.when == "call":
+            self.gate_failures += 1
+        elif report.failed:
+            self.phase_errors += 1
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # pytest stops on collection errors by raising its own Interrupted: status 2, yet nobody interrupted.
+        self.collection_aborted = excinfo.errisinstance(pytest.Session.Interrupted)
 
     def _tell_sinks(self, result: MetricResult) -> None:
         """pytest_hil_result implementations (a dashboard, a database): one that raises is named, never fatal."""
@@ -276,6 +288,14 @@ class ReportSession:
         # all run inside this yield; trylast keeps it inside the terminal reporter's wrapper, so the
         # terminal summary (printed after that one's yield) sees everything written here.
         outcome = yield
+        if self.is_worker:
+            return outcome
+        session.exitstatus = pipeline_exit_status(
+            session.exitstatus,
+            gate_failures=self.gate_failures,
+            errors=self.measurement_errors + self.phase_errors,
+            collection_aborted=self.collection_aborted,
+        )
         if self.store is None:
             return outcome
         store = self.store

@@ -84,7 +84,7 @@ class RunInfo:
     id: str
     started: str  # ISO 8601, UTC
     finished: str | None = None  # None while running, or when the run never finished (crash)
-    exit_status: int | None = None  # pytest's exit code: 0 all passed, 1 tests failed, 2 interrupted, ...
+    exit_status: int | None = None  # the run's exit status (hil.report.exitcodes): 0 passed, 1 gate failed, ...
     aborted_by: str | None = None  # the signal that ended the run (SIGTERM, SIGHUP), None otherwise
     hil_version: str = hil.__version__
     host: dict[str, Any] = field(default_factory=dict)

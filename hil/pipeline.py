@@ -1,0 +1,102 @@
+"""What a CI pipeline (the Jenkinsfile) asks hil: which branches to run, and one line that says how a run went.
+
+python -m hil.pipeline branches --boards boards.yaml [--select "vlab-* rk3399-*"]
+    one line per parallel branch: the pairs that must run in one process (hil.scheduling: pairs sharing
+    a board), space-separated; a bad inventory or a pattern matching no pair exits 4
+python -m hil.pipeline summary reports/vlab-hs --status 1
+    "vlab-hs: gate failed: FAIL usb.msc.read[bs=1M]; 4 metrics: 3 PASS, 1 FAIL" (for the build summary)
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from hil.errors import InventoryError
+from hil.inventory.loader import load_inventory
+from hil.report.exitcodes import HilExit
+from hil.report.store import RESULTS_FILE
+from hil.scheduling import board_groups
+from hil.verdict.result import Verdict, metric_key
+
+_MEANING = {
+    HilExit.OK: "passed",
+    HilExit.GATE_FAILED: "gate failed",
+    HilExit.INTERRUPTED: "interrupted",
+    HilExit.INTERNAL_ERROR: "internal error",
+    HilExit.USAGE_ERROR: "bad inventory or usage",
+    HilExit.NO_TESTS: "no test selected",
+    HilExit.LAB_ERROR: "measurement error or lab fault",
+}
+_NAMED = 3  # metrics named per verdict in the one-line summary; the rest are counted
+
+
+def branches(inventory_path: str, select: str = "") -> list[list[str]]:
+    """The pairs to run, grouped so that no two branches drive one board; `select`: patterns, spaces or commas."""
+    inventory = load_inventory(inventory_path)
+    patterns = [p for p in re.split(r"[\s,]+", select) if p]
+    unknown = [p for p in patterns if not fnmatch.filter(inventory.boards, p)]
+    if unknown:
+        raise InventoryError(str(inventory.path), "", f"no pair matches {', '.join(unknown)}")
+    wanted = [n for n in inventory.boards if not patterns or any(fnmatch.fnmatch(n, p) for p in patterns)]
+    groups: dict[str, list[str]] = {}
+    for name, group in board_groups(inventory.boards.values()).items():
+        if name in wanted:
+            groups.setdefault(group, []).append(name)
+    return [sorted(members) for _, members in sorted(groups.items())]
+
+
+def summary(reports_dir: Path, status: int, label: str = "") -> str:
+    """One line for the build summary: the branch, what its exit status means, and the metrics that did not pass."""
+    label = label or reports_dir.name
+    try:
+        meaning = _MEANING[HilExit(status)]
+    except ValueError:
+        meaning = f"exit status {status}"
+    try:
+        results = json.loads((reports_dir / RESULTS_FILE).read_text(encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"{label}: {meaning}; no results ({type(exc).__name__}: {exc})"
+    counts = Counter(result["verdict"] for result in results)
+    bad = []
+    for verdict in (Verdict.ERROR, Verdict.REGRESSION, Verdict.FAIL, Verdict.UNSTABLE):
+        keys = [metric_key(r["metric"], r.get("params") or {}) for r in results if r["verdict"] == verdict]
+        if keys:
+            more = f" (+{len(keys) - _NAMED})" if len(keys) > _NAMED else ""
+            bad.append(f"{verdict} {', '.join(keys[:_NAMED])}{more}")
+    tally = ", ".join(f"{counts[v]} {v}" for v in Verdict if counts[v])
+    parts = [f"{label}: {meaning}", *bad, f"{len(results)} metrics" + (f": {tally}" if tally else "")]
+    return "; ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hil.pipeline", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("branches", help="one line per parallel branch: its pairs")
+    listing.add_argument("--boards", default="boards.yaml", metavar="PATH", help="board inventory")
+    listing.add_argument("--select", default="", metavar="PATTERNS", help="pair name patterns (default: all)")
+    summing = commands.add_parser("summary", help="one line on a finished run")
+    summing.add_argument("reports", type=Path, metavar="DIR", help="the run's reports directory")
+    summing.add_argument("--status", type=int, required=True, help="the run's exit status")
+    summing.add_argument("--label", default="", help="name of the branch (default: the directory's name)")
+    args = parser.parse_args(argv)
+    if args.command == "summary":
+        print(summary(args.reports, args.status, args.label))
+        return 0
+    try:
+        groups = branches(args.boards, args.select)
+    except InventoryError as exc:
+        print(f"invalid board inventory: {exc}", file=sys.stderr)
+        return HilExit.USAGE_ERROR
+    for members in groups:
+        print(" ".join(members))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

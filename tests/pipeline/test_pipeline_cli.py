@@ -1,0 +1,44 @@
+"""python -m hil.pipeline: the branches a pipeline runs and the line it puts in the build summary."""
+
+import json
+from pathlib import Path
+
+from hil import pipeline
+from hil.report.testing import example_result
+from hil.verdict.result import Verdict
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_branches_of_the_repository_inventory(capsys):
+    assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml")]) == 0
+    assert capsys.readouterr().out == "vlab-hs\nvlab-ss\n"  # virtual pairs boot their own QEMU: a branch each
+
+
+def test_branches_select_by_patterns_with_spaces_or_commas(capsys):
+    assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml"), "--select", " vlab-s*, nothing-else"]) == 4
+    assert "no pair matches nothing-else" in capsys.readouterr().err
+    assert pipeline.branches(str(REPO / "boards.yaml"), "vlab-s*,vlab-hs") == [["vlab-hs"], ["vlab-ss"]]
+
+
+def test_branches_bad_inventory_exits_4(tmp_path, capsys):
+    (tmp_path / "boards.yaml").write_text("pairs: [\n")
+    assert pipeline.main(["branches", "--boards", str(tmp_path / "boards.yaml")]) == 4
+    assert capsys.readouterr().err.startswith("invalid board inventory: ")
+
+
+def test_summary_names_what_did_not_pass(tmp_path):
+    results = [
+        example_result(Verdict.PASS, params={"bs": "64K"}),
+        example_result(Verdict.FAIL, params={"bs": "1M"}),
+        example_result(Verdict.ERROR, metric="usb.msc.write", params={"bs": "1M"}),
+    ]
+    (tmp_path / "results.json").write_text(json.dumps({"results": [r.to_dict() for r in results]}))
+    assert pipeline.summary(tmp_path, 1, "vlab-hs") == (
+        "vlab-hs: gate failed; ERROR usb.msc.write[bs=1M]; FAIL usb.msc.read[bs=1M]; 3 metrics: 1 PASS, 1 FAIL, 1 ERROR"
+    )
+
+
+def test_summary_without_results_says_so(tmp_path):
+    assert pipeline.summary(tmp_path / "vlab-ss", 2).startswith("vlab-ss: interrupted; no results (FileNotFoundError")
+    assert pipeline.summary(tmp_path, 6, "x").startswith("x: measurement error or lab fault; ")
