@@ -134,6 +134,32 @@ def wait_for_carrier(end: NetEnd, *, timeout_s: float) -> None:
         )
 
 
+def _wait_for_both(device: NetEnd, host: NetEnd, *, timeout_s: float) -> str:
+    """Carrier on both ends. Seen once on the virtual lab: the host side's carrier stayed down after a
+    fresh dummy_hcd load until the gadget's interface was re-opened (which re-sends the function's
+    connect notification). So one re-open is tried, and said in the result; a second miss is the error."""
+    try:
+        for end in (device, host):
+            wait_for_carrier(end, timeout_s=timeout_s)
+        return "up"
+    except LabError as exc:
+        first = str(exc)
+        log.warning("%s; re-opening %s once", first, device.ifname)
+        ip = [device.ip] + (["-n", device.netns] if device.netns else [])
+        device.role.run(
+            shell.all_of(
+                [
+                    shell.cmd(*ip, "link", "set", device.ifname, "down"),
+                    shell.cmd(*ip, "link", "set", device.ifname, "up"),
+                ]
+            ),
+            timeout=60,
+        )
+    for end in (device, host):
+        wait_for_carrier(end, timeout_s=timeout_s)
+    return f"up only after {device.ifname} was re-opened ({first})"
+
+
 def _iproute2(role: Role) -> str:
     """iproute2's `ip` by full path: busybox's has no `netns`, and a busybox shell (the one a background
     command may run in) prefers its own applet to any `ip` on PATH unless given a path."""
@@ -191,8 +217,7 @@ def usb_network(
                 )
         for end in (device, host):
             _configure(end)
-        for end in (device, host):
-            wait_for_carrier(end, timeout_s=carrier_timeout_s)
+        gadget.pair.facts["usb_net_carrier"] = _wait_for_both(device, host, timeout_s=carrier_timeout_s)
         gadget.pair.facts["usb_net"] = f"device {device_if} {DEVICE_ADDRESS}, host {host_if} {HOST_ADDRESS}"
         yield UsbNetLink(device, host)
     finally:
