@@ -24,6 +24,7 @@ from hil.verdict.units import convert
 
 PORT = 5201
 RATE_TOLERANCE = 0.01  # iperf3 computes bits_per_second from the same bytes and seconds it prints
+LOSS_TOLERANCE = 0.02  # relative: lost_percent against lost_packets / packets (see parse_udp)
 
 
 class Endpoint(Protocol):
@@ -126,7 +127,9 @@ def parse_udp(text: str) -> Measurement:
     jitter_ms = number_at(document, "end/sum_received/jitter_ms", "iperf3", text)
     if packets <= 0 or not 0 <= lost <= packets or jitter_ms < 0:
         raise ParseError(f"iperf3: {lost:g} of {packets:g} datagrams lost, jitter {jitter_ms:g} ms", raw_output=text)
-    if abs(lost_percent - 100 * lost / packets) > 0.01:
+    # iperf3 divides by the receiver's count of expected datagrams, which can differ a little from the
+    # `packets` it prints (seen on the virtual board: 843 of 19314 printed as 4.35164%, not 4.3647%).
+    if abs(lost_percent - 100 * lost / packets) > 0.01 + LOSS_TOLERANCE * lost_percent:
         raise ParseError(f"iperf3: {lost_percent:g}% lost does not match {lost:g} of {packets:g}", raw_output=text)
     streams = document["end"].get("streams")
     if not isinstance(streams, list) or not streams:
