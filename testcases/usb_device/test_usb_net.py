@@ -45,7 +45,7 @@ def test_usb_net_tcp(pair, perf, function, direction):
 
 
 @FUNCTIONS
-@pytest.mark.parametrize("direction", ["tx", "rx"])
+@hil.matrix("direction", quick=["tx"], full=["tx", "rx"], ids="{}")
 def test_usb_net_udp(pair, perf, function, direction):
     seconds = pair.setting("net.duration_s")
     start_mbps = pair.setting("net.udp_start_mbps") or link_rate_mbps(pair.link)
