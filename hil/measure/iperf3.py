@@ -24,6 +24,7 @@ from hil.verdict.units import convert
 
 PORT = 5201
 RATE_TOLERANCE = 0.01  # iperf3 computes bits_per_second from the same bytes and seconds it prints
+STUCK_AFTER_S = 20  # a client still running this long after its --time is interrupted (see _run)
 LOSS_TOLERANCE = 0.02  # relative: lost_percent against lost_packets / packets (see parse_udp)
 
 
@@ -165,8 +166,11 @@ def parse_udp(text: str) -> Measurement:
 
 
 def _run(client: Endpoint, command: str, duration_s: int, parse: Any) -> Measurement:
+    # A client stuck after its run (seen with UDP --reverse on NCM under dummy_hcd) is interrupted on the
+    # role itself: iperf3 then prints its document with an error, and the board stays trusted.
+    limited = f"{shell.cmd('timeout', '-s', 'INT', duration_s + STUCK_AFTER_S)} {command}"
     started = time.time()
-    exitcode, output = client.role.run_status(client.wrap(command), timeout=duration_s + 60)
+    exitcode, output = client.role.run_status(client.wrap(limited), timeout=duration_s + STUCK_AFTER_S + 30)
     measurement = parse(output)  # an error document says more than the exit status: parse it first
     if exitcode != 0:
         raise ParseError(f"iperf3 exited {exitcode}", raw_output=output)

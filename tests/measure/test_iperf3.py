@@ -142,7 +142,12 @@ def test_a_summary_that_contradicts_itself_is_a_parse_error(edit, problem):
 @pytest.mark.parametrize(
     ("edit", "problem"),
     [
-        (lambda end: end["sum_received"].update(lost_packets=end["sum_received"]["packets"] + 1), "datagrams lost"),
+        (
+            lambda end: end["sum_received"].update(
+                lost_packets=max(end["sum_received"]["packets"], end["sum_sent"]["packets"]) + 1
+            ),
+            "datagrams lost",
+        ),
         (lambda end: end["sum_received"].update(lost_percent=50.0, lost_packets=0), "matches neither"),
         (lambda end: end.update(streams=[]), "out-of-order"),
     ],
@@ -178,3 +183,10 @@ def test_loss_is_iperf3s_own_percentage_when_its_denominator_differs_slightly():
     received = json.loads(text)["end"]["sum_received"]
     assert received["lost_percent"] != pytest.approx(100 * received["lost_packets"] / received["packets"], abs=1e-3)
     assert iperf3.parse_udp(text).values["loss"].value == received["lost_percent"]
+
+
+def test_an_interrupted_client_is_a_parse_error():
+    text, source = _capture("loopback-tcp-interrupted")
+    assert source["command"].startswith("timeout -s INT")
+    with pytest.raises(ParseError, match="interrupt|after its JSON"):
+        iperf3.parse_tcp(text)

@@ -24,6 +24,8 @@ capture loopback-tcp-reverse "iperf3 --client 127.0.0.1 --port $port --time 2 --
 # Far above what loopback takes at 32 KiB datagrams: the receiver loses some (lost_packets > 0).
 capture loopback-udp-lossy "iperf3 --client 127.0.0.1 --port $port --time 2 --json --udp --bitrate 8000M"
 capture loopback-udp-reverse "iperf3 --client 127.0.0.1 --port $port --time 2 --json --reverse --udp --bitrate 100M"
+# Interrupted the way hil.measure.iperf3 interrupts a stuck client: iperf3 prints what it has, with an error.
+capture loopback-tcp-interrupted "timeout -s INT 2 iperf3 --client 127.0.0.1 --port $port --time 10 --json"
 # No server listening: iperf3 -J prints a document with an "error" key and exits 1.
 sh -c "iperf3 --client 127.0.0.1 --port $port --time 1 --json" >refused.txt 2>&1
 status=$?
