@@ -188,5 +188,5 @@ def test_loss_is_iperf3s_own_percentage_when_its_denominator_differs_slightly():
 def test_an_interrupted_client_is_a_parse_error():
     text, source = _capture("loopback-tcp-interrupted")
     assert source["command"].startswith("timeout -s INT")
-    with pytest.raises(ParseError, match="interrupt|after its JSON"):
+    with pytest.raises(ParseError, match=r"interrupt|after its JSON"):
         iperf3.parse_tcp(text)
