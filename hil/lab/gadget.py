@@ -72,6 +72,65 @@ class MassStorage(Function):
 
 
 @dataclass
+class NetworkFunction(Function):
+    """A USB Ethernet function (ECM, NCM, RNDIS): the gadget gets a network interface, the host another.
+
+    MAC addresses default to the kernel's random ones; qmult multiplies the request queue length at
+    high and super speed (the kernel's default is 5).
+    """
+
+    dev_addr: str | None = None
+    host_addr: str | None = None
+    qmult: int | None = None
+
+    def __post_init__(self) -> None:
+        wanted = {"dev_addr": self.dev_addr, "host_addr": self.host_addr, "qmult": self.qmult}
+        self.attributes = {name: value for name, value in wanted.items() if value is not None}
+
+    def interface(self, role: Role, gadget_path: str) -> str:
+        """The gadget-side interface name the kernel gave this function (usb0, ...), once it is bound."""
+        name = role.read(f"{gadget_path}/functions/{self.dirname}/ifname")
+        if not name or name == "(unnamed net_device)" or not name.replace("_", "").isalnum():
+            raise LabError(f"{role.label}: {self.dirname} has no network interface (ifname: {name!r})")
+        return name
+
+
+@dataclass
+class Ecm(NetworkFunction):
+    """CDC ECM: one Ethernet frame per USB transfer; the host binds cdc_ether."""
+
+    kind: str = "ecm"
+    module: str = "usb_f_ecm"
+
+
+@dataclass
+class Ncm(NetworkFunction):
+    """CDC NCM: several frames per USB transfer (NTB); the host binds cdc_ncm."""
+
+    kind: str = "ncm"
+    module: str = "usb_f_ncm"
+
+
+@dataclass
+class Rndis(NetworkFunction):
+    """Microsoft RNDIS (seed 000 "USB Rndis 传输速率分析"); the host binds rndis_host."""
+
+    kind: str = "rndis"
+    module: str = "usb_f_rndis"
+
+
+NETWORK_FUNCTIONS: dict[str, type[NetworkFunction]] = {"ecm": Ecm, "ncm": Ncm, "rndis": Rndis}
+
+
+def network_function(name: str, **options: object) -> NetworkFunction:
+    """The USB Ethernet function called `name` (ecm, ncm, rndis), as a test parameter names it."""
+    try:
+        return NETWORK_FUNCTIONS[name](**options)  # type: ignore[arg-type]
+    except KeyError:
+        raise ValueError(f"unknown USB network function {name!r} (known: {', '.join(NETWORK_FUNCTIONS)})") from None
+
+
+@dataclass
 class GadgetIdentity:
     vendor_id: int = 0x1D6B  # Linux Foundation
     product_id: int = 0x0104  # Multifunction Composite Gadget

@@ -1,0 +1,235 @@
+"""The two ends of a USB network link (ECM, NCM, RNDIS gadget), addressed and up, traffic proven to cross it.
+
+    with pair.gadget(Ecm()) as gadget, usb_network(gadget) as link:
+        link.device.address, link.host.wrap(command)      # where to run what
+        link.measure(lambda: iperf3.tcp(link.host, ...), device_sends=False)
+
+On a real pair the gadget's interface is on the board and the host's on the PC. On the virtual lab both
+are in one kernel, which would route the traffic over loopback: each end then goes into a network
+namespace of its own (iproute2 `ip netns`), so the only way between them is the USB link. Either way a
+measurement counts only if the interfaces' byte counters moved by at least what the tool says arrived.
+
+A link whose carrier does not come up within its bound (NCM under dummy_hcd, sometimes) is a LabError.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hil.errors import LabError
+from hil.inventory.schema import UsbLink
+from hil.lab import shell
+from hil.lab.gadget import NetworkFunction
+from hil.lab.role import Role
+from hil.verdict import ceilings
+from hil.verdict.errors import MeasurementError
+from hil.verdict.measurement import Measurement
+
+if TYPE_CHECKING:
+    from hil.lab.pair import GadgetOnLink
+
+log = logging.getLogger(__name__)
+
+DEVICE_ADDRESS = "10.77.0.1"  # a private /24 of its own: no route of the lab PC should cover it
+HOST_ADDRESS = "10.77.0.2"
+PREFIX = 24
+NETNS = {"device": "hil-usbnet-dev", "host": "hil-usbnet-host"}
+
+
+@dataclass(frozen=True)
+class NetEnd:
+    """One end: the role it lives on, its interface, its address, its namespace (None: the role's own)."""
+
+    role: Role
+    ifname: str
+    address: str
+    netns: str | None = None
+    ip: str = "ip"  # iproute2's ip by its full path where namespaces are used (see _iproute2)
+
+    def wrap(self, command: str) -> str:
+        """The command as it must run to use this end's interface (inside its namespace, if any)."""
+        if self.netns is None:
+            return command
+        return f"{shell.cmd(self.ip, 'netns', 'exec', self.netns)} {command}"
+
+    def run(self, command: str, *, timeout: float = 60.0) -> str:
+        return self.role.run(self.wrap(command), timeout=timeout)
+
+    def counters(self) -> tuple[int, int]:
+        """(rx_bytes, tx_bytes) of the interface."""
+        stats = f"/sys/class/net/{self.ifname}/statistics"
+        output = self.run(shell.cmd("cat", f"{stats}/rx_bytes", f"{stats}/tx_bytes"), timeout=30)
+        values = output.split()
+        if len(values) != 2 or not all(value.isascii() and value.isdigit() for value in values):
+            raise LabError(f"{self.role.label}: unreadable byte counters of {self.ifname}: {output!r}")
+        return int(values[0]), int(values[1])
+
+
+@dataclass(frozen=True)
+class UsbNetLink:
+    device: NetEnd
+    host: NetEnd
+
+    def measure(self, run: Callable[[], Measurement], *, device_sends: bool) -> Measurement:
+        """Run one measurement and prove it crossed the link: the sender's tx and the receiver's rx byte
+        counters must each have moved by at least the bytes the tool says were received."""
+        sender, receiver = (self.device, self.host) if device_sends else (self.host, self.device)
+        tx_before, rx_before = sender.counters()[1], receiver.counters()[0]
+        measurement = run()
+        tx_moved, rx_moved = sender.counters()[1] - tx_before, receiver.counters()[0] - rx_before
+        received = measurement.details.get("bytes_received")
+        if not isinstance(received, int):
+            raise MeasurementError("the measurement says nothing about the bytes it received", measurement.raw)
+        measurement.details.update({"sender_tx_bytes": tx_moved, "receiver_rx_bytes": rx_moved})
+        short = [
+            f"{end.ifname} on {end.role.label} {what} moved {moved} bytes"
+            for end, what, moved in ((sender, "tx", tx_moved), (receiver, "rx", rx_moved))
+            if moved < received
+        ]
+        if short:
+            raise MeasurementError(
+                f"traffic did not cross the USB link: {received} bytes received, but " + "; ".join(short),
+                measurement.raw,
+            )
+        return measurement
+
+
+def _host_interface(host: Role, usb_sysfs: str, *, timeout_s: float) -> str:
+    """The network interface the host's driver (cdc_ether, cdc_ncm, rndis_host) made for the device."""
+    tries = max(1, int(timeout_s / 0.2))
+    script = (
+        f"d={shlex.quote(usb_sysfs)}; for i in $(seq {tries}); do "
+        'for n in "$d"/*:*/net/*; do [ -e "$n" ] && { basename "$n"; exit 0; }; done; '
+        "sleep 0.2; done; exit 1"
+    )
+    exitcode, output = host.run_status(script, timeout=timeout_s + 30)
+    name = output.strip().splitlines()[-1] if output.strip() else ""
+    if exitcode != 0 or not name.replace("_", "").isalnum():
+        drivers = host.run(f"ls -l {shlex.quote(usb_sysfs)}/*:*/driver 2>&1; true", timeout=30)
+        raise LabError(
+            f"{host.label}: no network interface appeared for {usb_sysfs} within {timeout_s:.0f} s "
+            f"(interface drivers:\n{drivers})"
+        )
+    return name
+
+
+def wait_for_carrier(end: NetEnd, *, timeout_s: float) -> None:
+    """Wait, with a bound, until the interface reports carrier; LabError if it never does."""
+    carrier = shlex.quote(f"/sys/class/net/{end.ifname}/carrier")
+    tries = max(1, int(timeout_s / 0.2))
+    loop = (
+        f'for i in $(seq {tries}); do [ "$(cat {carrier} 2>/dev/null)" = 1 ] && exit 0; sleep 0.2; done; '
+        f"cat {carrier}; exit 1"
+    )
+    exitcode, output = end.role.run_status(end.wrap(shell.cmd("sh", "-c", loop)), timeout=timeout_s + 30)
+    if exitcode != 0:
+        raise LabError(
+            f"{end.role.label}: the USB network link never came up: {end.ifname} has no carrier after "
+            f"{timeout_s:g} s (carrier: {output.strip() or 'unreadable'})"
+        )
+
+
+def _wait_for_both(device: NetEnd, host: NetEnd, *, timeout_s: float) -> str:
+    """Carrier on both ends. Seen once on the virtual lab: the host side's carrier stayed down after a
+    fresh dummy_hcd load until the gadget's interface was re-opened (which re-sends the function's
+    connect notification). So one re-open is tried, and said in the result; a second miss is the error."""
+    try:
+        for end in (device, host):
+            wait_for_carrier(end, timeout_s=timeout_s)
+        return "up"
+    except LabError as exc:
+        first = str(exc)
+        log.warning("%s; re-opening %s once", first, device.ifname)
+        ip = [device.ip] + (["-n", device.netns] if device.netns else [])
+        device.role.run(
+            shell.all_of(
+                [
+                    shell.cmd(*ip, "link", "set", device.ifname, "down"),
+                    shell.cmd(*ip, "link", "set", device.ifname, "up"),
+                ]
+            ),
+            timeout=60,
+        )
+    for end in (device, host):
+        wait_for_carrier(end, timeout_s=timeout_s)
+    return f"up only after {device.ifname} was re-opened ({first})"
+
+
+def _iproute2(role: Role) -> str:
+    """iproute2's `ip` by full path: busybox's has no `netns`, and a busybox shell (the one a background
+    command may run in) prefers its own applet to any `ip` on PATH unless given a path."""
+    exitcode, output = role.run_status('p=$(command -v ip) && "$p" -V && echo "$p"', timeout=30)
+    lines = output.strip().splitlines()
+    if exitcode != 0 or not lines or "iproute2" not in output or not lines[-1].startswith("/"):
+        raise LabError(f"{role.label}: iproute2's `ip` is needed for network namespaces (found: {output.strip()!r})")
+    return lines[-1].strip()
+
+
+def _configure(end: NetEnd) -> None:
+    ip = [end.ip] + (["-n", end.netns] if end.netns else [])
+    steps = [
+        shell.cmd(*ip, "addr", "flush", "dev", end.ifname),
+        shell.cmd(*ip, "addr", "add", f"{end.address}/{PREFIX}", "dev", end.ifname),
+        shell.cmd(*ip, "link", "set", end.ifname, "up"),
+    ]
+    if end.netns:
+        steps.append(shell.cmd(*ip, "link", "set", "lo", "up"))
+    end.role.run(shell.all_of(steps), timeout=60)
+
+
+def _delete_namespaces(role: Role, ip: str) -> None:
+    role.run(shell.quiet(" ; ".join(shell.cmd(ip, "netns", "del", name) for name in NETNS.values())), timeout=60)
+
+
+@contextmanager
+def usb_network(
+    gadget: GadgetOnLink, *, carrier_timeout_s: float = 20.0, timeout_s: float = 30.0
+) -> Iterator[UsbNetLink]:
+    """Address both ends of a bound network gadget, bring them up, wait for carrier on both."""
+    functions = [f for f in gadget.gadget.functions if isinstance(f, NetworkFunction)]
+    if len(functions) != 1:
+        raise LabError(f"{gadget.pair.name}: usb_network needs exactly one network function in the gadget")
+    device_role, host_role = gadget.pair.device, gadget.pair.host
+    device_if = functions[0].interface(device_role, gadget.gadget.path)
+    host_if = _host_interface(host_role, gadget.usb_device.sysfs, timeout_s=timeout_s)
+    # One kernel for both ends (the virtual lab): namespaces, or the kernel would short-cut over loopback.
+    shared = device_role.target is host_role.target
+    ip = _iproute2(device_role) if shared else "ip"
+    device = NetEnd(device_role, device_if, DEVICE_ADDRESS, NETNS["device"] if shared else None, ip)
+    host = NetEnd(host_role, host_if, HOST_ADDRESS, NETNS["host"] if shared else None, ip)
+    try:
+        if shared:
+            _delete_namespaces(device_role, ip)  # leftovers of a run that died
+            for end in (device, host):
+                end.role.run(
+                    shell.all_of(
+                        [
+                            shell.cmd(ip, "netns", "add", end.netns),
+                            shell.cmd(ip, "link", "set", end.ifname, "netns", end.netns),
+                        ]
+                    ),
+                    timeout=60,
+                )
+        for end in (device, host):
+            _configure(end)
+        gadget.pair.facts["usb_net_carrier"] = _wait_for_both(device, host, timeout_s=carrier_timeout_s)
+        gadget.pair.facts["usb_net"] = f"device {device_if} {DEVICE_ADDRESS}, host {host_if} {HOST_ADDRESS}"
+        yield UsbNetLink(device, host)
+    finally:
+        with suppress(Exception):  # never hide the test's own exception; the gadget's removal follows
+            if shared:
+                _delete_namespaces(device_role, ip)
+            else:
+                for end in (device, host):
+                    end.role.run(shell.quiet(shell.cmd("ip", "addr", "flush", "dev", end.ifname)), timeout=30)
+
+
+def link_rate_mbps(link: UsbLink) -> float:
+    """The link's theoretical rate as a network rate: the USB bulk bound at its speed (seed 000 §2.2
+    starts UDP at the link's rate)."""
+    return ceilings.usb_ethernet_ceiling(link.speed).value

@@ -1,0 +1,63 @@
+"""USB network gadgets on the virtual board: the two ends in their own namespaces, iperf3 across the link,
+and the byte counters that prove the traffic took the USB path (and catch it when it did not)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from hil.lab import link, usbhost
+from hil.lab.gadget import Gadget, network_function
+from hil.lab.netns import NetEnd, UsbNetLink, usb_network
+from hil.lab.role import Role
+from hil.measure import iperf3
+from hil.verdict.errors import MeasurementError
+
+
+@dataclass
+class _Pair:
+    """The part of a BoardPair usb_network reads: both roles are the virtual board, as on vlab-hs."""
+
+    device: Role
+    host: Role
+    name: str = "vlab-test"
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _OnLink:
+    pair: _Pair
+    gadget: Gadget
+    usb_device: usbhost.UsbDevice
+
+
+@pytest.fixture
+def ecm_link(vboard):
+    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    with Gadget(vboard, "dummy_udc.0", [network_function("ecm")]) as gadget:
+        device = usbhost.wait_for_device(vboard, gadget.serial, timeout_s=30)
+        with usb_network(_OnLink(_Pair(vboard, vboard), gadget, device)) as net:
+            yield net
+
+
+def test_tcp_over_an_ecm_gadget_crosses_the_usb_link_in_both_counters(vboard, ecm_link):
+    assert ecm_link.device.netns != ecm_link.host.netns
+    with iperf3.server(ecm_link.device):
+        measurement = ecm_link.measure(
+            lambda: iperf3.tcp(ecm_link.host, ecm_link.device.address, duration_s=2, reverse=True), device_sends=True
+        )
+    received = measurement.details["bytes_received"]
+    assert received > 1_000_000 and iperf3.mbps(measurement) > 1
+    assert measurement.details["sender_tx_bytes"] >= received
+    assert measurement.details["receiver_rx_bytes"] >= received
+
+
+def test_traffic_that_takes_the_loopback_path_is_an_error_naming_the_idle_interface(vboard, ecm_link):
+    # A client in the gadget's own namespace reaches the gadget's address over lo, not over USB.
+    beside = NetEnd(vboard, "lo", ecm_link.device.address, ecm_link.device.netns, ecm_link.device.ip)
+    short_cut = UsbNetLink(device=ecm_link.device, host=beside)
+    with iperf3.server(ecm_link.device), pytest.raises(MeasurementError, match="did not cross the USB link") as caught:
+        short_cut.measure(lambda: iperf3.tcp(beside, ecm_link.device.address, duration_s=1), device_sends=False)
+    assert f"{ecm_link.device.ifname} on" in str(caught.value) and "rx moved" in str(caught.value)
