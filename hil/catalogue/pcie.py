@@ -1,0 +1,109 @@
+"""PCIe between two boards, one the root complex (rc) and one the endpoint (ep): controller DMA, BAR
+load/store and interrupt latency (seed 002 "Rockchip Developer Guide PCIe Performance" §4-§7).
+
+Every rate is bounded by the declared link (gen × lanes, net of TLP overhead at its max payload size),
+which the tests check against the trained link first (hil.lab.pcie_link).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hil.catalogue.ceilings import PcieBus
+from hil.catalogue.model import Family, Metric, Setting
+from hil.verdict.spec import Direction
+
+SEED = "seed 002"
+
+
+def _bar_access_fits(values: Mapping[str, Any]) -> str | None:
+    if values["pcie.bar_width"] not in (32, 64):
+        return f"pcie.bar_width ({values['pcie.bar_width']}) must be 32 or 64 (bits per load/store)"
+    return None
+
+
+PCIE = Family(
+    name="pcie",
+    title="PCIe root complex + endpoint",
+    metrics=(
+        Metric(
+            "pcie.dma.write",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=PcieBus(),
+            seed=f'{SEED} §4 "DMA Interface 吞吐率" (标准 EP 测试)',
+            description="controller DMA writes local memory across the link (pcie-dw-dmatest or pci-epf-test)",
+        ),
+        Metric(
+            "pcie.dma.read",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=PcieBus(),
+            seed=f'{SEED} §4 "DMA Interface 吞吐率" (标准 EP 测试)',
+            description="controller DMA reads remote memory across the link (pcie-dw-dmatest or pci-epf-test)",
+        ),
+        Metric(
+            "pcie.bar.store",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="store",
+            ceiling=PcieBus(),
+            seed=f'{SEED} §5 "Bar Interface 吞吐率"',
+            description="root complex CPU stores into the endpoint's BAR, mmap of sysfs resourceN (resource_mmap_test)",
+        ),
+        Metric(
+            "pcie.bar.load",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="load",
+            ceiling=PcieBus(),
+            seed=f'{SEED} §5 "Bar Interface 吞吐率"',
+            description="root complex CPU loads from the endpoint's BAR, mmap of sysfs resourceN (resource_mmap_test)",
+        ),
+        Metric(
+            "pcie.irq.elbi",
+            unit="µs",
+            direction=Direction.LOWER,
+            reads="latency",
+            seed=f'{SEED} §6 "中断响应速率-ELBI"',
+            description="time per ELBI interrupt the endpoint takes, RC raising them back to back (kernel log)",
+        ),
+        Metric(
+            "pcie.irq.msi",
+            unit="µs",
+            direction=Direction.LOWER,
+            reads="latency",
+            seed=f'{SEED} §7 "中断响应速率-MSI"',
+            description="time per MSI the root complex takes, EP raising them back to back (kernel log)",
+        ),
+    ),
+    settings=(
+        Setting("pcie.ep_bdf", str, "0000:01:00.0", "the endpoint's PCI address as the root complex sees it"),
+        Setting(
+            "pcie.dma_tool",
+            str,
+            "dw-dmatest",
+            "which DMA test drives the transfers: Rockchip pcie-dw-dmatest or mainline pci-epf-test + pcitest",
+            choices=("dw-dmatest", "epf-test"),
+        ),
+        Setting(
+            "pcie.dma_side",
+            str,
+            "ep",
+            "the role whose DMA engine runs pcie-dw-dmatest (seed 002: the endpoint)",
+            choices=("ep", "rc"),
+        ),
+        Setting("pcie.dma_total_mb", int, 64, "MiB moved per DMA sample (loops = this / transfer size)", 1, 65536),
+        Setting("pcie.bar", int, 2, "the BAR resource_mmap_test maps (seed 002: resource2)", 0, 5),
+        Setting("pcie.bar_kib", int, 1024, "KiB of the BAR stored and loaded per pass (≤ the BAR)", 1, 65536),
+        Setting("pcie.bar_width", int, 32, "bits per load/store (32 as in seed 002, or 64)", 32, 64),
+        Setting("pcie.bar_loops", int, 4, "passes over the BAR per sample", 1, 10000),
+        Setting("pcie.irq_seconds", int, 3, "seconds of the counting side's log read per sample", 2, 60),
+    ),
+    checks=(_bar_access_fits,),
+)
+
+FAMILIES = (PCIE,)

@@ -1,0 +1,90 @@
+"""BAR load/store throughput (seed 002 §5): hil's resource_mmap_test (hil/tools/resource_mmap_test.c) maps
+a BAR through sysfs on the root complex and times 32- or 64-bit CPU stores and loads over it. One run
+gives both figures: `store` and `load`, in MB/s.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from hil.lab import shell
+from hil.lab.role import Role
+from hil.measure.parsing import ascii_float, ascii_int, parser
+from hil.verdict.errors import MeasurementError, ParseError
+from hil.verdict.measurement import Measurement, Quantity
+
+PROGRAM = "resource_mmap_test"
+WIDTHS = (32, 64)
+_LINE = re.compile(
+    r"^bytes=(?P<bytes>\S+) width=(?P<width>\S+) loops=(?P<loops>\S+) store_ns=(?P<store_ns>\S+) "
+    r"load_ns=(?P<load_ns>\S+) store_mb_s=(?P<store>\S+) load_mb_s=(?P<load>\S+)$",
+    re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class BarRates:
+    bytes: int  # per loop
+    width: int
+    loops: int
+    store_mb_s: float
+    load_mb_s: float
+
+
+@parser("pcie_bar")
+def parse(text: str) -> BarRates:
+    """The last result line; rates recomputed from bytes, loops and nanoseconds and checked against it."""
+    matches = list(_LINE.finditer(text))
+    if not matches:
+        raise ParseError(f"{PROGRAM} printed no result line", raw_output=text)
+    m = matches[-1]
+    size, width, loops = (ascii_int(m[key], key, text) for key in ("bytes", "width", "loops"))
+    store_ns, load_ns = ascii_int(m["store_ns"], "store_ns", text), ascii_int(m["load_ns"], "load_ns", text)
+    if width not in WIDTHS or size == 0 or loops == 0 or store_ns == 0 or load_ns == 0:
+        raise ParseError(f"{PROGRAM} result line measured nothing usable: {m.group(0)!r}", raw_output=text)
+    moved = size * loops * 1000
+    rates = {}
+    for name, ns in (("store", store_ns), ("load", load_ns)):
+        printed = ascii_float(m[name], f"{name}_mb_s", text)
+        rate = moved / ns
+        if abs(printed - rate) > 0.0005 + rate * 1e-9:  # the program prints 3 decimals
+            raise ParseError(f"{PROGRAM}: {name}_mb_s={m[name]} contradicts its bytes and time", raw_output=text)
+        rates[name] = rate
+    return BarRates(size, width, loops, rates["store"], rates["load"])
+
+
+def resource_path(bdf: str, bar: int) -> str:
+    if not re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", bdf):
+        raise ValueError(f"PCI address {bdf!r} must look like 0000:01:00.0")
+    if bar not in range(6):
+        raise ValueError(f"BAR {bar!r} must be 0..5")
+    return f"/sys/bus/pci/devices/{bdf}/resource{bar}"
+
+
+def command(bdf: str, bar: int, *, size: int, width: int, loops: int) -> str:
+    if width not in WIDTHS:
+        raise ValueError(f"access width must be one of {WIDTHS} bits, got {width!r}")
+    return shell.cmd(PROGRAM, resource_path(bdf, bar), size, width, loops)
+
+
+def run(
+    role: Role, bdf: str, bar: int, *, size: int, width: int = 32, loops: int = 1, timeout: float = 300
+) -> Measurement:
+    """One timed store + load pass over the BAR: `store` and `load` in MB/s."""
+    started = time.time()
+    exitcode, output = role.run_status(command(bdf, bar, size=size, width=width, loops=loops), timeout=timeout)
+    duration = time.time() - started
+    if exitcode != 0:
+        raise MeasurementError(f"{PROGRAM} exited {exitcode}", raw_output=output)
+    rates = parse(output)
+    if (rates.bytes, rates.width, rates.loops) != (size, width, loops):
+        raise ParseError(f"{PROGRAM} reports another run than asked for ({size} B, {width} bit, {loops} loops)", output)
+    return Measurement(
+        {"store": Quantity(rates.store_mb_s, "MB/s"), "load": Quantity(rates.load_mb_s, "MB/s")},
+        raw=output,
+        started=started,
+        duration_s=duration,
+        details={"bytes": size, "width_bits": width, "loops": loops},
+    )

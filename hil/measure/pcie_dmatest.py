@@ -1,0 +1,193 @@
+"""PCIe DMA throughput between a root complex and an endpoint (seed 002 §4), from the kernel log of the side
+whose DMA engine moves the data. Two drivers log it:
+
+- Rockchip's `pcie-dw-dmatest` (vendor kernels, CONFIG_PCIE_DW_DMATEST): module parameters under
+  /sys/module/pcie_dw_dmatest/parameters set size, loops and direction; `echo run > .../dmatest` runs the
+  loop synchronously (one channel) and logs
+  `pcie dma wr/ test (1+0)*4194304*1000 cost 1367000us speed:2994000KB/S`.
+- mainline `pci-epf-test` on the endpoint, driven by `pcitest -d -r|-w -s SIZE` on the root complex (which
+  only prints OKAY / NOT OKAY); the endpoint logs
+  `pci_epf_test pci_epf_test.0: READ => Size: 1024000 B, DMA: YES, Time: 0.000701167 s, Rate: 1460422 KB/s`.
+
+Directions are the DMA engine's: `write` moves local memory across the link, `read` pulls remote memory
+across it. Rates are computed from the logged bytes and time, and checked against the driver's own
+rounded figure: a line whose numbers disagree with each other is garbled, not a measurement.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from dataclasses import dataclass
+
+from hil.lab import shell
+from hil.lab.role import Role
+from hil.measure.parsing import ascii_int, parser
+from hil.verdict.errors import MeasurementError, ParseError
+from hil.verdict.measurement import Measurement, Quantity
+
+DIRECTIONS = ("read", "write")
+DW_PARAMS = "/sys/module/pcie_dw_dmatest/parameters"
+U32 = 1 << 32
+
+# pcie-dw-dmatest.c: pr_err("pcie dma %s/%s test (%d+%d)*%d*%d cost %lldus speed:%lldKB/S\n", ...)
+_DW_LINE = re.compile(
+    r"pcie dma (?P<wr>wr|)/(?P<rd>rd|) test \((?P<w>[0-9]+)\+(?P<r>[0-9]+)\)\*(?P<size>[0-9]+)\*(?P<loops>[0-9]+)"
+    r" cost (?P<us>[0-9]+)us speed:(?P<kbs>[0-9]+)KB/S$",
+    re.ASCII | re.MULTILINE,
+)
+# pci-epf-test.c: "%s => Size: %llu B, DMA: %s, Time: %llu.%09u s, Rate: %llu KB/s" (6.x). A 2025 patch prints
+# the time with %ptSp instead; no capture of that yet, so a different time format is a ParseError, not a guess.
+_EPF_LINE = re.compile(
+    r"(?P<op>READ|WRITE|COPY) => Size: (?P<size>[0-9]+) B, DMA: (?P<dma>YES|NO), "
+    r"Time: (?P<sec>[0-9]+)\.(?P<nsec>[0-9]{9}) s, Rate: (?P<kbs>[0-9]+) KB/s$",
+    re.ASCII | re.MULTILINE,
+)
+# pcitest: "READ (1024000 bytes):           OKAY" / "NOT OKAY"
+_PCITEST_LINE = re.compile(r"^(?P<op>READ|WRITE|COPY) \( *(?P<size>[0-9]+) bytes\):\s+(?P<result>OKAY|NOT OKAY)$", re.M)
+
+
+@dataclass(frozen=True)
+class DmaRate:
+    direction: str  # "read" or "write"
+    bytes: int  # moved in total
+    seconds: float
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.bytes / self.seconds / 1e6
+
+
+@parser("pcie_dmatest")
+def parse_dw_dmatest(text: str) -> DmaRate:
+    """The last `pcie dma ... speed:...KB/S` summary of pcie-dw-dmatest, one direction only."""
+    matches = list(_DW_LINE.finditer(text))
+    if not matches:
+        raise ParseError("pcie-dw-dmatest logged no 'pcie dma ... speed:' summary", raw_output=text)
+    m = matches[-1]
+    wr, rd = ascii_int(m["w"], "write flag", text), ascii_int(m["r"], "read flag", text)
+    if (wr, rd) not in ((1, 0), (0, 1)) or bool(m["wr"]) != bool(wr) or bool(m["rd"]) != bool(rd):
+        # rw_test=3 logs one rate for reads and writes together: no figure for either direction.
+        raise ParseError(f"pcie-dw-dmatest summary is not one direction: {m.group(0)!r}", raw_output=text)
+    size, loops = ascii_int(m["size"], "size", text), ascii_int(m["loops"], "loops", text)
+    us, printed = ascii_int(m["us"], "time", text), ascii_int(m["kbs"], "speed", text)
+    if size == 0 or loops == 0 or us == 0:
+        raise ParseError(f"pcie-dw-dmatest measured nothing: {m.group(0)!r}", raw_output=text)
+    total = size * loops
+    # The driver's own figure, with its arithmetic: the byte count is a u32 product (it wraps above 4 GiB)
+    # and 1000000/1024 is an integer division (976).
+    if printed != (total % U32) * (1000000 // 1024) // us:
+        raise ParseError(f"pcie-dw-dmatest summary contradicts itself: {m.group(0)!r}", raw_output=text)
+    return DmaRate("write" if wr else "read", total, us / 1e6)
+
+
+@parser("pcie_dmatest")
+def parse_epf_test(text: str) -> DmaRate:
+    """The last DMA READ or WRITE line pci-epf-test logged (COPY and CPU transfers are no DMA rate)."""
+    matches = list(_EPF_LINE.finditer(text))
+    if not matches:
+        raise ParseError("pci-epf-test logged no 'READ/WRITE => Size: ... Rate:' line", raw_output=text)
+    m = matches[-1]
+    if m["op"] == "COPY" or m["dma"] != "YES":
+        raise ParseError(f"the last pci-epf-test transfer was not a DMA read or write: {m.group(0)!r}", text)
+    size = ascii_int(m["size"], "size", text)
+    ns = ascii_int(m["sec"], "seconds", text) * 1_000_000_000 + ascii_int(m["nsec"], "nanoseconds", text)
+    printed = ascii_int(m["kbs"], "rate", text)
+    if size == 0 or ns == 0:
+        raise ParseError(f"pci-epf-test measured nothing: {m.group(0)!r}", raw_output=text)
+    if printed != size * 1_000_000_000 // (ns * 1000):  # the driver's div64_u64(size * NSEC_PER_SEC, ns * 1000)
+        raise ParseError(f"pci-epf-test line contradicts itself: {m.group(0)!r}", raw_output=text)
+    return DmaRate("read" if m["op"] == "READ" else "write", size, ns / 1e9)
+
+
+@parser("pcie_dmatest")
+def parse_pcitest(text: str) -> dict[tuple[str, int], bool]:
+    """pcitest's verdicts by (operation, bytes): True for OKAY. The last verdict for a case counts."""
+    results = {
+        (m["op"], ascii_int(m["size"], "size", text)): m["result"] == "OKAY" for m in _PCITEST_LINE.finditer(text)
+    }
+    if not results:
+        raise ParseError("pcitest printed no READ/WRITE/COPY verdict", raw_output=text)
+    return results
+
+
+def after_marker(log: str, marker: str) -> str:
+    """The kernel log written after `marker` (hil writes one to /dev/kmsg before each run)."""
+    index = log.rfind(marker)
+    if index < 0:
+        raise MeasurementError(f"the kernel log lost hil's marker {marker!r} (ring buffer overrun?)", raw_output=log)
+    return log[index + len(marker) :]
+
+
+def _mark(role: Role) -> str:
+    marker = f"hil-pcie-dma-{secrets.token_hex(4)}"
+    role.run(shell.write("/dev/kmsg", marker), timeout=30)
+    return marker
+
+
+def _check_direction(direction: str) -> None:
+    if direction not in DIRECTIONS:
+        raise ValueError(f"DMA direction must be one of {DIRECTIONS}, got {direction!r}")
+
+
+def dw_dmatest_commands(*, size: int, loops: int, direction: str, is_rc: bool, channel: int = 0) -> list[str]:
+    """The module-parameter writes that set up and run one pcie-dw-dmatest transfer loop on one channel."""
+    _check_direction(direction)
+    values = {
+        "is_rc": 1 if is_rc else 0,
+        "chn_en": 1 << channel,  # one channel: dma_run() then runs the loop synchronously
+        "rw_test": 1 if direction == "read" else 2,
+        "size": size,
+        "cycles_count": loops,
+    }
+    return [shell.write(f"{DW_PARAMS}/{name}", value) for name, value in values.items()] + [
+        shell.write(f"{DW_PARAMS}/dmatest", "run")
+    ]
+
+
+def run_dw_dmatest(
+    role: Role, *, size: int, loops: int, direction: str, is_rc: bool, timeout: float = 120
+) -> Measurement:
+    """One pcie-dw-dmatest run on `role` (the side whose DMA engine moves the data); MB/s."""
+    marker = _mark(role)
+    started = time.time()
+    role.run(
+        shell.all_of(dw_dmatest_commands(size=size, loops=loops, direction=direction, is_rc=is_rc)), timeout=timeout
+    )
+    duration = time.time() - started
+    log = after_marker(role.run("dmesg", timeout=60), marker)
+    rate = parse_dw_dmatest(log)
+    if rate.direction != direction or rate.bytes != size * loops:
+        raise ParseError(f"pcie-dw-dmatest logged a {rate.direction} of {rate.bytes} B, not this run's", log)
+    return _measurement(rate, started, duration, log)
+
+
+def run_epf_test(
+    rc: Role, ep: Role, *, size: int, direction: str, device: str = "/dev/pci-endpoint-test.0"
+) -> Measurement:
+    """One `pcitest -d` transfer from the root complex; the rate is the endpoint's pci-epf-test log line."""
+    _check_direction(direction)
+    marker = _mark(ep)
+    started = time.time()
+    flag = "-r" if direction == "read" else "-w"
+    exitcode, output = rc.run_status(shell.cmd("pcitest", "-D", device, "-d", flag, "-s", size), timeout=120)
+    duration = time.time() - started
+    op = "READ" if direction == "read" else "WRITE"
+    if exitcode != 0 or not parse_pcitest(output).get((op, size), False):
+        raise MeasurementError(f"pcitest {op} of {size} B did not pass (exit {exitcode})", raw_output=output)
+    log = after_marker(ep.run("dmesg", timeout=60), marker)
+    rate = parse_epf_test(log)
+    if rate.direction != direction or rate.bytes != size:
+        raise ParseError(f"pci-epf-test logged a {rate.direction} of {rate.bytes} B, not this run's", log)
+    return _measurement(rate, started, duration, f"{output}\n--- endpoint log ---\n{log}")
+
+
+def _measurement(rate: DmaRate, started: float, duration: float, raw: str) -> Measurement:
+    return Measurement(
+        {"throughput": Quantity(rate.mb_per_s, "MB/s")},
+        raw=raw,
+        started=started,
+        duration_s=duration,
+        details={"bytes": rate.bytes, "dma_seconds": rate.seconds},
+    )

@@ -1,0 +1,44 @@
+"""PCIe cases run on a root complex + endpoint pair of real boards. The virtual lab has no PCIe endpoint and
+its kernel no DMATEST (DESIGN §4): there they skip with that reason, whether the inventory has no PCIe pair
+at all or a test is pointed at an emulated one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hil.lab import pcie_link
+from hil.lab.pair import BoardPair
+from hil.plugin import INVENTORY
+
+HERE = Path(__file__).resolve().parent
+NO_PCIE_IN_VLAB = "the virtual lab has no PCIe endpoint or DMATEST (DESIGN §4)"
+
+
+def _real_pcie(board) -> bool:
+    link = board.config.link
+    return link.type == "pcie" and not link.emulated and not board.config.vlab
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without a real PCIe pair, every case here is skipped with the reason, not pytest's 'empty parameter set'."""
+    inventory = config.stash.get(INVENTORY, None)
+    if inventory is None or any(_real_pcie(board) for board in inventory.boards.values()):
+        return
+    only_vlab = all(board.config.vlab for board in inventory.boards.values())
+    reason = NO_PCIE_IN_VLAB if only_vlab else f"{inventory.path.name} has no PCIe root complex + endpoint pair"
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.skip(reason=reason), append=False)
+
+
+@pytest.fixture
+def pcie_pair(pair: BoardPair) -> Iterator[BoardPair]:
+    """The pair, after its link's trained speed and width were checked against boards.yaml (an ERROR if lower)."""
+    if not _real_pcie(pair.board):
+        pytest.skip(NO_PCIE_IN_VLAB if pair.board.config.vlab or pair.link.emulated else f"{pair.name}: not PCIe")
+    trained = pcie_link.require_link(pair.role("rc"), pair.setting("pcie.ep_bdf"), pair.link)
+    pair.facts["pcie_trained_link"] = trained.describe()
+    yield pair

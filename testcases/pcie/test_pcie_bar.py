@@ -1,0 +1,26 @@
+"""BAR load/store throughput (seed 002 §5): the root complex's CPU stores into and loads from the endpoint's BAR
+through sysfs `resourceN`, with hil's resource_mmap_test; one run gives both metrics."""
+
+import pytest
+
+from hil.measure import pcie_bar
+
+pytestmark = pytest.mark.hil_metrics("pcie.bar.store", "pcie.bar.load")
+
+
+def test_pcie_bar_throughput(pcie_pair, perf):
+    rc = pcie_pair.role("rc")
+    width = pcie_pair.setting("pcie.bar_width")
+    perf.check(
+        ["pcie.bar.store", "pcie.bar.load"],
+        facts={"bar": f"resource{pcie_pair.setting('pcie.bar')}", "access_bits": width},
+        cpu_load_on="rc",
+        sample=lambda: pcie_bar.run(
+            rc,
+            pcie_pair.setting("pcie.ep_bdf"),
+            pcie_pair.setting("pcie.bar"),
+            size=pcie_pair.setting("pcie.bar_kib") * 1024,
+            width=width,
+            loops=pcie_pair.setting("pcie.bar_loops"),
+        ),
+    )

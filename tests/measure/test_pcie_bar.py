@@ -1,0 +1,64 @@
+"""resource_mmap_test's result line, from real runs of hil/tools/resource_mmap_test.c against a regular file on the
+lab PC (tests/data/pcie_bar/capture.sh: no BAR here, so the figures are page-cache rates)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hil.measure import pcie_bar
+from hil.measure.parsing import PARSERS
+from hil.verdict.errors import ParseError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "pcie_bar"
+
+
+def _read(name: str) -> str:
+    return (DATA / f"{name}.txt").read_text()
+
+
+def test_the_parser_joins_the_registry():
+    assert PARSERS["hil.measure.pcie_bar.parse"].data == "pcie_bar"
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "width", "loops"),
+    [
+        ("file-4M-32bit", 4194304, 32, 16),
+        ("file-4M-64bit", 4194304, 64, 16),
+        ("file-4K-32bit-hex-size", 4096, 32, 1000),
+    ],
+)
+def test_real_runs_parse_to_what_they_were_asked(name, size, width, loops):
+    rates = pcie_bar.parse(_read(name))
+    assert (rates.bytes, rates.width, rates.loops) == (size, width, loops)
+    line = next(line for line in _read(name).splitlines() if line.startswith("bytes="))
+    fields = dict(part.split("=") for part in line.split())
+    assert rates.store_mb_s == pytest.approx(float(fields["store_mb_s"]), abs=0.0005)
+    assert rates.load_mb_s == pytest.approx(float(fields["load_mb_s"]), abs=0.0005)
+
+
+@pytest.mark.parametrize("name", ["file-too-small", "missing-resource", "bad-width"])
+def test_a_refused_run_has_no_result_line(name):
+    with pytest.raises(ParseError, match="no result line"):
+        pcie_bar.parse(_read(name))
+
+
+def test_a_rate_that_contradicts_bytes_and_time_is_refused():
+    text = _read("file-4M-32bit").replace("store_mb_s=", "store_mb_s=1")
+    with pytest.raises(ParseError, match="contradicts"):
+        pcie_bar.parse(text)
+
+
+def test_a_width_the_program_does_not_do_is_refused():
+    with pytest.raises(ParseError, match="nothing usable"):
+        pcie_bar.parse(_read("file-4M-32bit").replace("width=32", "width=16"))
+
+
+def test_the_command_maps_the_sysfs_resource_quoted():
+    assert pcie_bar.command("0000:01:00.0", 2, size=1048576, width=32, loops=4) == (
+        "resource_mmap_test /sys/bus/pci/devices/0000:01:00.0/resource2 1048576 32 4"
+    )
+    with pytest.raises(ValueError, match="PCI address"):
+        pcie_bar.command("0000:01:00.0; reboot", 2, size=4096, width=32, loops=1)
