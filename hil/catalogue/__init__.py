@@ -16,7 +16,7 @@ from hil.catalogue.ceilings import CeilingRule, PcieBus, UsbBus, UsbNetwork
 from hil.catalogue.model import Family, Metric, Setting
 from hil.catalogue.registry import Catalogue, UnknownName
 
-FAMILY_MODULES = ("hil.catalogue.usb_device",)
+FAMILY_MODULES = ("hil.catalogue.usb_device", "hil.catalogue.storage")
 
 
 def load() -> Catalogue:
