@@ -65,7 +65,9 @@ NVME = Family(
     ),
     settings=(
         Setting("nvme.device", str, "/dev/nvme0n1", "namespace fio runs on (raw: its data is overwritten)"),
-        Setting("nvme.size_mb", int, 1024, "span of the namespace each run covers, MiB (seed 002: 4-10 GiB)", 1, 262144),
+        Setting(
+            "nvme.size_mb", int, 1024, "span of the namespace each run covers, MiB (seed 002: 4-10 GiB)", 1, 262144
+        ),
         Setting("nvme.runtime_s", int, 30, "seconds each fio run measures, after a 1 s ramp (seed 002: 180)", 1, 3600),
     ),
 )

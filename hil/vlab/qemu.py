@@ -44,7 +44,7 @@ class VlabQEMUDriver(QEMUDriver):
         for name, size_mb in self.scratch_disks.items():
             if "/" in name or not isinstance(size_mb, int) or size_mb < 1:
                 raise LabError(f"{self.target.name}: scratch disk {name!r}: give a plain file name and a size in MiB")
-            with open(Path(self._tempdir) / name, "wb") as disk:
+            with (Path(self._tempdir) / name).open("wb") as disk:
                 disk.truncate(size_mb * 1024 * 1024)
         self._cmd = [arg.replace(self.SCRATCH, self._tempdir) for arg in self._cmd]
 
