@@ -23,7 +23,7 @@ pairs:
     metrics:
       nvme.rnd4k_q32t1.read: {{min: 0.1, max_cv: 90%}}
       nvme.rnd4k_q32t1.read_iops: {{min: 10, max_cv: 90%}}
-      nvme.rnd4k_q32t1.read_p99: {{max: 10 s, max_cv: 90%}}
+      nvme.rnd4k_q32t1.read_p99: {{unit: s, max: 10, max_cv: 90%}}
   vlab-nvme-gen3:
     env: {env}
     vlab: true
