@@ -16,7 +16,12 @@ from hil.catalogue.ceilings import CeilingRule, PcieBus, UsbBus, UsbNetwork
 from hil.catalogue.model import Family, Metric, Setting
 from hil.catalogue.registry import Catalogue, UnknownName
 
-FAMILY_MODULES = ("hil.catalogue.usb_device", "hil.catalogue.usb_network", "hil.catalogue.pcie")
+FAMILY_MODULES = (
+    "hil.catalogue.usb_device",
+    "hil.catalogue.usb_network",
+    "hil.catalogue.storage",
+    "hil.catalogue.pcie",
+)
 
 
 def load() -> Catalogue:

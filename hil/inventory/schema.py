@@ -275,6 +275,8 @@ class PairConfig(Strict):
         if link is None:  # the link itself is invalid: that error is reported instead
             return value
         wanted = {"usb": {"host", "device"}, "pcie": {"rc", "ep"}}[link.type]
+        if link.type == "pcie" and set(value) == {"rc"}:  # an endpoint that is a drive (NVMe), not a target
+            return value
         if set(value) != wanted:
             raise ValueError(f"a {link.type} pair needs roles {sorted(wanted)}, found {sorted(value)}")
         return value

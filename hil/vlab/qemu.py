@@ -3,6 +3,10 @@
 labgrid's QEMUDriver powers off through QMP `quit`; when the emulator crashed or its monitor stopped
 answering, that raises and leaves the driver believing the board is still on, so no power cycle can
 ever succeed again. A hardware lab's PDU does not care whether the board is alive: neither does this.
+
+It also creates the board's scratch disks (`scratch_disks: {nvme.img: 1024}`, MiB): sparse files in the
+driver's own temporary directory, one set per QEMU (two workers' boards never share a disk), removed
+with it. `extra_args` names them as `@scratch@/nvme.img`.
 """
 
 from __future__ import annotations
@@ -26,10 +30,23 @@ from hil.errors import LabError
 @attr.s(eq=False)
 class VlabQEMUDriver(QEMUDriver):
     QUIT_TIMEOUT_S = 5.0
+    SCRATCH = "@scratch@"
+
+    scratch_disks = attr.ib(factory=dict, validator=attr.validators.instance_of(dict))
 
     def on_activate(self) -> None:
         self._check_files()
         super().on_activate()
+        self._create_scratch_disks()
+
+    def _create_scratch_disks(self) -> None:
+        """Sparse backing files for the disks extra_args names under @scratch@ (QEMU opens them read-write)."""
+        for name, size_mb in self.scratch_disks.items():
+            if "/" in name or not isinstance(size_mb, int) or size_mb < 1:
+                raise LabError(f"{self.target.name}: scratch disk {name!r}: give a plain file name and a size in MiB")
+            with (Path(self._tempdir) / name).open("wb") as disk:
+                disk.truncate(size_mb * 1024 * 1024)
+        self._cmd = [arg.replace(self.SCRATCH, self._tempdir) for arg in self._cmd]
 
     def _check_files(self) -> None:
         """Name what is missing before QEMU is started, instead of a FileNotFoundError from deep inside."""

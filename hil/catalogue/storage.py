@@ -1,0 +1,75 @@
+"""Storage on the board's PCIe root complex: an NVMe drive measured with fio as CrystalDiskMark does
+(seed 002 §8 "外设 - NVME 吞吐率", §8.1.1 "fio 模拟 crystalmark").
+
+One fio run per case feeds its rate, its IOPS and its p99 completion latency (the RND4K cases gate all
+three; SEQ1M's IOPS are its rate divided by 1 MiB and say nothing more).
+"""
+
+from __future__ import annotations
+
+from hil.catalogue.ceilings import PcieBus
+from hil.catalogue.model import Family, Metric, Setting
+from hil.verdict.spec import Direction
+
+SEED = 'seed 002 §8.1.1 "fio 模拟 crystalmark"'
+CASES = {"seq1m_q32t1": "SEQ1M Q32T1 (bs 1M, queue depth 32, 1 thread)", "rnd4k_q32t1": "RND4K Q32T1 (bs 4K random)"}
+
+
+def _rate(case: str, direction: str) -> Metric:
+    verb = "reads" if direction == "read" else "writes"
+    return Metric(
+        f"nvme.{case}.{direction}",
+        unit="MB/s",
+        direction=Direction.HIGHER,
+        reads="throughput",
+        ceiling=PcieBus(),
+        seed=f"{SEED}, §8.2 tables",
+        description=f"fio {verb} the raw namespace, {CASES[case]}, direct I/O, libaio (psync without it)",
+    )
+
+
+def _iops(direction: str) -> Metric:
+    return Metric(
+        f"nvme.rnd4k_q32t1.{direction}_iops",
+        unit="IOPS",
+        direction=Direction.HIGHER,
+        reads="iops",
+        seed=f"{SEED}, §8.2 tables (IOPS (K))",
+        description=f"I/O operations per second of the RND4K Q32T1 {direction} run",
+    )
+
+
+def _p99(direction: str) -> Metric:
+    return Metric(
+        f"nvme.rnd4k_q32t1.{direction}_p99",
+        unit="ms",
+        direction=Direction.LOWER,
+        reads="latency_p99",
+        seed=SEED,
+        description=f"99th percentile completion latency (fio clat) of the RND4K Q32T1 {direction} run",
+    )
+
+
+NVME = Family(
+    name="nvme",
+    title="NVMe drive on the board's PCIe root complex",
+    metrics=(
+        _rate("seq1m_q32t1", "read"),
+        _rate("seq1m_q32t1", "write"),
+        _rate("rnd4k_q32t1", "read"),
+        _iops("read"),
+        _p99("read"),
+        _rate("rnd4k_q32t1", "write"),
+        _iops("write"),
+        _p99("write"),
+    ),
+    settings=(
+        Setting("nvme.device", str, "/dev/nvme0n1", "namespace fio runs on (raw: its data is overwritten)"),
+        Setting(
+            "nvme.size_mb", int, 1024, "span of the namespace each run covers, MiB (seed 002: 4-10 GiB)", 1, 262144
+        ),
+        Setting("nvme.runtime_s", int, 30, "seconds each fio run measures, after a 1 s ramp (seed 002: 180)", 1, 3600),
+    ),
+)
+
+FAMILIES = (NVME,)

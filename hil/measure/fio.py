@@ -1,0 +1,208 @@
+"""Block-device bandwidth, IOPS and completion latency with fio, as CrystalDiskMark measures them (seed 002 §8).
+
+Builds the command (every value quoted), runs it on a role with `--output-format=json`, and parses the
+one job's figures into a Measurement: `throughput` (B/s), `iops` and `latency_p99` (completion latency,
+99th percentile, µs). `libaio` is the engine when the board's fio has it; without it `psync`, which is
+synchronous, so its queue depth is 1 whatever the case asks (seed 002 §8.1: "可以使用 psync 替代").
+Which engine ran is stored with every sample.
+
+    job = FioJob("randread", "4K", iodepth=32)
+    engine = fio.engine(role)                      # "libaio" or "psync"
+    m = fio.run(role, "/dev/nvme0n1", job, engine=engine, size_mb=1024, runtime_s=10)
+    m.values["iops"]                               # Quantity(..., "IOPS")
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from hil.lab import shell
+from hil.lab.role import Role
+from hil.measure.parsing import json_object, number_at, parser
+from hil.verdict.errors import MeasurementError, ParseError
+from hil.verdict.measurement import Measurement, Quantity
+
+PREFERRED_ENGINE = "libaio"
+FALLBACK_ENGINE = "psync"
+# fio's rw= for one direction; mixed workloads (rw, randrw) would need two figures per run.
+DIRECTION = {"read": "read", "randread": "read", "write": "write", "randwrite": "write"}
+P99 = "99.000000"  # the key fio gives the 99th percentile in clat_ns/percentile
+# bw_bytes and iops are io_bytes and total_ios over the runtime; rounding (ms runtime, integer bw) stays
+# well inside this.
+CONSISTENCY = 0.02
+_ENGINE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*", re.ASCII)
+
+
+@dataclass(frozen=True)
+class FioJob:
+    """One CrystalDiskMark case: SEQ1M Q32T1 read is FioJob("read", "1M", iodepth=32)."""
+
+    rw: str
+    bs: str
+    iodepth: int = 1
+    numjobs: int = 1
+
+    def __post_init__(self) -> None:
+        if self.rw not in DIRECTION:
+            raise ValueError(f"fio rw={self.rw!r}: hil measures one direction per run ({', '.join(DIRECTION)})")
+        if self.iodepth < 1 or self.numjobs < 1:
+            raise ValueError("fio iodepth and numjobs are at least 1")
+
+    @property
+    def direction(self) -> str:
+        return DIRECTION[self.rw]
+
+
+def command(filename: str, job: FioJob, *, engine: str, size_mb: int, runtime_s: float, ramp_s: float = 1) -> str:
+    """The fio command line for one run of `job` on `filename` (a block device or a file).
+
+    time_based: the run lasts runtime_s whatever the device's speed (seed 002 runs 180 s), looping over
+    the first size_mb of the device; the ramp is excluded from the figures. psync gets iodepth=1: it
+    cannot queue, and fio would print a note saying so.
+    """
+    iodepth = job.iodepth if engine != FALLBACK_ENGINE else 1
+    return shell.cmd(
+        "fio",
+        f"--name={job.rw}_{job.bs.lower()}_q{job.iodepth}_t{job.numjobs}",
+        f"--filename={filename}",
+        f"--rw={job.rw}",
+        f"--bs={job.bs}",
+        f"--iodepth={iodepth}",
+        f"--ioengine={engine}",
+        f"--numjobs={job.numjobs}",
+        "--direct=1",
+        "--thread",
+        "--group_reporting",
+        f"--size={size_mb}M",
+        "--time_based",
+        f"--runtime={runtime_s:g}",
+        f"--ramp_time={ramp_s:g}",
+        "--output-format=json",
+    )
+
+
+@parser("fio")
+def parse(output: str) -> Measurement:
+    """fio's JSON for one job (group_reporting) into throughput, IOPS and p99 completion latency.
+
+    An error job (`error` != 0), a job that moved no data, figures that contradict each other, or anything
+    that is not fio's JSON is a ParseError carrying the raw output.
+    """
+    document = json_object(output, "fio")
+    jobs = document.get("jobs")
+    if not isinstance(jobs, list) or len(jobs) != 1 or not isinstance(jobs[0], dict):
+        count = len(jobs) if isinstance(jobs, list) else 0
+        raise ParseError(f"fio: expected one job (group_reporting), found {count}", raw_output=output)
+    job = jobs[0]
+    error = number_at(job, "error", "fio", output)
+    if error != 0:
+        raise ParseError(f"fio job {job.get('jobname')!r} failed with error {error:g}", raw_output=output)
+    rw = _option(document, job, "rw", output)
+    if rw not in DIRECTION:
+        raise ParseError(f"fio: rw={rw!r} is not a single-direction workload", raw_output=output)
+    direction = DIRECTION[rw]
+    figures = {
+        key: number_at(job, f"{direction}/{key}", "fio", output)
+        for key in ("io_bytes", "bw_bytes", "iops", "runtime", "total_ios")
+    }
+    if figures["io_bytes"] <= 0 or figures["total_ios"] <= 0 or figures["runtime"] <= 0:
+        raise ParseError(f"fio moved no data ({direction}: io_bytes {figures['io_bytes']:g})", raw_output=output)
+    p99_ns = number_at(job, f"{direction}/clat_ns/percentile/{P99}", "fio", output)
+    _check_consistent(figures, output)
+    engine = _option(document, job, "ioengine", output, required=False)
+    details: dict[str, Any] = {
+        "rw": rw,
+        "bs": _option(document, job, "bs", output, required=False),
+        "iodepth": _option(document, job, "iodepth", output, required=False),
+        "ioengine": engine,
+        "io_bytes": int(figures["io_bytes"]),
+        "runtime_ms": int(figures["runtime"]),
+        "fio": document.get("fio version"),
+    }
+    return Measurement(
+        {
+            "throughput": Quantity(figures["bw_bytes"], "B/s"),
+            "iops": Quantity(figures["iops"], "IOPS"),
+            "latency_p99": Quantity(p99_ns / 1000, "µs"),
+        },
+        raw=output,
+        details={k: v for k, v in details.items() if v is not None},
+    )
+
+
+def _option(document: dict[str, Any], job: dict[str, Any], name: str, raw: str, *, required: bool = True) -> Any:
+    """A job option as fio echoes it: the job's own, else the global one."""
+    for options in (job.get("job options"), document.get("global options")):
+        if isinstance(options, dict) and isinstance(options.get(name), str):
+            return options[name]
+    if required:
+        raise ParseError(f"fio: the output does not say which {name} ran", raw_output=raw)
+    return None
+
+
+def _check_consistent(figures: dict[str, float], raw: str) -> None:
+    seconds = figures["runtime"] / 1000
+    for rate, total in (("bw_bytes", "io_bytes"), ("iops", "total_ios")):
+        expected = figures[total] / seconds
+        if not math.isclose(figures[rate], expected, rel_tol=CONSISTENCY, abs_tol=1):
+            raise ParseError(
+                f"fio: {rate} {figures[rate]:g} disagrees with {total} / runtime = {expected:g}", raw_output=raw
+            )
+
+
+@parser("fio")
+def parse_engines(output: str) -> frozenset[str]:
+    """The I/O engines `fio --enghelp` lists."""
+    lines = output.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == "Available IO engines:")
+    except StopIteration:
+        raise ParseError("fio --enghelp printed no engine list", raw_output=output) from None
+    engines = frozenset(line.strip() for line in lines[start + 1 :] if line.startswith("\t") and line.strip())
+    if not engines or not all(_ENGINE_NAME.fullmatch(name) for name in engines):
+        raise ParseError("fio --enghelp printed an engine list hil does not understand", raw_output=output)
+    return engines
+
+
+def engine(role: Role) -> str:
+    """libaio when the role's fio has it, else psync (seed 002 §8.1)."""
+    exitcode, output = role.run_status("fio --enghelp 2>&1", timeout=30)
+    if exitcode != 0:
+        raise MeasurementError(f"fio --enghelp exited {exitcode}: is fio installed on {role.label}?", output)
+    return PREFERRED_ENGINE if PREFERRED_ENGINE in parse_engines(output) else FALLBACK_ENGINE
+
+
+def run(
+    role: Role,
+    filename: str,
+    job: FioJob,
+    *,
+    engine: str,
+    size_mb: int,
+    runtime_s: float,
+    ramp_s: float = 1,
+) -> Measurement:
+    """One fio run; its exit status, its job's error and an empty transfer are MeasurementErrors."""
+    line = command(filename, job, engine=engine, size_mb=size_mb, runtime_s=runtime_s, ramp_s=ramp_s)
+    # fio stops on its own at runtime + ramp; the rest is start-up (file layout, a slow board's console).
+    exitcode, output = role.run_status(line + " 2>&1", timeout=runtime_s + ramp_s + 120)
+    if exitcode != 0:
+        raise MeasurementError(f"fio exited {exitcode}", raw_output=output)
+    measurement = parse(output)
+    measurement.details["engine"] = engine
+    return measurement
+
+
+def describe_engine(engine: str, job: FioJob) -> str:
+    """Which engine ran, for the facts: psync says that it could not queue."""
+    if engine == FALLBACK_ENGINE:
+        return f"{engine} (libaio absent: queue depth 1 instead of {job.iodepth})"
+    return f"{engine} (queue depth {job.iodepth})"
+
+
+def version(role: Role) -> str:
+    output = role.run("fio --version 2>&1", check=False).strip()
+    return output.splitlines()[0] if output else "fio (version unknown)"

@@ -1,0 +1,63 @@
+"""NVMe throughput on the board's PCIe root complex, as seed 002 §8.1.1 emulates CrystalDiskMark with fio:
+SEQ1M Q32T1 and RND4K Q32T1, read and write, direct I/O on the raw namespace, libaio (psync without it).
+
+Before any figure: the namespace is there and its PCIe link trained at what boards.yaml specifies.
+"""
+
+import pytest
+
+from hil.lab import nvme, pcie
+from hil.measure import fio
+from hil.measure.fio import FioJob
+
+CASES = {
+    "seq1m_q32t1": {"read": FioJob("read", "1M", iodepth=32), "write": FioJob("write", "1M", iodepth=32)},
+    "rnd4k_q32t1": {"read": FioJob("randread", "4K", iodepth=32), "write": FioJob("randwrite", "4K", iodepth=32)},
+}
+
+
+def metrics(case, direction):
+    """The rate for every case; RND4K also gates its IOPS and p99 completion latency."""
+    names = [f"nvme.{case}.{direction}"]
+    if case == "rnd4k_q32t1":
+        names += [f"nvme.{case}.{direction}_iops", f"nvme.{case}.{direction}_p99"]
+    return names
+
+
+pytestmark = pytest.mark.hil_metrics(*(name for case in CASES for d in ("read", "write") for name in metrics(case, d)))
+
+
+@pytest.fixture
+def drive(pair):
+    """The namespace, with its drive and trained link recorded (a link below the pair's spec is an ERROR)."""
+    rc = pair.role("rc")
+    namespace = nvme.wait_for_namespace(rc, pair.setting("nvme.device"))
+    nvme.require_span(namespace, pair.setting("nvme.size_mb"))
+    link = pcie.read_link(rc, namespace.pci_device)
+    pair.facts["nvme_drive"] = namespace.describe()
+    pair.facts["pcie_link"] = link.describe() + (" (emulated: not checked)" if pair.link.emulated else "")
+    if not pair.link.emulated:
+        pcie.require_link(link, pair.link.gen, pair.link.lanes, f"{pair.name} ({rc.label}) {namespace.node}")
+    return namespace
+
+
+# Writes first: the reads then read data the drive really holds.
+@pytest.mark.parametrize("direction", ["write", "read"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_nvme_crystaldiskmark(pair, perf, drive, case, direction):
+    rc = pair.role("rc")
+    engine = fio.engine(rc)
+    job = CASES[case][direction]
+    perf.check(
+        metrics(case, direction),
+        cpu_load_on="rc",
+        facts={"tool": fio.version(rc), "fio_engine": fio.describe_engine(engine, job)},
+        sample=lambda: fio.run(
+            rc,
+            drive.node,
+            job,
+            engine=engine,
+            size_mb=pair.setting("nvme.size_mb"),
+            runtime_s=pair.setting("nvme.runtime_s"),
+        ),
+    )
