@@ -3,19 +3,25 @@
 A link that trained below what the pair is specified for (boards.yaml `link: {type: pcie, gen, lanes}`)
 measures the wrong thing: a Gen3 x4 SSD that came up at Gen2 x1 would pass a loose band and hide the
 fault. So it is an ERROR naming both, on real boards; on an emulated link the figures are recorded only.
+
+Two ways in: `read_link` + `require_link` for a device found by its sysfs path (an NVMe namespace's
+controller), `require_declared` for an endpoint given by its PCI address (RC/EP pairs), which also refuses
+a link trained *above* the declaration: every rate is shown against the declared link's ceiling.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from hil.errors import LabError
 from hil.lab import shell
 from hil.lab.role import Role
 
 # GT/s per lane -> generation (seed 002 table 2-1).
-GENERATION = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5}
+GENERATION = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
+PCI_ADDRESS = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
 ATTRIBUTES = ("current_link_speed", "current_link_width", "max_link_speed", "max_link_width")
 _SPEED = re.compile(r"^(?P<gts>[0-9]+(?:\.[0-9]+)?) GT/s(?: PCIe)?$", re.ASCII)
 
@@ -89,3 +95,47 @@ def require_link(state: PcieLinkState, gen: int, lanes: int, where: str) -> None
         raise LabError(f"{where}: PCIe link specified as {specified}, but sysfs gives {state.describe()}")
     if state.gen < gen or state.width < lanes:
         raise LabError(f"{where}: PCIe link trained at {state.describe()}, below the specified {specified}")
+
+
+class LinkBelowSpec(LabError):
+    """The link trained to another generation or width than boards.yaml declares."""
+
+
+@dataclass(frozen=True)
+class TrainedLink:
+    gen: int
+    lanes: int
+    max_gen: int
+    max_lanes: int
+
+    def describe(self) -> str:
+        return f"Gen{self.gen} x{self.lanes} (device capable of Gen{self.max_gen} x{self.max_lanes})"
+
+
+def read_trained(role: Role, bdf: str, *, sysfs: str = "/sys/bus/pci/devices") -> TrainedLink:
+    """The trained and the maximum link of the PCI device `bdf`; LabError when sysfs gives no usable state."""
+    if not PCI_ADDRESS.fullmatch(bdf):
+        raise ValueError(f"PCI address {bdf!r} must look like 0000:01:00.0")
+    state = read_link(role, f"{sysfs}/{bdf}")
+    where = f"{role.label} {bdf}"
+    for name, value in (("current_link_speed", state.gen), ("current_link_width", state.width),
+                        ("max_link_speed", GENERATION.get(state.max_speed_gts or 0.0)),
+                        ("max_link_width", state.max_width)):  # fmt: skip
+        if value is None:
+            raise LabError(f"{where}: {name} {state.raw.get(name, '')!r} is not a PCIe link state (link down?)")
+    assert state.gen is not None and state.width is not None and state.max_width is not None
+    return TrainedLink(state.gen, state.width, GENERATION[state.max_speed_gts or 0.0], state.max_width)
+
+
+def require_declared(role: Role, bdf: str, declared: Any, *, sysfs: str = "/sys/bus/pci/devices") -> TrainedLink:
+    """The trained link, or LinkBelowSpec when it differs from boards.yaml's `link` (gen, lanes)."""
+    trained = read_trained(role, bdf, sysfs=sysfs)
+    wanted = f"Gen{declared.gen} x{declared.lanes}"
+    if (trained.gen, trained.lanes) == (declared.gen, declared.lanes):
+        return trained
+    below = trained.gen < declared.gen or trained.lanes < declared.lanes
+    what = "trained below" if below else "trained to another link than"
+    raise LinkBelowSpec(
+        f"{role.label} {bdf}: PCIe link {what} boards.yaml declares: trained {trained.describe()}, "
+        f"declared {wanted}" + ("" if below else "; correct the declaration, the ceilings follow from it")
+    )

@@ -9,7 +9,9 @@ import pytest
 from labgrid import Environment
 
 from hil.errors import LabError
-from hil.lab.pcie_link import LinkBelowSpec, read_link, require_link
+from hil.lab.pcie import LinkBelowSpec
+from hil.lab.pcie import read_trained as read_link
+from hil.lab.pcie import require_declared as require_link
 from hil.lab.role import Role
 
 ENV = """\
@@ -76,7 +78,7 @@ def test_a_link_above_the_declaration_asks_to_correct_it(role, tmp_path):
 
 
 def test_a_link_that_is_down_is_a_lab_error(role, tmp_path):
-    with pytest.raises(LabError, match="'Unknown' is not a PCIe rate"):
+    with pytest.raises(LabError, match="current_link_speed 'Unknown' is not a PCIe link state"):
         read_link(role, BDF, sysfs=_sysfs(tmp_path, "Unknown", "0"))
 
 

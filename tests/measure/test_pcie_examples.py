@@ -33,9 +33,10 @@ def test_the_example_inventory_validates_with_its_env(loaded):
         assert not board.config.vlab and not board.config.link.emulated
 
 
-def test_the_repository_inventory_has_no_pcie_pair():
+def test_the_repository_inventory_has_no_real_pcie_pair():
+    """CI runs boards.yaml on the virtual lab: its only PCIe pair is the emulated NVMe one."""
     boards = load_inventory(REPO / "boards.yaml").boards.values()
-    assert all(board.config.link.type != "pcie" for board in boards)
+    assert all(board.config.vlab and board.config.link.emulated for board in boards if board.config.link.type == "pcie")
 
 
 @pytest.mark.parametrize(
