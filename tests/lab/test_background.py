@@ -11,34 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from labgrid import Environment
 
 from hil.lab import shell
 from hil.lab.background import BackgroundError
-from hil.lab.role import Role
-
-ENV = """\
-targets:
-  lab-pc:
-    drivers:
-      LocalShellDriver: {}
-imports:
-  - hil.lab.local
-"""
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    path = tmp_path_factory.mktemp("lab") / "env.yaml"
-    path.write_text(ENV)
-    env = Environment(config_file=str(path))
-    yield env
-    env.cleanup()
-
-
-@pytest.fixture
-def role(env) -> Role:
-    return Role("host", env.get_target("lab-pc"), "pc-pair")
 
 
 def _stat(pid: int) -> list[str] | None:

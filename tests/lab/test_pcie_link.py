@@ -6,7 +6,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from labgrid import Environment
 
 from hil.errors import LabError
 from hil.lab.pcie import LinkBelowSpec
@@ -14,25 +13,13 @@ from hil.lab.pcie import read_trained as read_link
 from hil.lab.pcie import require_declared as require_link
 from hil.lab.role import Role
 
-ENV = """\
-targets:
-  lab-pc:
-    drivers:
-      LocalShellDriver: {}
-imports:
-  - hil.lab.local
-"""
 BDF = "0000:01:00.0"
 GEN3_X4 = SimpleNamespace(gen=3, lanes=4)
 
 
-@pytest.fixture(scope="module")
-def role(tmp_path_factory):
-    path = tmp_path_factory.mktemp("lab") / "env.yaml"
-    path.write_text(ENV)
-    env = Environment(config_file=str(path))
-    yield Role("rc", env.get_target("lab-pc"), "pcie-pair")
-    env.cleanup()
+@pytest.fixture
+def role(env):
+    return Role("rc", env.get_target("lab-pc"), "pcie-pair")
 
 
 def _sysfs(tmp_path, speed: str, width: str, max_speed: str = "8.0 GT/s PCIe", max_width: str = "4"):

@@ -16,29 +16,7 @@ from hil.lab import shell
 from hil.lab.local import LocalShellDriver
 from hil.lab.role import MAX_LINE, Role
 
-ENV = """\
-targets:
-  lab-pc:
-    drivers:
-      LocalShellDriver: {}
-imports:
-  - hil.lab.local
-"""
 STAGED = re.compile(r"/tmp/\.hil-[0-9a-f]{8}\.sh")
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    path = tmp_path_factory.mktemp("lab") / "env.yaml"
-    path.write_text(ENV)
-    env = Environment(config_file=str(path))
-    yield env
-    env.cleanup()
-
-
-@pytest.fixture
-def role(env) -> Role:
-    return Role("host", env.get_target("lab-pc"), "pc-pair")
 
 
 @pytest.fixture
