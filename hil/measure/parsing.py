@@ -7,9 +7,13 @@ Tool output is hostile until parsed:
 - what the tool says it did is checked against what it was asked to do (bytes, frames, seconds);
 - kernel messages that a board printed on its console into the middle of the output are not output.
 
-A parser is registered with `@parser("<tests/data folder>")`: tests/measure/test_parser_fuzz.py feeds
-every registered parser generated and mutated inputs (seeded from the real captures in that folder)
-and checks that each one either raises ParseError or returns what valid output would give.
+Parsers read a tool's output through `output_lines` (kernel lines removed, a printk cutting into a line
+detected) and its numbers through `ascii_int` / `ascii_float` / `number_at`.
+
+A parser is registered with `@parser("<tests/data folder>", asked=...)`: tests/measure/test_parser_fuzz.py
+feeds every registered parser mutated inputs (seeded from the real captures in that folder, each
+checked against what its recorded command asked for) and checks that each one either raises ParseError
+or returns a value its oracle confirms from the text.
 """
 
 from __future__ import annotations
