@@ -1,29 +1,41 @@
 """Block-device throughput with coreutils dd, as the Rockchip and OMAP guides measure it.
 
-Builds the command, runs it on a role, parses dd's summary line into bytes and seconds. The rate is
-computed from those two numbers (dd's own printed rate is rounded to two digits).
+Builds the command, runs it on a role, parses dd's final summary line into bytes and seconds. The rate
+is computed from those two numbers (dd's own printed rate is rounded to two digits). What dd says it
+copied must be what it was asked to copy: a short transfer that exits 0 is no measurement.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import time
 from dataclasses import dataclass
 
 from hil.lab import shell
 from hil.lab.role import Role
+from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.result import Sample
 
 DROP_CACHES = "sync && echo 3 > /proc/sys/vm/drop_caches"
+# dd's summary is localised (a decimal comma in de_DE): the parser reads the C locale's only.
+C_LOCALE = "LC_ALL=C "
 
-# coreutils: "134217728 bytes (134 MB, 128 MiB) copied, 1.07113 s, 125 MB/s"; also "512 bytes copied, ..."
-# and "1 byte copied, 3.372e-05 s, ..." (see tests/data/dd).
-_SUMMARY = re.compile(r"^(?P<bytes>\d+) bytes? .*copied, (?P<seconds>[0-9.]+(?:e[-+]?\d+)?) s, ", re.MULTILINE)
+# coreutils 9.1, one line each (see tests/data/dd): "134217728 bytes (134 MB, 128 MiB) copied, 1.07113 s,
+# 125 MB/s"; "1000 bytes (1.0 kB) copied, ..."; "512 bytes copied, ..."; "1 byte copied, 3.372e-05 s, ...".
+# The seconds are taken loosely here and then checked strictly by ascii_float ("1.2.3" is an error).
+_SUMMARY = re.compile(
+    r"(?P<bytes>[0-9]+) bytes? (?:\([0-9.]+ [kMGTPEZYRQ]?B(?:, [0-9.]+ [KMGTPEZYRQ]?iB)?\) )?copied, "
+    r"(?P<seconds>[0-9][0-9.e+-]*) s, (?:[0-9.]+ [kMGTPEZYRQ]?|Infinity )B/s",
+    re.ASCII,
+)
+_RECORDS = re.compile(r"[0-9]+\+[0-9]+ records (?P<which>in|out)", re.ASCII)
 # "dd: error writing '/dev/sda': ...", "/usr/bin/dd: fsync failed for ...": dd still prints a summary for
 # the part that went through, but that is no measurement. Warnings ("dd: warning: partial read") are.
-_ERROR = re.compile(r"^(?:\S*/)?dd: (?!warning:).*$", re.MULTILINE)
-_BLOCK_SIZE = re.compile(r"^(?P<number>\d+)(?P<unit>[KMG]?)$")
+_ERROR = re.compile(r"(?:\S*/)?dd: (?!warning:)")
+_BLOCK_SIZE = re.compile(r"^(?P<number>[0-9]+)(?P<unit>[KMG]?)$", re.ASCII)
+MIN_SECONDS = 1e-9  # dd's clock counts nanoseconds: a shorter time is no timing
 
 
 @dataclass(frozen=True)
@@ -36,18 +48,45 @@ class DdTransfer:
         return self.bytes / self.seconds / 1e6
 
 
-def parse(output: str) -> DdTransfer:
-    """Parse dd's summary; anything else (an I/O error, a short copy of 0 bytes) is a ParseError."""
-    error = _ERROR.search(output)
-    if error is not None:
-        raise ParseError(f"dd reported an error: {error.group(0)}", raw_output=output)
-    match = _SUMMARY.search(output)
-    if match is None:
+def asked(command: str) -> dict[str, int | None]:
+    """What a dd command line asks to copy, as `parse`'s keyword: bs*count, or None without a count."""
+    args = dict(arg.split("=", 1) for arg in shlex.split(command) if "=" in arg)
+    if "count" not in args:
+        return {"expected_bytes": None}
+    return {"expected_bytes": block_bytes(args.get("bs", "512")) * int(args["count"])}
+
+
+@parser("dd", asked=asked)
+def parse(output: str, *, expected_bytes: int | None) -> DdTransfer:
+    """Parse dd's output (stdout and stderr) into the transfer its final summary reports.
+
+    The output must end with a complete summary after dd's "records in/out" lines: progress lines
+    (status=progress) and interim summaries (SIGUSR1) come before it, and a cut-off last summary never
+    falls back to an earlier one. The bytes must equal `expected_bytes` (bs*count; None only when dd
+    was run without a count). Error lines, a kernel message cutting into a line, anything else: ParseError.
+    """
+    lines = [line.rstrip() for line in output_lines(output, "dd")]
+    for line in lines:
+        if _ERROR.match(line):
+            raise ParseError(f"dd reported an error: {line[:300]}", raw_output=output)
+    lines = [line for line in lines if line]
+    if not any(" copied, " in line for line in lines):
         raise ParseError("dd printed no transfer summary", raw_output=output)
-    transfer = DdTransfer(int(match["bytes"]), float(match["seconds"]))
-    if transfer.bytes == 0 or transfer.seconds <= 0:
-        raise ParseError("dd transferred nothing", raw_output=output)
-    return transfer
+    match = _SUMMARY.fullmatch(lines[-1])
+    if match is None:
+        raise ParseError(f"dd's output does not end with a complete summary: {lines[-1][:300]!r}", raw_output=output)
+    records = [_RECORDS.fullmatch(line) for line in lines[-3:-1]]
+    if len(records) != 2 or not all(records) or [r["which"] for r in records if r] != ["in", "out"]:
+        raise ParseError("dd's summary does not follow its records in/out lines", raw_output=output)
+    copied = ascii_int(match["bytes"], "dd's byte count", output)
+    seconds = ascii_float(match["seconds"], "dd's seconds", output)
+    if expected_bytes is not None and copied != expected_bytes:
+        raise ParseError(
+            f"dd copied {copied} bytes of the {expected_bytes} asked for (a short transfer)", raw_output=output
+        )
+    if copied == 0 or seconds < MIN_SECONDS:
+        raise ParseError(f"dd copied {copied} bytes in {seconds:g} s: no transfer to time", raw_output=output)
+    return DdTransfer(copied, seconds)
 
 
 def block_bytes(block_size: str) -> int:
@@ -63,17 +102,19 @@ def _count(block_size: str, total_mb: int) -> int:
 
 def read_command(node: str, block_size: str, total_mb: int) -> str:
     count = _count(block_size, total_mb)
-    return shell.cmd("dd", f"if={node}", "of=/dev/null", f"bs={block_size}", f"count={count}", "iflag=direct")
+    return C_LOCALE + shell.cmd(
+        "dd", f"if={node}", "of=/dev/null", f"bs={block_size}", f"count={count}", "iflag=direct"
+    )
 
 
 def write_command(node: str, block_size: str, total_mb: int) -> str:
     count = _count(block_size, total_mb)
-    return shell.cmd(
+    return C_LOCALE + shell.cmd(
         "dd", "if=/dev/zero", f"of={node}", f"bs={block_size}", f"count={count}", "oflag=direct", "conv=fsync"
     )
 
 
-def run(role: Role, command: str, *, timeout: float) -> Sample:
+def run(role: Role, command: str, *, expected_bytes: int, timeout: float) -> Sample:
     """Drop caches, run one dd, return its rate in MB/s with the raw output kept."""
     role.run(DROP_CACHES, timeout=60)
     started = time.time()
@@ -81,15 +122,18 @@ def run(role: Role, command: str, *, timeout: float) -> Sample:
     duration = time.time() - started
     if exitcode != 0:
         raise ParseError(f"dd exited {exitcode}", raw_output=output)
-    return Sample(value=parse(output).mb_per_s, started=started, duration_s=duration, raw=output)
+    transfer = parse(output, expected_bytes=expected_bytes)
+    return Sample(value=transfer.mb_per_s, started=started, duration_s=duration, raw=output)
 
 
 def read(role: Role, node: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
-    return run(role, read_command(node, block_size, total_mb), timeout=timeout)
+    expected = block_bytes(block_size) * _count(block_size, total_mb)
+    return run(role, read_command(node, block_size, total_mb), expected_bytes=expected, timeout=timeout)
 
 
 def write(role: Role, node: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
-    return run(role, write_command(node, block_size, total_mb), timeout=timeout)
+    expected = block_bytes(block_size) * _count(block_size, total_mb)
+    return run(role, write_command(node, block_size, total_mb), expected_bytes=expected, timeout=timeout)
 
 
 def version(role: Role) -> str:

@@ -7,9 +7,13 @@ Tool output is hostile until parsed:
 - what the tool says it did is checked against what it was asked to do (bytes, frames, seconds);
 - kernel messages that a board printed on its console into the middle of the output are not output.
 
-A parser is registered with `@parser("<tests/data folder>")`: tests/measure/test_parser_fuzz.py feeds
-every registered parser generated and mutated inputs (seeded from the real captures in that folder)
-and checks that each one either raises ParseError or returns what valid output would give.
+Parsers read a tool's output through `output_lines` (kernel lines removed, a printk cutting into a line
+detected) and its numbers through `ascii_int` / `ascii_float` / `number_at`.
+
+A parser is registered with `@parser("<tests/data folder>", asked=...)`: tests/measure/test_parser_fuzz.py
+feeds every registered parser mutated inputs (seeded from the real captures in that folder, each
+checked against what its recorded command asked for) and checks that each one either raises ParseError
+or returns a value its oracle confirms from the text.
 """
 
 from __future__ import annotations
@@ -26,22 +30,32 @@ from hil.verdict.errors import ParseError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# What a capture's command asked the tool to do, as the parser's keyword arguments: dd's parser checks
+# the bytes copied against bs*count, so the harness derives them from the command in NAME.source.
+Asked = Callable[[str], dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class RegisteredParser:
     name: str  # module.function
-    func: Callable[[str], Any]
+    func: Callable[..., Any]
     data: str | None  # folder under tests/data with real outputs of the tool (the fuzzer's seeds)
+    asked: Asked | None = None  # command line of a capture -> keyword arguments of `func`
 
 
 PARSERS: dict[str, RegisteredParser] = {}
 
 
-def parser(data: str | None = None) -> Callable[[F], F]:
-    """Register a parser `func(text: str) -> result` with the fuzz harness; `data` names its captures."""
+def parser(data: str | None = None, *, asked: Asked | None = None) -> Callable[[F], F]:
+    """Register a parser `func(text: str, **asked(command)) -> result` with the fuzz harness.
+
+    `data` names its captures; `asked` turns a capture's command into what the parser checks the
+    output against (omit it for a parser that takes the text only).
+    """
 
     def register(func: F) -> F:
         name = f"{func.__module__}.{func.__qualname__}"
-        PARSERS[name] = RegisteredParser(name, func, data)
+        PARSERS[name] = RegisteredParser(name, func, data, asked)
         return func
 
     return register
@@ -50,12 +64,29 @@ def parser(data: str | None = None) -> Callable[[F], F]:
 # printk's console format: "[   12.345678] usb 1-1: new high-speed USB device ..." (with or without a
 # "<level>" prefix). A board under test should not print these on its shell console (hil lowers the
 # console log level), but a real board's console may still carry one.
-KERNEL_MESSAGE = re.compile(r"^(?:<\d>)?\[\s*\d+\.\d{6}\] .*(?:\n|$)", re.MULTILINE)
+# Spaces only inside the brackets: `\s` would let a match run over line ends and take tool lines with it.
+KERNEL_MESSAGE = re.compile(r"^(?:<[0-9]>)?\[ *[0-9]+\.[0-9]{6}\] .*(?:\n|$)", re.MULTILINE | re.ASCII)
+_KERNEL_TIMESTAMP = re.compile(r"\[ *[0-9]+\.[0-9]{6}\] ", re.ASCII)
 
 
 def without_kernel_messages(text: str) -> str:
     """The output with kernel console lines removed (a line that is all printk is never tool output)."""
     return KERNEL_MESSAGE.sub("", text)
+
+
+def output_lines(text: str, what: str) -> list[str]:
+    """A tool's output as lines, kernel console lines removed; a printk cutting into a line is a ParseError.
+
+    A carriage return ends a line too (dd's progress lines end in CR, a serial console adds CR before LF).
+    A kernel message that starts in the middle of a line splits the tool's line in two, so that line can
+    no longer be trusted: detected, never parsed around.
+    """
+    clean = without_kernel_messages(text.replace("\r\n", "\n").replace("\r", "\n"))
+    stray = _KERNEL_TIMESTAMP.search(clean)
+    if stray is not None:
+        line = clean[clean.rfind("\n", 0, stray.start()) + 1 :].partition("\n")[0]
+        raise ParseError(f"{what}: a kernel message cuts into a line of its output: {line[:200]!r}", raw_output=text)
+    return clean.split("\n")
 
 
 _INT = re.compile(r"[0-9]+", re.ASCII)

@@ -19,12 +19,18 @@ RATE_UNITS = {"kB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9}
 def _capture(name: str) -> tuple[str, dict[str, str]]:
     """The verbatim output and its sidecar (command, tool, exit status)."""
     source = dict(line.split(": ", 1) for line in (DATA / f"{name}.source").read_text().splitlines())
-    return (DATA / f"{name}.txt").read_text(), source
+    return (DATA / f"{name}.txt").read_bytes().decode(), source  # not read_text(): it turns CR into LF
 
 
 def _command_size(command: str) -> int:
     args = dict(arg.split("=", 1) for arg in shlex.split(command) if "=" in arg)
     return dd.block_bytes(args["bs"]) * int(args["count"])
+
+
+def _parse(name: str) -> dd.DdTransfer:
+    """Parse a capture against what its command asked dd to copy."""
+    output, source = _capture(name)
+    return dd.parse(output, expected_bytes=_command_size(source["command"]))
 
 
 COREUTILS_OK = [
@@ -33,6 +39,8 @@ COREUTILS_OK = [
     "coreutils-read-direct",
     "coreutils-512-bytes",
     "coreutils-1-byte",
+    "coreutils-progress",
+    "coreutils-usr1-two-summaries",
 ]
 
 
@@ -40,7 +48,7 @@ COREUTILS_OK = [
 def test_parses_coreutils_summaries(name):
     output, source = _capture(name)
     assert source["tool"].startswith("dd (coreutils)") and source["exit"] == "0"
-    transfer = dd.parse(output)
+    transfer = _parse(name)
     assert transfer.bytes == _command_size(source["command"])
     # Checked against the line by other means than the parser's regex: dd's own seconds and rounded rate.
     summary = output.splitlines()[-1]
@@ -54,7 +62,7 @@ def test_parses_coreutils_summaries(name):
 def test_parses_scientific_notation_and_a_singular_byte():
     output, _ = _capture("coreutils-1-byte")
     assert "1 byte copied, " in output and "e-05 s" in output  # what the case is about
-    transfer = dd.parse(output)
+    transfer = dd.parse(output, expected_bytes=1)
     assert (transfer.bytes, transfer.seconds) == (1, pytest.approx(3.372e-05))
 
 
@@ -69,12 +77,18 @@ def test_parses_scientific_notation_and_a_singular_byte():
         ("busybox-no-space", "error writing '/dev/full'"),
         # 1 MiB got through before EFBIG and dd printed a rate for it: still no measurement.
         ("coreutils-partial-write", "File too large"),
+        # Exit 0, a clean summary, and fewer bytes than bs*count: a short read is no measurement.
+        ("coreutils-short-read", "copied 262144 bytes of the 1048576 asked for"),
+        ("coreutils-short-read-partial-block", "copied 100000 bytes of the 1048576 asked for"),
+        ("coreutils-usr1-partial-read", "copied 99926016 bytes of the 100663296 asked for"),
+        ("busybox-short-read", "no transfer summary"),
     ],
 )
 def test_output_without_a_clean_summary_is_a_parse_error_keeping_the_raw_output(name, problem):
-    output, _ = _capture(name)
+    output, source = _capture(name)
+    asked = dd.asked(source["command"])
     with pytest.raises(ParseError, match=re.escape(problem)) as caught:
-        dd.parse(output)
+        dd.parse(output, **asked)
     assert caught.value.raw_output == output
 
 
@@ -89,7 +103,7 @@ def test_a_warning_does_not_reject_a_measurement():
     output, _ = _capture("coreutils-read-direct")
     # The wording of coreutils' short-read warning; the data that went through is still a real transfer.
     warned = "dd: warning: partial read (65536 bytes); suggest iflag=fullblock\n" + output
-    assert dd.parse(warned) == dd.parse(output)
+    assert dd.parse(warned, expected_bytes=1 << 24) == dd.parse(output, expected_bytes=1 << 24)
 
 
 @pytest.mark.parametrize(
@@ -119,10 +133,10 @@ HOSTILE_NODES = [
 @pytest.mark.parametrize("node", HOSTILE_NODES)
 def test_commands_keep_the_node_as_one_literal_argument(node):
     assert shlex.split(dd.read_command(node, "64K", 128)) == [
-        "dd", f"if={node}", "of=/dev/null", "bs=64K", "count=2048", "iflag=direct"
+        "LC_ALL=C", "dd", f"if={node}", "of=/dev/null", "bs=64K", "count=2048", "iflag=direct"
     ]  # fmt: skip
     assert shlex.split(dd.write_command(node, "1M", 128)) == [
-        "dd", "if=/dev/zero", f"of={node}", "bs=1M", "count=128", "oflag=direct", "conv=fsync"
+        "LC_ALL=C", "dd", "if=/dev/zero", f"of={node}", "bs=1M", "count=128", "oflag=direct", "conv=fsync"
     ]  # fmt: skip
 
 
@@ -140,8 +154,105 @@ def test_the_commands_run_in_a_real_shell_on_a_hostile_file_name(tmp_path):
         assert proc.returncode == 0, proc.stderr
         return proc.stdout + proc.stderr
 
-    written = dd.parse(sh(dd.write_command(str(node), "64K", 1)))
-    read = dd.parse(sh(dd.read_command(str(node), "64K", 1)))
+    written = dd.parse(sh(dd.write_command(str(node), "64K", 1)), expected_bytes=1 << 20)
+    read = dd.parse(sh(dd.read_command(str(node), "64K", 1)), expected_bytes=1 << 20)
     assert written.bytes == read.bytes == 1 << 20
     assert sorted(p.name for p in tmp_path.iterdir()) == [node.name]
     assert node.stat().st_size == 1 << 20
+
+
+def test_with_status_progress_the_final_summary_counts_not_the_progress_lines():
+    output, _ = _capture("coreutils-progress")
+    first_progress = output.split("\r")[1]  # "84934656 bytes (85 MB, 81 MiB) copied, 1 s, 82.6 MB/s"
+    assert first_progress.endswith("copied, 1 s, 82.6 MB/s")  # what the case is about
+    transfer = _parse("coreutils-progress")
+    assert (transfer.bytes, transfer.seconds) == (201326592, 2.58676)
+
+
+def test_of_two_summaries_the_last_counts():
+    output, _ = _capture("coreutils-usr1-two-summaries")
+    assert output.count(" copied, ") == 2 and output.startswith("26+0 records in\n")
+    transfer = _parse("coreutils-usr1-two-summaries")
+    assert (transfer.bytes, transfer.seconds) == (100663296, 1.80888)
+
+
+def test_a_cut_off_last_summary_never_falls_back_to_an_earlier_one():
+    output, _ = _capture("coreutils-usr1-two-summaries")
+    cut = output[: output.rindex(" s, ")]  # the output ends inside the final summary
+    with pytest.raises(ParseError, match="does not end with a complete summary") as caught:
+        dd.parse(cut, expected_bytes=100663296)
+    assert caught.value.raw_output == cut
+
+
+def _summary_with(bytes_text: str = "16777216", seconds_text: str = "0.0354065") -> str:
+    """The read-direct capture with its byte count or seconds replaced (built from the capture)."""
+    output, _ = _capture("coreutils-read-direct")
+    assert "16777216 bytes (17 MB, 16 MiB) copied, 0.0354065 s, " in output
+    return output.replace("16777216 bytes", f"{bytes_text} bytes").replace("0.0354065 s", f"{seconds_text} s")
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        (_summary_with(bytes_text="١٦٧٧٧٢١٦"), "does not end with a complete summary"),  # Arabic-Indic digits
+        (_summary_with(bytes_text="１６７７７２１６"), "does not end with a complete summary"),  # fullwidth digits
+        (_summary_with(seconds_text="0.0３54065"), "does not end with a complete summary"),
+        (_summary_with(seconds_text="1.2.3"), "dd's seconds: '1.2.3' is not a number"),
+        (_summary_with(seconds_text="1e999"), "dd's seconds: '1e999' is not a finite number"),
+        (_summary_with(seconds_text="0.0"), "no transfer to time"),
+        (_summary_with(bytes_text="9" * 310), "dd's byte count: '999"),
+        (_summary_with(bytes_text="16777215"), "copied 16777215 bytes of the 16777216 asked for"),
+        ("", "no transfer summary"),
+        ("\x00\xff\ufffd\x1b[2J\ud800 copied, \x00", "does not end with a complete summary"),
+    ],
+    ids=[
+        "arabic-digits",
+        "fullwidth-digits",
+        "unicode-digit-in-seconds",
+        "1.2.3 s",
+        "1e999 s",
+        "zero-seconds",
+        "310-digit-bytes",
+        "one-byte-short",
+        "empty",
+        "binary-garbage",
+    ],
+)
+def test_bad_summaries_are_parse_errors_never_other_exceptions(output, problem):
+    with pytest.raises(ParseError, match=re.escape(problem)) as caught:
+        dd.parse(output, expected_bytes=16777216)
+    assert caught.value.raw_output == output
+
+
+KERNEL_LINE = "[  123.456789] usb 1-1: new high-speed USB device number 2 using xhci_hcd"
+
+
+def test_kernel_lines_between_dd_lines_are_removed():
+    output, _ = _capture("coreutils-progress")
+    lines = output.split("\n")
+    noisy = "\n".join([lines[0], KERNEL_LINE, *lines[1:3], f"<6>{KERNEL_LINE}", *lines[3:]])
+    assert dd.parse(noisy, expected_bytes=201326592) == _parse("coreutils-progress")
+
+
+def test_a_kernel_message_cutting_into_the_summary_is_detected():
+    output, _ = _capture("coreutils-read-direct")
+    at = output.index(" MB, 16 MiB)")  # the console shows printk in the middle of dd's line
+    noisy = output[:at] + KERNEL_LINE + "\n" + output[at:]
+    with pytest.raises(ParseError, match="a kernel message cuts into a line of its output") as caught:
+        dd.parse(noisy, expected_bytes=16777216)
+    assert caught.value.raw_output == noisy
+
+
+def test_asked_reads_bs_times_count_from_the_command():
+    assert dd.asked(dd.read_command("/dev/sdb", "64K", 16)) == {"expected_bytes": 16 << 20}
+    assert dd.asked("dd if=/nonexistent of=/dev/null") == {"expected_bytes": None}
+
+
+def test_the_commands_run_in_the_c_locale(tmp_path):
+    """Under a locale with a decimal comma the summary would not parse: the commands set LC_ALL=C themselves."""
+    node = tmp_path / "disk.img"
+    env = {"PATH": "/usr/bin:/bin", "LC_ALL": "de_DE.UTF-8", "LANG": "de_DE.UTF-8"}
+    for command in (dd.write_command(str(node), "64K", 1), dd.read_command(str(node), "64K", 1)):
+        assert command.startswith("LC_ALL=C dd ")
+        proc = subprocess.run(["/bin/sh", "-c", command], env=env, capture_output=True, text=True, timeout=30)
+        assert dd.parse(proc.stderr, expected_bytes=1 << 20).bytes == 1 << 20
