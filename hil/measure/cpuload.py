@@ -60,6 +60,8 @@ def parse_stat(text: str) -> dict[str, tuple[int, ...]]:
     for line in without_kernel_messages(text).splitlines():
         match = CPU_LINE.match(line.strip())
         if not match:
+            if line.startswith("cpu"):  # a cpu line that is not all counters: corrupt, never skipped
+                raise ParseError(f"/proc/stat line is not a cpu line of counters: {line[:80]!r}", text)
             continue
         name = match.group(1)
         if name in cpus:

@@ -85,6 +85,9 @@ def parse_dw_dmatest(text: str) -> DmaRate:
 @parser("pcie_dmatest")
 def parse_epf_test(text: str) -> DmaRate:
     """The last DMA READ or WRITE line pci-epf-test logged (COPY and CPU transfers are no DMA rate)."""
+    for line in text.splitlines():
+        if " => Size: " in line and not _EPF_LINE.search(line):  # a corrupt summary is no summary to skip
+            raise ParseError(f"pci-epf-test line does not parse: {line[-120:]!r}", raw_output=text)
     matches = list(_EPF_LINE.finditer(text))
     if not matches:
         raise ParseError("pci-epf-test logged no 'READ/WRITE => Size: ... Rate:' line", raw_output=text)
@@ -104,6 +107,9 @@ def parse_epf_test(text: str) -> DmaRate:
 @parser("pcie_dmatest")
 def parse_pcitest(text: str) -> dict[tuple[str, int], bool]:
     """pcitest's verdicts by (operation, bytes): True for OKAY. The last verdict for a case counts."""
+    for line in text.splitlines():
+        if line.startswith(("READ (", "WRITE (", "COPY (")) and not _PCITEST_LINE.fullmatch(line):
+            raise ParseError(f"pcitest verdict line does not parse: {line[:80]!r}", raw_output=text)
     results = {
         (m["op"], ascii_int(m["size"], "size", text)): m["result"] == "OKAY" for m in _PCITEST_LINE.finditer(text)
     }

@@ -9,7 +9,10 @@ cat /proc/stat > pc-before.txt
 sleep 1
 cat /proc/stat > pc-after.txt
 kill "$busy"
-for name in pc-before pc-after; do
-    printf 'command: cat /proc/stat\ntool: Linux %s\nexit: 0\ncaptured: %s, Debian 12, %s, LC_ALL=%s\n' \
-        "$(uname -r)" "$(date -u +%Y-%m-%d)" "$(uname -m)" "${LC_ALL:-unset}" > "$name.source"
+cat /proc/no-such-stat > missing-file.txt 2>&1 || true
+for name in pc-before pc-after missing-file; do
+    command="cat /proc/stat"; status=0
+    [ "$name" = missing-file ] && { command="cat /proc/no-such-stat"; status=1; }
+    printf 'command: %s\ntool: Linux %s\nexit: %s\ncaptured: %s, Debian 12, %s, LC_ALL=%s\n' "$command" \
+        "$(uname -r)" "$status" "$(date -u +%Y-%m-%d)" "$(uname -m)" "${LC_ALL:-unset}" > "$name.source"
 done
