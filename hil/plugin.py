@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -187,9 +188,15 @@ def hil_inventory(pytestconfig: pytest.Config) -> LoadedInventory:
 
 @pytest.fixture(scope="session")
 def hil_environments(pytestconfig: pytest.Config) -> Iterator[Environments]:
-    environments = Environments(coordinator=pytestconfig.getoption("lg_coordinator", None))
+    inventory = pytestconfig.stash.get(INVENTORY, None)
+    lab = inventory.inventory.coordinator if inventory is not None else None
+    # A pair on places asks this coordinator: the command line, then LG_COORDINATOR, then boards.yaml.
+    address = pytestconfig.getoption("lg_coordinator", None) or os.environ.get("LG_COORDINATOR")
+    environments = Environments(
+        coordinator=address or (lab.address if lab else None), wait_s=lab.wait_s if lab else 600.0
+    )
     yield environments
-    environments.cleanup()  # powers the boards off
+    environments.cleanup()  # powers the boards off, releases any place still held
 
 
 _PAIRS = pytest.StashKey[dict[str, BoardPair]]()
@@ -198,7 +205,7 @@ _PAIRS = pytest.StashKey[dict[str, BoardPair]]()
 @pytest.fixture(scope="session")
 def board_pair(
     request: pytest.FixtureRequest, hil_inventory: LoadedInventory, hil_environments: Environments
-) -> BoardPair:
+) -> Iterator[BoardPair]:
     pairs = request.config.stash.setdefault(_PAIRS, {})
     name = request.param
     if name not in pairs:
@@ -208,7 +215,11 @@ def board_pair(
 
             set_vlab_image_env(ensure_image(log=log.info).directory)
         pairs[name] = BoardPair.open(board, hil_environments)
-    return pairs[name]
+    yield pairs[name]
+    # A pair's tests run together (session-scoped parameter): a pair on places gives them back now, on
+    # any way out (a failure, Ctrl-C, SIGTERM), for the next run waiting for them.
+    if pairs[name].lease is not None:
+        pairs.pop(name).close(hil_environments)
 
 
 @pytest.fixture
