@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,10 @@ def _schedule_per_board(config: pytest.Config) -> None:
     """
     if hasattr(config, "workerinput"):
         config.option.loadgroup = True
+        # The controller stops a worker with SIGINT (execnet) and kills it 5 s later; a worker that inherited
+        # SIGINT ignored (a background job of a non-interactive shell) would die holding its places.
+        if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         return
     if not config.getoption("numprocesses", None):
         return
@@ -195,8 +200,26 @@ def hil_environments(pytestconfig: pytest.Config) -> Iterator[Environments]:
     environments = Environments(
         coordinator=address or (lab.address if lab else None), wait_s=lab.wait_s if lab else 600.0
     )
-    yield environments
-    environments.cleanup()  # powers the boards off, releases any place still held
+    _LIVE.append(environments)
+    try:
+        yield environments
+    finally:
+        _LIVE.remove(environments)
+        environments.cleanup()  # powers the boards off, releases any place still held
+
+
+_LIVE: list[Environments] = []  # this process's session environments, for pytest_keyboard_interrupt
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """Ctrl-C or SIGTERM: give the places back first, before the session's teardown.
+
+    A pytest-xdist worker is interrupted only once its controller is shutting it down, and killed 5 s
+    later: the fixtures' teardown at the end of the session may come too late to release its places.
+    """
+    for environments in _LIVE:
+        environments.release_all()
 
 
 _PAIRS = pytest.StashKey[dict[str, BoardPair]]()

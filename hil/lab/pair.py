@@ -52,7 +52,9 @@ class Environments:
         return lease
 
     def give_back(self, lease: remote.Lease) -> None:
-        """Power the pair's boards off and release its places (every step attempted)."""
+        """Power the pair's boards off and release its places (every step attempted, once)."""
+        if lease not in self.leases:
+            return
         try:
             if lease.env is not None:
                 _power_off(lease.env)
@@ -69,14 +71,17 @@ class Environments:
             self._envs[path] = env
         return self._envs[path]
 
+    def release_all(self) -> None:
+        for lease in list(self.leases):
+            self.give_back(lease)
+
     def cleanup(self) -> None:
         try:
             for env in self._envs.values():
                 _power_off(env)
             self._envs.clear()
         finally:
-            for lease in list(self.leases):  # a pair whose teardown never ran (an interrupted setup)
-                self.give_back(lease)
+            self.release_all()  # a pair whose teardown never ran (an interrupted setup)
 
 
 def _power_off(env: Environment) -> None:

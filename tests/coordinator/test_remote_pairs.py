@@ -109,3 +109,18 @@ def test_places_are_free_again_after_sigterm_of_the_run(hil_run: HilRun):
     assert run.returncode == 2, output
     assert "KeyboardInterrupt" in output or "SIGTERM" in output
     # free_lab checks after the test that no place is held and no reservation is left
+
+
+def test_places_are_free_again_after_sigterm_of_a_run_with_two_workers(hil_run: HilRun):
+    # A pipeline abort signals the controller; pytest-xdist then shuts its workers down, which must still
+    # release what they hold.
+    pairs = {name: remote_pair({"tags": {"kind": "vlab"}}) for name in ("pair-1", "pair-2")}
+    hil_run.write(pairs, RECORDING_TEST)
+    run = hil_run.start("-n", "2", RUN="T2", HOLD_S="120")
+    wait_until(lambda: len(hil_run.lab.acquired()) == 2, 90, "the run holding both places")
+
+    run.send_signal(signal.SIGTERM)
+    output, _ = run.communicate(timeout=90)
+
+    assert run.returncode == 2, output
+    # free_lab checks after the test that no place is held and no reservation is left
