@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hil.errors import InventoryError
+from hil.errors import InventoryError, LabError
 from hil.inventory.loader import load_inventory
 from hil.inventory.schema import PlaceConfig
+from hil.lab.pair import BoardPair, Environments
 from hil.lab.remote import remote_environment
 from hil.scheduling import board_groups
 
@@ -120,3 +121,9 @@ def test_the_environment_of_a_remote_pair_names_the_reserved_place():
     env = remote_environment(REMOTE_ENV, "127.0.0.1:1234", {"vboard": "vboard-2"})
     assert env.config.data["targets"]["vboard"]["resources"]["RemotePlace"]["name"] == "vboard-2"
     assert env.config.get_option("coordinator_address") == "127.0.0.1:1234"
+
+
+def test_a_pair_on_places_without_a_coordinator_says_how_to_set_one():
+    board = load_inventory(REPO / "hil" / "vlab" / "remote-boards.yaml").boards["remote-hs"]
+    with pytest.raises(LabError, match="--lg-coordinator HOST:PORT, LG_COORDINATOR, or coordinator/address"):
+        BoardPair.open(board, Environments(coordinator=None))
