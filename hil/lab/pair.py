@@ -173,11 +173,15 @@ class BoardPair:
 
     def stop_backgrounds(self) -> None:
         """Stop background commands a test left running on any role (a `with` block cut short)."""
+        if self.lease is not None and self.lease.released:
+            return  # given back at an interrupt (powered off first): the boards are not ours any more
         for role in self.roles.values():
             role.stop_backgrounds()
 
     def prepare(self) -> None:
         """Before each test: every role answers (booting or power-cycling it), the link is configured."""
+        if self.lease is not None and self.lease.released:
+            raise LabError(f"{self.name}: its places were released (the run was interrupted)")
         for role in self._distinct_roles():
             role.ensure_ready()
         cfg = self.link

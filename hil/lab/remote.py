@@ -204,6 +204,7 @@ class Lease:
     coordinator: Coordinator
     held: dict[str, HeldPlace] = field(default_factory=dict)  # by env target name
     env: Environment | None = None
+    released: bool = False  # from then on the boards may be someone else's: nothing may touch them
 
     def facts(self) -> dict[str, str]:
         facts = {f"place.{target}": held.describe() for target, held in self.held.items()}
@@ -211,6 +212,7 @@ class Lease:
         return facts
 
     def release(self) -> None:
+        self.released = True
         for held in self.held.values():
             self.coordinator.release(held)
         self.held.clear()
