@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -79,9 +80,9 @@ def _spawn(command: list[str], run_dir: Path, log_name: str, cwd: Path | None = 
     return process.pid
 
 
-def _wait_for(what: str, ready: object, timeout: float, logs: Path) -> None:
+def _wait_for(what: str, ready: Callable[[], bool], timeout: float, logs: Path) -> None:
     deadline = time.monotonic() + timeout
-    while not ready():  # type: ignore[operator]
+    while not ready():
         if time.monotonic() > deadline:
             raise LabCommandError(f"{what} not ready within {timeout:.0f} s (see {logs})")
         time.sleep(0.2)
