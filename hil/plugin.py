@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -99,6 +101,10 @@ def _schedule_per_board(config: pytest.Config) -> None:
     """
     if hasattr(config, "workerinput"):
         config.option.loadgroup = True
+        # The controller stops a worker with SIGINT (execnet) and kills it 5 s later; a worker that inherited
+        # SIGINT ignored (a background job of a non-interactive shell) would die holding its places.
+        if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         return
     if not config.getoption("numprocesses", None):
         return
@@ -198,9 +204,33 @@ def hil_inventory(pytestconfig: pytest.Config) -> LoadedInventory:
 
 @pytest.fixture(scope="session")
 def hil_environments(pytestconfig: pytest.Config) -> Iterator[Environments]:
-    environments = Environments(coordinator=pytestconfig.getoption("lg_coordinator", None))
-    yield environments
-    environments.cleanup()  # powers the boards off
+    inventory = pytestconfig.stash.get(INVENTORY, None)
+    lab = inventory.inventory.coordinator if inventory is not None else None
+    # A pair on places asks this coordinator: the command line, then LG_COORDINATOR, then boards.yaml.
+    address = pytestconfig.getoption("lg_coordinator", None) or os.environ.get("LG_COORDINATOR")
+    environments = Environments(
+        coordinator=address or (lab.address if lab else None), wait_s=lab.wait_s if lab else 600.0
+    )
+    _LIVE.append(environments)
+    try:
+        yield environments
+    finally:
+        _LIVE.remove(environments)
+        environments.cleanup()  # powers the boards off, releases any place still held
+
+
+_LIVE: list[Environments] = []  # this process's session environments, for pytest_keyboard_interrupt
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """Ctrl-C or SIGTERM: give the places back first, before the session's teardown.
+
+    A pytest-xdist worker is interrupted only once its controller is shutting it down, and killed 5 s
+    later: the fixtures' teardown at the end of the session may come too late to release its places.
+    """
+    for environments in _LIVE:
+        environments.release_all()
 
 
 _PAIRS = pytest.StashKey[dict[str, BoardPair]]()
@@ -209,7 +239,7 @@ _PAIRS = pytest.StashKey[dict[str, BoardPair]]()
 @pytest.fixture(scope="session")
 def board_pair(
     request: pytest.FixtureRequest, hil_inventory: LoadedInventory, hil_environments: Environments
-) -> BoardPair:
+) -> Iterator[BoardPair]:
     pairs = request.config.stash.setdefault(_PAIRS, {})
     name = request.param
     if name not in pairs:
@@ -219,7 +249,11 @@ def board_pair(
 
             set_vlab_image_env(ensure_image(log=log.info).directory)
         pairs[name] = BoardPair.open(board, hil_environments)
-    return pairs[name]
+    yield pairs[name]
+    # A pair's tests run together (session-scoped parameter): a pair on places gives them back now, on
+    # any way out (a failure, Ctrl-C, SIGTERM), for the next run waiting for them.
+    if pairs[name].lease is not None:
+        pairs.pop(name).close(hil_environments)
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@
 Two workers must never drive the same board. Pairs that share a target of a real lab (the same labgrid
 environment file and target name) form one group, and a group runs on one worker (`--dist loadgroup`
 and an `xdist_group` marker per test). Pairs on the virtual lab are their own groups: each worker boots
-its own QEMU, so two virtual pairs can run side by side.
+its own QEMU, so two virtual pairs can run side by side. Pairs on labgrid places share a group when they
+name the same place.
 """
 
 from __future__ import annotations
@@ -29,7 +30,11 @@ def board_groups(boards: Iterable[Board]) -> dict[str, str]:
         if board.config.vlab:
             continue
         for role in board.config.roles.values():
-            key = (str(board.env_path), role.target)
+            # A pair on places shares a board only with pairs naming the same place: the coordinator hands
+            # pairs that ask by tags a place of their own, or makes them wait.
+            if role.place is not None and role.place.name is None:
+                continue
+            key = ("place", role.place.name) if role.place is not None else (str(board.env_path), role.target)
             if key in owner:
                 parent[root(board.name)] = root(owner[key])
             else:

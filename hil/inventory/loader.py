@@ -8,7 +8,8 @@ it is raised before any board is touched. The passes, in order:
    character (a quoted "\\x15cmd\\r" still runs a command when typed on an interactive console);
 3. the schema (hil.inventory.schema, pydantic): keys, types, band forms, links;
 4. the catalogue (hil.inventory.against_catalogue): metric names, band units and sense, settings;
-5. each pair's labgrid environment exists and has the targets its roles name.
+5. each pair's labgrid environment exists and has the targets its roles name (with a RemotePlace for a
+   role on a place).
 """
 
 from __future__ import annotations
@@ -283,3 +284,18 @@ def _check_env(path: Path, tree: yaml.Node | None, name: str, env_path: Path, pa
                 role_key + "/target",
                 f"target {role_cfg.target!r} is not in {env_path.name} (targets: {', '.join(targets) or 'none'})",
             )
+        if role_cfg.place is not None and not _has_remote_place(targets[role_cfg.target]):
+            role_key = f"line {_line_of(tree, ('pairs', name, 'roles', role, 'place'))}: pairs/{name}/roles/{role}"
+            raise InventoryError(
+                str(path),
+                role_key + "/place",
+                f"target {role_cfg.target!r} of {env_path.name} has no RemotePlace resource: a role on a place "
+                "needs one (hil sets its name to the place it reserved; see hil/vlab/remote-env.yaml)",
+            )
+
+
+def _has_remote_place(target: object) -> bool:
+    resources = target.get("resources") if isinstance(target, dict) else None
+    if isinstance(resources, dict):
+        return "RemotePlace" in resources
+    return isinstance(resources, list) and any(isinstance(r, dict) and "RemotePlace" in r for r in resources)

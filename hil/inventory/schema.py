@@ -253,8 +253,42 @@ Link = Annotated[UsbLink | PcieLink, Field(discriminator="type")]
 RoleName = Literal["host", "device", "rc", "ep"]
 
 
+# labgrid's own rules for tag keys (labgrid.remote.common.TAG_KEY); values are kept to a plain charset.
+TagKey = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]+$")]
+TagValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+
+
+class PlaceConfig(Strict):
+    """A labgrid place, by name or by tags, that hil reserves through the coordinator for a role's target."""
+
+    name: TagValue | None = None
+    tags: dict[TagKey, TagValue] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _names_something(self) -> PlaceConfig:
+        if self.name is None and not self.tags:
+            raise ValueError("a place needs a name or tags (e.g. {tags: {kind: vlab}})")
+        if "name" in self.tags:
+            raise ValueError("give the place's name as `name`, not as a tag")
+        return self
+
+    def filters(self) -> dict[str, str]:
+        """The coordinator's reservation filter: tags, plus `name` (the coordinator matches it too)."""
+        return {**self.tags, **({"name": self.name} if self.name else {})}
+
+    def describe(self) -> str:
+        return " ".join(f"{key}={value}" for key, value in self.filters().items())
+
+
 class RoleConfig(Strict):
     target: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")  # a target of the pair's labgrid environment
+    # On a shared lab: the place this target is reserved on (its env target then holds a RemotePlace).
+    place: PlaceConfig | None = None
+
+    @field_validator("place", mode="before")
+    @classmethod
+    def _name_alone(cls, value: object) -> object:
+        return {"name": value} if isinstance(value, str) else value
 
 
 class PairConfig(Strict):
@@ -279,7 +313,33 @@ class PairConfig(Strict):
             return value
         if set(value) != wanted:
             raise ValueError(f"a {link.type} pair needs roles {sorted(wanted)}, found {sorted(value)}")
+        on_places = {name for name, role in value.items() if role.place is not None}
+        if on_places and on_places != set(value):
+            raise ValueError(
+                f"roles {sorted(on_places)} name places and {sorted(set(value) - on_places)} do not: a pair is "
+                "either reserved through the coordinator or local, not both"
+            )
+        by_target: dict[str, PlaceConfig | None] = {}
+        for name, role in value.items():
+            if by_target.setdefault(role.target, role.place) != role.place:
+                raise ValueError(
+                    f"roles on target {role.target!r} name different places: one target is one board ({name})"
+                )
         return value
+
+    @model_validator(mode="after")
+    def _remote_is_not_vlab(self) -> PairConfig:
+        if self.remote and self.vlab:
+            raise ValueError(
+                "vlab: true builds and boots the virtual lab image on this machine; a pair on places runs on the "
+                "exporter's boards: remove vlab (start the lab with `python -m hil.vlab.lab start`)"
+            )
+        return self
+
+    @property
+    def remote(self) -> bool:
+        """The pair's roles are labgrid places reserved through the coordinator."""
+        return any(role.place is not None for role in self.roles.values())
 
 
 class Defaults(Sampling):
@@ -291,8 +351,18 @@ class Defaults(Sampling):
     min_effect: Percent = 0.05
 
 
+class CoordinatorConfig(Strict):
+    """The labgrid coordinator of a shared lab, for the pairs that name places."""
+
+    # HOST:PORT; --lg-coordinator and LG_COORDINATOR override it.
+    address: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:\[\]-]+$")
+    # How long a reservation may wait for a place held by someone else before the pair's tests are ERRORs.
+    wait_s: float = Field(default=600.0, gt=0)
+
+
 class Inventory(Strict):
     defaults: Defaults = Field(default_factory=Defaults)
+    coordinator: CoordinatorConfig = Field(default_factory=CoordinatorConfig)
     pairs: dict[str, PairConfig]
 
     @field_validator("pairs")

@@ -19,17 +19,49 @@ from labgrid import Environment
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import UsbLink
-from hil.lab import link, usbhost
+from hil.lab import link, remote, usbhost
 from hil.lab.gadget import Function, Gadget
 from hil.lab.role import Role, strategy_of
 
 
 class Environments:
-    """labgrid environments by file, created on first use and cleaned up at the end of the session."""
+    """labgrid environments by file, created on first use and cleaned up at the end of the session.
 
-    def __init__(self, coordinator: str | None = None) -> None:
+    Pairs on places (hil.lab.remote) get an Environment of their own, built on the places reserved for
+    them, and give it back with their lease (`BoardPair.close`).
+    """
+
+    def __init__(self, coordinator: str | None = None, *, wait_s: float = 600.0) -> None:
         self.coordinator = coordinator
+        self.wait_s = wait_s
         self._envs: dict[Path, Environment] = {}
+        self._remote: remote.Coordinator | None = None
+        self.leases: list[remote.Lease] = []  # held now: released by BoardPair.close or at cleanup
+
+    def lease(self, board: Board) -> remote.Lease:
+        """Reserve and acquire the places of a pair that names them (waits at most `wait_s` per place)."""
+        if self.coordinator is None:
+            raise LabError(
+                f"{board.name} names labgrid places but no coordinator is set: give --lg-coordinator HOST:PORT, "
+                "LG_COORDINATOR, or coordinator/address in boards.yaml"
+            )
+        if self._remote is None:
+            self._remote = remote.Coordinator(self.coordinator)
+        lease = remote.lease_pair(board, self._remote, self.wait_s)
+        self.leases.append(lease)
+        return lease
+
+    def give_back(self, lease: remote.Lease) -> None:
+        """Power the pair's boards off and release its places (every step attempted, once)."""
+        if lease not in self.leases:
+            return
+        try:
+            if lease.env is not None:
+                _power_off(lease.env)
+        finally:
+            lease.release()
+            if lease in self.leases:
+                self.leases.remove(lease)
 
     def get(self, path: Path) -> Environment:
         if path not in self._envs:
@@ -39,16 +71,27 @@ class Environments:
             self._envs[path] = env
         return self._envs[path]
 
+    def release_all(self) -> None:
+        for lease in list(self.leases):
+            self.give_back(lease)
+
     def cleanup(self) -> None:
-        for env in self._envs.values():
-            for target in env.targets.values():
-                strategy = strategy_of(target)
-                if strategy is not None:
-                    # Best effort at session end: a dead board must not keep env.cleanup() from running.
-                    with contextlib.suppress(Exception):
-                        strategy.transition("off")
-            env.cleanup()
-        self._envs.clear()
+        try:
+            for env in self._envs.values():
+                _power_off(env)
+            self._envs.clear()
+        finally:
+            self.release_all()  # a pair whose teardown never ran (an interrupted setup)
+
+
+def _power_off(env: Environment) -> None:
+    for target in env.targets.values():
+        # Best effort: a dead board must not keep env.cleanup() (or a place's release) from running.
+        with contextlib.suppress(Exception):
+            strategy = strategy_of(target)
+            if strategy is not None:
+                strategy.transition("off")
+    env.cleanup()
 
 
 @dataclass
@@ -69,10 +112,31 @@ class BoardPair:
     env: Environment
     roles: dict[str, Role] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+    lease: remote.Lease | None = None  # the places it holds, when it runs on a shared lab
 
     @classmethod
     def open(cls, board: Board, environments: Environments) -> BoardPair:
-        env = environments.get(board.env_path)
+        """Roles on the pair's targets; a pair on places first reserves and acquires them (bounded wait)."""
+        lease = environments.lease(board) if board.config.remote else None
+        try:
+            pair = cls._on_env(board, lease.env if lease else environments.get(board.env_path))
+        except BaseException:
+            if lease is not None:
+                environments.give_back(lease)
+            raise
+        if lease is not None:
+            pair.lease = lease
+            pair.facts.update(lease.facts())  # every result names the place and exporter it ran on
+        return pair
+
+    def close(self, environments: Environments) -> None:
+        """After the pair's tests: a pair on places powers its boards off and releases them."""
+        if self.lease is not None:
+            environments.give_back(self.lease)
+            self.lease = None
+
+    @classmethod
+    def _on_env(cls, board: Board, env: Environment) -> BoardPair:
         roles = {}
         for role_name, role_cfg in board.config.roles.items():
             target = env.get_target(role_cfg.target)
@@ -109,11 +173,15 @@ class BoardPair:
 
     def stop_backgrounds(self) -> None:
         """Stop background commands a test left running on any role (a `with` block cut short)."""
+        if self.lease is not None and self.lease.released:
+            return  # given back at an interrupt (powered off first): the boards are not ours any more
         for role in self.roles.values():
             role.stop_backgrounds()
 
     def prepare(self) -> None:
         """Before each test: every role answers (booting or power-cycling it), the link is configured."""
+        if self.lease is not None and self.lease.released:
+            raise LabError(f"{self.name}: its places were released (the run was interrupted)")
         for role in self._distinct_roles():
             role.ensure_ready()
         cfg = self.link

@@ -1,0 +1,258 @@
+"""The virtual lab behind a labgrid coordinator: places that a remote client uses like real lab boards.
+
+    python -m hil.vlab.lab start --places 2     # prints LG_COORDINATOR=127.0.0.1:<port>
+    python -m hil.vlab.lab status
+    python -m hil.vlab.lab stop                 # leaves nothing running
+
+`start` runs, all on loopback and in the background:
+
+- `labgrid-coordinator` (its places.yaml in the run directory);
+- hil's board service (hil.vlab.power): per virtual board a power switch in labgrid's `simplerest`
+  form that starts and stops the board's QEMU, and a TCP serial port that stays open like ser2net's;
+- `labgrid-exporter` serving, per board, a `NetworkSerialPort` (raw TCP) and a `NetworkPowerPort`
+  (model simplerest) in a resource group named after the board;
+- places `vboard-1` .. `vboard-N`, each tagged `kind=vlab` and `board=vboard-<i>`, matching that group.
+
+A client reserves and acquires a place through the coordinator and drives the board with labgrid's
+NetworkPowerDriver and SerialDriver (hil/vlab/remote-env.yaml), exactly as a real lab board behind
+a PDU and ser2net. The run directory (`--run-dir`, default under the system's temp directory) holds
+the state (pids, ports), the generated configuration and every process's log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+EXPORTER = "hil-vlab"
+TAGS = {"kind": "vlab"}
+START_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 15.0
+
+
+class LabCommandError(RuntimeError):
+    """The lab cannot be started or stopped as asked; the message says why."""
+
+
+def default_run_dir() -> Path:
+    return Path(tempfile.gettempdir()) / f"hil-vlab-lab-{os.getuid()}"
+
+
+def place_names(count: int) -> list[str]:
+    return [f"vboard-{index}" for index in range(1, count + 1)]
+
+
+def _tool(name: str) -> str:
+    """labgrid's commands from the same installation as this Python."""
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else name
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _spawn(command: list[str], run_dir: Path, log_name: str, cwd: Path | None = None) -> int:
+    """A process in its own session (process group = its pid), detached from this command's terminal."""
+    with (run_dir / log_name).open("ab") as logfile:
+        process = subprocess.Popen(
+            command,
+            cwd=cwd or run_dir,
+            stdin=subprocess.DEVNULL,
+            stdout=logfile,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return process.pid
+
+
+def _wait_for(what: str, ready: Callable[[], bool], timeout: float, logs: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise LabCommandError(f"{what} not ready within {timeout:.0f} s (see {logs})")
+        time.sleep(0.2)
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _client(address: str, *args: str, timeout: float = 30.0, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(
+        [_tool("labgrid-client"), "-x", address, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise LabCommandError(f"labgrid-client {' '.join(args)}: {result.stderr.strip() or result.stdout.strip()}")
+    return result.stdout
+
+
+def _alive(pid: int) -> bool:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reap it when it is our child (start and stop in one process)
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def read_state(run_dir: Path) -> dict | None:
+    path = run_dir / "state.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def exporter_config(boards: dict[str, int], power_port: int) -> dict:
+    """The exporter's resources: per board, its console and its power switch, in a group named after it."""
+    return {
+        name: {
+            "NetworkSerialPort": {"host": "127.0.0.1", "port": console_port, "protocol": "raw", "speed": 115200},
+            "NetworkPowerPort": {
+                "model": "simplerest",
+                "host": f"http://127.0.0.1:{power_port}/power/{name}/{{value}}",
+                "index": 0,
+            },
+        }
+        for name, console_port in boards.items()
+    }
+
+
+def start(run_dir: Path, places: int, port: int | None = None) -> dict:
+    """Start coordinator, board service and exporter, create the places; return the state written."""
+    if places < 1:
+        raise LabCommandError("--places must be at least 1")
+    state = read_state(run_dir)
+    if state and any(_alive(pid) for pid in state["pids"].values()):
+        raise LabCommandError(f"a lab is already running from {run_dir} (coordinator {state['coordinator']})")
+    from hil.vlab.image import ensure_image
+
+    image = ensure_image(log=lambda message: print(message, file=sys.stderr)).directory
+    run_dir.mkdir(parents=True, exist_ok=True)
+    coordinator_dir = run_dir / "coordinator"
+    (coordinator_dir / "places.yaml").unlink(missing_ok=True)  # places are recreated below
+    coordinator_dir.mkdir(exist_ok=True)
+    (run_dir / "power.ready").unlink(missing_ok=True)
+    port = port or _free_port()
+    address = f"127.0.0.1:{port}"
+    names = place_names(places)
+    boards = {name: _free_port() for name in names}
+    power_port = _free_port()
+    state = {"coordinator": address, "places": names, "power_port": power_port, "consoles": boards, "pids": {}}
+    pids = state["pids"]
+    try:
+        pids["coordinator"] = _spawn(
+            [_tool("labgrid-coordinator"), "-l", address], run_dir, "coordinator.log", cwd=coordinator_dir
+        )
+        _wait_for("labgrid-coordinator", lambda: _port_open(port), START_TIMEOUT_S, run_dir / "coordinator.log")
+        power_config = {"run_dir": str(run_dir), "image": str(image), "power_port": power_port, "boards": boards}
+        (run_dir / "power.json").write_text(json.dumps(power_config, indent=2))
+        pids["power"] = _spawn([sys.executable, "-m", "hil.vlab.power", "power.json"], run_dir, "power.log")
+        _wait_for("board service", (run_dir / "power.ready").is_file, START_TIMEOUT_S, run_dir / "power.log")
+        (run_dir / "exporter.yaml").write_text(yaml.safe_dump(exporter_config(boards, power_port)))
+        pids["exporter"] = _spawn(
+            [_tool("labgrid-exporter"), "-c", address, "-n", EXPORTER, "--hostname", "127.0.0.1", "exporter.yaml"],
+            run_dir,
+            "exporter.log",
+        )
+        (run_dir / "state.json").write_text(json.dumps(state, indent=2))
+        _wait_for(
+            "exporter resources",
+            lambda: all(f"{EXPORTER}/{name}/" in _client(address, "resources") for name in names),
+            START_TIMEOUT_S,
+            run_dir / "exporter.log",
+        )
+        for name in names:
+            _client(address, "-p", name, "create")
+            _client(address, "-p", name, "set-tags", *(f"{k}={v}" for k, v in {**TAGS, "board": name}.items()))
+            _client(address, "-p", name, "add-match", f"{EXPORTER}/{name}/*")
+    except BaseException:
+        stop(run_dir, state)
+        raise
+    return state
+
+
+def stop(run_dir: Path, state: dict | None = None) -> list[str]:
+    """Stop every process of the lab (exporter, board service with its QEMUs, coordinator).
+
+    SIGTERM to each process group, SIGKILL to what is left after a grace period. Returns what was stopped.
+    """
+    state = state or read_state(run_dir)
+    if state is None:
+        return []
+    stopped = []
+    for name in ("exporter", "power", "coordinator"):  # clients of the coordinator first
+        pid = state["pids"].get(name)
+        if pid is None or not _alive(pid):
+            continue
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if _alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            while _alive(pid):
+                time.sleep(0.1)
+        stopped.append(name)
+    (run_dir / "state.json").unlink(missing_ok=True)
+    return stopped
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hil.vlab.lab", description=__doc__.splitlines()[0])
+    parser.add_argument("--run-dir", type=Path, default=default_run_dir(), help="state, configuration and logs")
+    commands = parser.add_subparsers(dest="command", required=True)
+    start_parser = commands.add_parser("start", help="start coordinator, exporter and N virtual places")
+    start_parser.add_argument("--places", type=int, default=2, help="number of virtual boards (default 2)")
+    start_parser.add_argument("--port", type=int, default=None, help="coordinator port (default: a free one)")
+    commands.add_parser("stop", help="stop everything the lab started")
+    commands.add_parser("status", help="print the coordinator address and the places, or exit 1")
+    args = parser.parse_args(argv)
+    run_dir = args.run_dir.resolve()
+    try:
+        if args.command == "start":
+            state = start(run_dir, args.places, args.port)
+            print(f"places {', '.join(state['places'])} (tags kind=vlab) on coordinator {state['coordinator']}")
+            print(f"LG_COORDINATOR={state['coordinator']}")
+        elif args.command == "stop":
+            stopped = stop(run_dir)
+            print(f"stopped: {', '.join(stopped) or 'nothing was running'}")
+        else:
+            state = read_state(run_dir)
+            if state is None or not all(_alive(pid) for pid in state["pids"].values()):
+                print(f"no lab running from {run_dir}")
+                return 1
+            print(f"places {', '.join(state['places'])} on coordinator {state['coordinator']}")
+            print(f"LG_COORDINATOR={state['coordinator']}")
+    except LabCommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
