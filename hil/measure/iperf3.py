@@ -81,7 +81,7 @@ def _summary(document: dict[str, Any], name: str, text: str) -> dict[str, float]
     if fields["bytes"] != math.floor(fields["bytes"]):
         raise ParseError(f"iperf3 {name}: {fields['bytes']!r} bytes is not a whole number", raw_output=text)
     computed = fields["bytes"] * 8 / fields["seconds"]
-    if abs(computed - fields["bits_per_second"]) > RATE_TOLERANCE * computed:
+    if not math.isfinite(computed) or abs(computed - fields["bits_per_second"]) > RATE_TOLERANCE * computed:
         raise ParseError(
             f"iperf3 {name}: {fields['bits_per_second']:g} bit/s does not match "
             f"{fields['bytes']:g} bytes in {fields['seconds']:g} s",

@@ -146,6 +146,12 @@ def number_at(document: Any, path: str, what: str, raw: str) -> float:
             node = node[int(part)]
         else:
             raise ParseError(f"{what}: no {path!r} in the output", raw_output=raw)
-    if isinstance(node, bool) or not isinstance(node, int | float) or not math.isfinite(node):
-        raise ParseError(f"{what}: {path!r} is {node!r}, not a number", raw_output=raw)
-    return float(node)
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        raise ParseError(f"{what}: {path!r} is {str(node)[:80]!r}, not a number", raw_output=raw)
+    try:
+        value = float(node)  # a JSON integer of hundreds of digits does not fit a float
+    except OverflowError:
+        raise ParseError(f"{what}: {path!r} is a {len(str(node))}-digit number", raw_output=raw) from None
+    if not math.isfinite(value):
+        raise ParseError(f"{what}: {path!r} is {node!r}, not a finite number", raw_output=raw)
+    return value

@@ -45,7 +45,9 @@ _EPF_LINE = re.compile(
     re.ASCII | re.MULTILINE,
 )
 # pcitest: "READ (1024000 bytes):           OKAY" / "NOT OKAY"
-_PCITEST_LINE = re.compile(r"^(?P<op>READ|WRITE|COPY) \( *(?P<size>[0-9]+) bytes\):\s+(?P<result>OKAY|NOT OKAY)$", re.M)
+_PCITEST_LINE = re.compile(
+    r"(?P<op>READ|WRITE|COPY) \( *(?P<size>[0-9]+) bytes\):[ \t]+(?P<result>OKAY|NOT OKAY)", re.ASCII
+)
 
 
 @dataclass(frozen=True)
@@ -107,12 +109,14 @@ def parse_epf_test(text: str) -> DmaRate:
 @parser("pcie_dmatest")
 def parse_pcitest(text: str) -> dict[tuple[str, int], bool]:
     """pcitest's verdicts by (operation, bytes): True for OKAY. The last verdict for a case counts."""
-    for line in text.splitlines():
-        if line.startswith(("READ (", "WRITE (", "COPY (")) and not _PCITEST_LINE.fullmatch(line):
+    results = {}
+    for line in text.split("\n"):  # pcitest's own line ends: one verdict per line, nothing else on it
+        if not line.startswith(("READ (", "WRITE (", "COPY (")):
+            continue
+        m = _PCITEST_LINE.fullmatch(line.rstrip("\r"))
+        if m is None:
             raise ParseError(f"pcitest verdict line does not parse: {line[:80]!r}", raw_output=text)
-    results = {
-        (m["op"], ascii_int(m["size"], "size", text)): m["result"] == "OKAY" for m in _PCITEST_LINE.finditer(text)
-    }
+        results[(m["op"], ascii_int(m["size"], "size", text))] = m["result"] == "OKAY"
     if not results:
         raise ParseError("pcitest printed no READ/WRITE/COPY verdict", raw_output=text)
     return results

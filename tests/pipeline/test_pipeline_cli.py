@@ -12,7 +12,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_branches_of_the_repository_inventory(capsys):
     assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml")]) == 0
-    assert capsys.readouterr().out == "vlab-hs\nvlab-ss\n"  # virtual pairs boot their own QEMU: a branch each
+    # virtual pairs boot their own QEMU: a branch each
+    assert capsys.readouterr().out == "vlab-hs\nvlab-nvme\nvlab-ss\n"
 
 
 def test_branches_select_by_patterns_with_spaces_or_commas(capsys):

@@ -43,7 +43,7 @@ def test_rnd4k_read_is_measured_from_fio_json_and_a_slow_link_is_an_error(tmp_pa
     args = ["--boards", str(boards), "testcases/storage/test_nvme.py", "-k", "rnd4k and read", "--samples", "3"]
     proc = run_pytest(args, vlab_subprocess_env, out)
     log = proc.stdout[-8000:] + proc.stderr[-2000:]
-    assert proc.returncode == 1, log
+    assert proc.returncode == 6, log  # the slow link is a lab fault (ERROR) and no gate failed
 
     results = json.loads((out / "results.json").read_text())["results"]
     measured = {r["metric"]: r for r in results}

@@ -108,7 +108,7 @@ def test_1_board_hangs_while_sampling(pair, perf):
     def sample_then_hang():
         if len(taken) == 3:  # warm-up and two counted samples are in: now the board hangs
             pair.host.target.get_driver("VlabQEMUDriver").pause()
-        taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16, timeout=5))
+        taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16, timeout=20))
         return taken[-1]
 
     with pair.gadget(MassStorage(size_mb=32)) as gadget:
@@ -183,10 +183,11 @@ def test_baseline_is_stored_then_a_slower_run_is_a_regression(tmp_path, vlab_sub
     run = stored["metrics"]["usb.msc.read[bs=1M]"]["runs"][0]
     assert len(run["samples"]) == 5
 
-    # The same board measured against an earlier release that was 1.5x faster: the real samples of
-    # this run must come out as a regression, confirmed by a re-measure after a power cycle.
-    run["samples"] = [value * 1.5 for value in run["samples"]]
-    run["median"] *= 1.5
+    # The same board measured against an earlier release that was 3x faster (more than a busy machine's
+    # run-to-run swing): the real samples of this run must come out as a regression, confirmed by a
+    # re-measure after a power cycle.
+    run["samples"] = [value * 3 for value in run["samples"]]
+    run["median"] *= 3
     (baselines / "vlab-hs.json").write_text(json.dumps(stored))
     second = run_pytest([*select, "--baseline", f"--baseline-dir={baselines}"], vlab_subprocess_env, tmp_path / "r2")
     assert second.returncode == 1, second.stdout[-6000:]
