@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import urllib.request
 from pathlib import Path
 
@@ -30,7 +31,9 @@ def test_stop_leaves_nothing_running_even_a_powered_board(tmp_path: Path):
     state = read_state(tmp_path)
     power = f"http://127.0.0.1:{state['power_port']}/power/vboard-1"
     assert urllib.request.urlopen(power + "/1", timeout=10).read() == b"1"  # QEMU started
-    qemu = [pid for pid in _pids() if str(tmp_path) in _cmdline(pid)]
+    deadline = time.monotonic() + 30  # the service answers once it has spawned QEMU, which then execs
+    while not (qemu := [pid for pid in _pids() if str(tmp_path) in _cmdline(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert qemu, "the board's QEMU did not start"
     # A pid may be reused at once on a busy machine (pid_max can be 32768): a process is its pid and command.
     started = {pid: _cmdline(pid) for pid in state["pids"].values()}
