@@ -46,8 +46,7 @@ def run_with_confirmation(item: pytest.Item, nextitem: pytest.Item | None) -> bo
         log.warning("%s: suspected regression of %s: re-measuring after a power cycle", item.nodeid, keys)
         pair = item.stash.get(SUSPECTED_PAIR, None)
         if pair is not None:
-            for role in pair.roles.values():
-                role.mark_suspect(f"confirming a suspected regression of {keys}")
+            pair.mark_suspect(f"confirming a suspected regression of {keys}")
         item.stash[CONFIRMING] = {collect.key_of(result): result for result in suspected}
         item.stash[SUSPECTED] = []
         collect.forget(item)

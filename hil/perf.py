@@ -118,6 +118,7 @@ class Perf:
             return result
         item = self.request.node
         first = item.stash.get(confirmation.CONFIRMING, {}).get(key)
+        spread = run_spread(baseline.run_medians(), key)
 
         def against_baseline(samples: list[float] | list[list[float]]) -> BaselineComparison:
             return compare(
@@ -125,7 +126,7 @@ class Perf:
                 runs,
                 direction=result.direction,
                 min_effect=min_effect,
-                spread=run_spread(baseline.run_medians(), key),
+                spread=spread,
                 baseline_run=baseline.run_for(key) or baseline.run_id,
             )
 

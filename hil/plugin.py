@@ -295,5 +295,4 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 def _mark_pair_suspect(item: pytest.Item, reason: str) -> None:
     pair = getattr(item, "funcargs", {}).get("board_pair")
     if isinstance(pair, BoardPair):
-        for role in pair.roles.values():
-            role.mark_suspect(reason)
+        pair.mark_suspect(reason)

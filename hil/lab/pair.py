@@ -171,6 +171,11 @@ class BoardPair:
         """A setting of this pair (boards.yaml, validated against the catalogue) or the catalogue's default."""
         return self.board.setting(name)
 
+    def mark_suspect(self, reason: str) -> None:
+        """Have the next `prepare` power-cycle every board of the pair."""
+        for role in self.roles.values():
+            role.mark_suspect(reason)
+
     def stop_backgrounds(self) -> None:
         """Stop background commands a test left running on any role (a `with` block cut short)."""
         if self.lease is not None and self.lease.released:

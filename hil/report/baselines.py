@@ -14,7 +14,6 @@ Plain module: no pytest.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import statistics
@@ -23,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hil.report.files import atomic_write_text, dumps
+from hil.report.files import UnreadableJson, atomic_write_text, dumps, read_json
 from hil.report.store import utc_now
 from hil.report.summary import key_of
 from hil.verdict.result import MetricResult, Verdict
@@ -202,13 +201,9 @@ class BaselineStore:
 
 def _read(path: Path, board: str) -> Baseline:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constants)
-    except OSError as exc:
-        raise BaselineFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise BaselineFileError(f"{path}: not UTF-8 text: {exc}") from exc
-    except (json.JSONDecodeError, ValueError, RecursionError) as exc:
-        raise BaselineFileError(f"{path}: not valid JSON: {exc}") from exc
+        data = read_json(path)
+    except UnreadableJson as exc:
+        raise BaselineFileError(str(exc)) from exc
     try:
         baseline = _parse(data)
     except Exception as exc:  # any shape the file may take: it is named, never a traceback
@@ -216,10 +211,6 @@ def _read(path: Path, board: str) -> Baseline:
     if baseline.board != board:
         raise BaselineFileError(f"{path}: holds board {baseline.board!r}, expected {board!r}")
     return baseline
-
-
-def _no_constants(name: str) -> None:
-    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def _number(value: Any, what: str) -> float:

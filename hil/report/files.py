@@ -50,6 +50,28 @@ def _fsync_directory(directory: Path) -> None:
             os.close(fd)
 
 
+class UnreadableJson(ValueError):
+    """A JSON file that cannot be read, decoded or parsed; the message starts with its path."""
+
+
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")  # Infinity and NaN are Python's, not JSON's
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's document, or UnreadableJson naming the file and what is wrong with it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UnreadableJson(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise UnreadableJson(f"{path}: not UTF-8 text: {exc}") from exc
+    try:
+        return json.loads(text, parse_constant=_no_constants)
+    except (ValueError, RecursionError) as exc:
+        raise UnreadableJson(f"{path}: not valid JSON: {exc}") from exc
+
+
 def jsonable(value: Any) -> Any:
     """`value` as plain JSON types: numpy scalars unwrapped, tuples as lists, NaN/inf as None.
 

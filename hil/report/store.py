@@ -8,7 +8,6 @@ Plain module: no pytest.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import platform
@@ -24,7 +23,7 @@ from typing import Any
 
 import hil
 from hil import signals
-from hil.report.files import atomic_write_text, dumps
+from hil.report.files import UnreadableJson, atomic_write_text, dumps, read_json
 from hil.verdict.result import MetricResult
 
 SCHEMA = 1
@@ -159,22 +158,12 @@ class ResultStore:
             atomic_write_text(self.history_path, text)
 
 
-def _no_constants(name: str) -> None:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def load_run(path: Path) -> StoredRun:
     """Read a results.json or history file; anything malformed is a ResultsFileError naming the file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ResultsFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ResultsFileError(f"{path}: not UTF-8 text: {exc}") from exc
-    try:
-        data = json.loads(text, parse_constant=_no_constants)  # Infinity and NaN are Python's, not JSON's
-    except (json.JSONDecodeError, ValueError, RecursionError) as exc:
-        raise ResultsFileError(f"{path}: not valid JSON: {exc}") from exc
+        data = read_json(path)
+    except UnreadableJson as exc:
+        raise ResultsFileError(str(exc)) from exc
     if not isinstance(data, dict):
         raise ResultsFileError(f"{path}: expected a JSON object, found {type(data).__name__}")
     if data.get("schema") != SCHEMA:
