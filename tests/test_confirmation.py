@@ -10,24 +10,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from pc_lab import PC_ENV, PC_PAIR
 
-ENV = """\
-targets:
-  lab-pc: {drivers: {LocalShellDriver: {}}}
-imports:
-  - hil.lab.local
-"""
-
-BOARDS = """\
-defaults: {min_samples: 5, max_samples: 5, warmup: 1, max_cv: 50%, min_effect: 5%}
-pairs:
-  pc-pair:
-    env: lab.yaml
-    roles: {host: {target: lab-pc}, device: {target: lab-pc}}
-    link: {type: usb, speed: high, udc: none.0, emulated: true}
-    metrics:
-      usb.msc.read: {unit: MB/s, min: 1}
-"""
+ENV = PC_ENV
+BOARDS = "defaults: {min_samples: 5, max_samples: 5, warmup: 1, max_cv: 50%, min_effect: 5%}\n" + PC_PAIR
 
 # Each attempt reads its speed from speeds.json: one entry per attempt, the last one repeating.
 TESTS = """

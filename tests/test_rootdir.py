@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from pc_lab import PC_ENV, PC_PAIR
 
-ENV = "targets:\n  lab-pc: {drivers: {LocalShellDriver: {}}}\nimports:\n  - hil.lab.local\n"
-BOARDS = """\
-pairs:
-  pc-pair:
-    env: lab.yaml
-    roles: {host: {target: lab-pc}, device: {target: lab-pc}}
-    link: {type: usb, speed: high, udc: none.0, emulated: true}
-    metrics:
-      usb.msc.read: {unit: MB/s, min: 1}
-"""
+ENV, BOARDS = PC_ENV, PC_PAIR
 SUITE_TEST = """
 import pytest
 
