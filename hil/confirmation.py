@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from _pytest.runner import runtestprotocol
 
-from hil.report import collect
+from hil.report import collect, live
 from hil.verdict.result import MetricResult
 
 log = logging.getLogger("hil")
@@ -42,6 +42,7 @@ def run_with_confirmation(item: pytest.Item, nextitem: pytest.Item | None) -> bo
     reports = runtestprotocol(item, nextitem=keep, log=False)  # type: ignore[arg-type]
     suspected = item.stash.get(SUSPECTED, [])
     if suspected:
+        live.carry(item, reports)  # the first attempt's live lines still reach the log (under xdist)
         keys = ", ".join(collect.key_of(result) for result in suspected)
         log.warning("%s: suspected regression of %s: re-measuring after a power cycle", item.nodeid, keys)
         pair = item.stash.get(SUSPECTED_PAIR, None)

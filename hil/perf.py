@@ -26,7 +26,7 @@ from hil.inventory.loader import LoadedInventory
 from hil.lab import bound
 from hil.lab.pair import BoardPair
 from hil.measure import cpuload
-from hil.report import collect
+from hil.report import collect, live
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
 from hil.verdict.errors import MeasurementError
@@ -150,22 +150,7 @@ class Perf:
             f"{self.pair.name} {progress.phase} {progress.index + 1}: {'; '.join(parts)} ({progress.elapsed_s:.0f} s)"
         )
         log.info(line)
-        if self.config.getoption("verbose") > 0:
-            _write_live(self.config, f"    {line}")
-
-
-def _write_live(config: pytest.Config, line: str) -> None:
-    """Write to the terminal while a test runs: capture is suspended, or the line would land in the
-    test's captured output instead of the log a pipeline is watching."""
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None:
-        return
-    capture = config.pluginmanager.get_plugin("capturemanager")
-    if capture is None:
-        reporter.write_line(line)
-        return
-    with capture.global_and_fixture_disabled():
-        reporter.write_line(line)
+        live.emit(self.request.node, line)  # with -v: the terminal now, or via the report under xdist
 
 
 BOUND_FACTOR = 5  # a sample may take this many times the warm-up's duration before the board counts as hung

@@ -4,7 +4,8 @@ python -m hil.pipeline branches --boards boards.yaml [--select "vlab-* rk3399-*"
     one line per parallel branch: the pairs that must run in one process (hil.scheduling: pairs sharing
     a board), space-separated; a bad inventory or a pattern matching no pair exits 4
 python -m hil.pipeline summary reports/vlab-hs --status 1
-    "vlab-hs: gate failed: FAIL usb.msc.read[bs=1M]; 4 metrics: 3 PASS, 1 FAIL" (for the build summary)
+    "vlab-hs: gate failed; FAIL usb.msc.read[bs=1M]; 4 metrics: 3 PASS, 1 FAIL; 4 tests ran: 3 passed, 1 failed"
+    (for the build summary)
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from hil.errors import InventoryError
 from hil.inventory.loader import load_inventory
 from hil.report.exitcodes import HilExit
 from hil.report.store import RESULTS_FILE
+from hil.report.summary import fmt_pct
+from hil.report.tally import counts_text
 from hil.scheduling import board_groups
 from hil.verdict.result import Verdict, metric_key
 
@@ -59,19 +63,32 @@ def summary(reports_dir: Path, status: int, label: str = "") -> str:
     except ValueError:
         meaning = f"exit status {status}"
     try:
-        results = json.loads((reports_dir / RESULTS_FILE).read_text(encoding="utf-8"))["results"]
+        document = json.loads((reports_dir / RESULTS_FILE).read_text(encoding="utf-8"))
+        results, run = document["results"], document.get("run")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return f"{label}: {meaning}; no results ({type(exc).__name__}: {exc})"
     counts = Counter(result["verdict"] for result in results)
     bad = []
     for verdict in (Verdict.ERROR, Verdict.REGRESSION, Verdict.FAIL, Verdict.UNSTABLE):
-        keys = [metric_key(r["metric"], r.get("params") or {}) for r in results if r["verdict"] == verdict]
+        keys = [_named(r) for r in results if r["verdict"] == verdict]
         if keys:
             more = f" (+{len(keys) - _NAMED})" if len(keys) > _NAMED else ""
             bad.append(f"{verdict} {', '.join(keys[:_NAMED])}{more}")
     tally = ", ".join(f"{counts[v]} {v}" for v in Verdict if counts[v])
     parts = [f"{label}: {meaning}", *bad, f"{len(results)} metrics" + (f": {tally}" if tally else "")]
+    tests = run.get("tests") if isinstance(run, dict) else None
+    if isinstance(tests, dict) and tests.get("ran") is not None:  # runs written before hil counted tests have none
+        parts.append(counts_text(tests))
     return "; ".join(parts)
+
+
+def _named(result: dict[str, Any]) -> str:
+    """A metric's key, and its change when it regressed under another verdict (UNSTABLE, FAIL, ERROR)."""
+    key = metric_key(result["metric"], result.get("params") or {})
+    base = result.get("baseline") or {}
+    if base.get("regression") and result["verdict"] != Verdict.REGRESSION:
+        key += f" (and regressed {fmt_pct(base.get('change'), signed=True)})"
+    return key
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,8 +68,28 @@ def junit_properties(result: MetricResult) -> list[tuple[str, str]]:
     speed = link_speed(result.facts)
     if speed is not None:
         props.append(("link_speed", speed))
+    props += baseline_properties(result)
     if result.reason:
         props.append(("reason", result.reason))
+    return props
+
+
+def baseline_properties(result: MetricResult) -> list[tuple[str, str]]:
+    """The comparison with the baseline, when there was one: numbers as numbers (a pipeline may plot them)."""
+    base = result.baseline
+    if base is None:
+        return []
+    props = [
+        ("baseline_median", f"{base.baseline_median:.6g}"),
+        ("baseline_change_percent", f"{base.change * 100:.2f}"),
+        ("baseline_p_value", f"{base.p_value:.3g}"),
+    ]
+    if base.run_p is not None:  # None: one baseline run, the run-to-run spread is unknown
+        props.append(("baseline_run_p_value", f"{base.run_p:.3g}"))
+    props += [
+        ("baseline_runs", str(base.baseline_runs)),
+        ("baseline_regression", "true" if base.regression else "false"),
+    ]
     return props
 
 

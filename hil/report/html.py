@@ -7,6 +7,7 @@ Everything user-supplied is escaped. Plain module: no pytest.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from html import escape
 
@@ -23,6 +24,7 @@ from hil.report.summary import (
     ordered,
     summary_row,
     verdict_counts,
+    verdict_text,
 )
 from hil.verdict.result import MetricResult, Verdict
 
@@ -45,9 +47,10 @@ STYLE = """
 MAX_RAW_CHARS = 20_000  # error output is shown verbatim, but a runaway log must not bloat the page
 
 
-def verdict_cell(verdict: Verdict, tag: str = "td") -> str:
+def verdict_cell(verdict: Verdict, tag: str = "td", text: str | None = None) -> str:
     color = VERDICT_COLORS.get(verdict, "#000")
-    return f'<{tag} class="hil-verdict" style="background:{color}">{escape(str(verdict))}</{tag}>'
+    shown = str(verdict) if text is None else text
+    return f'<{tag} class="hil-verdict" style="background:{color}">{escape(shown)}</{tag}>'
 
 
 def _row(label: str, value: str, *, raw_html: bool = False) -> str:
@@ -59,7 +62,7 @@ def stats_table(result: MetricResult) -> str:
     stats = result.stats
     unit = result.unit
     rows = [
-        _row("verdict", verdict_cell(result.verdict, "span"), raw_html=True),
+        _row("verdict", verdict_cell(result.verdict, "span", verdict_text(result)), raw_html=True),
         _row("band", band_text(result, with_unit=True) + (f" (out {result.side})" if result.side else "")),
         _row("better", f"{result.direction} ({'more' if result.direction == 'higher' else 'less'} is better)"),
         _row("stop reason", str(result.stop_reason)),
@@ -96,10 +99,12 @@ def stats_table(result: MetricResult) -> str:
         )
     if result.baseline is not None:
         base = result.baseline
+        runs = f"{base.baseline_runs} run{'s' if base.baseline_runs != 1 else ''}"
+        run_p = "run-to-run spread unknown" if base.run_p is None else f"run p={fmt_p(base.run_p)}"
         text = (
             f"{fmt_pct(base.change, signed=True)} vs median {fmt_num(base.baseline_median)} "
-            f"(n={base.baseline_n}, run {base.baseline_run}); "
-            f"p={fmt_p(base.p_value)} (alpha {base.alpha:g}), min effect {fmt_pct(base.min_effect)}: "
+            f"(n={base.baseline_n}, {runs}, last {base.baseline_run}); "
+            f"p={fmt_p(base.p_value)} (alpha {base.alpha:g}), {run_p}, min effect {fmt_pct(base.min_effect)}: "
             f"{'REGRESSION' if base.regression else 'no regression'}"
         )
         rows.append(_row("baseline", text + (f" ({base.reason})" if base.reason else "")))
@@ -132,17 +137,26 @@ def result_block(result: MetricResult, plot_uri: str | None) -> str:
 
 
 SUMMARY_HEADERS = ("board", "metric", "median ± CI", "unit", "band", "CV", "verdict", "stop reason")
+# After CV, when any result was compared with a baseline.
+BASELINE_HEADERS = ("vs baseline", "p", "run p", "baseline runs")
 
 
-def summary_table(results: Iterable[MetricResult]) -> str:
-    """The run at a glance, for the top of the page."""
+def summary_table(results: Iterable[MetricResult], tests: str = "") -> str:
+    """The run at a glance, for the top of the page; `tests` is the line counting the tests that ran."""
     results = ordered(results)
-    if not results:
+    if not results and not tests:
         return ""
-    header = "".join(f"<th>{escape(title)}</th>" for title in SUMMARY_HEADERS)
+    rows = [summary_row(result) for result in results]
+    with_baseline = any(row.change != DASH for row in rows)
+    headers = SUMMARY_HEADERS[:6] + (BASELINE_HEADERS if with_baseline else ()) + SUMMARY_HEADERS[6:]
+    header = "".join(f"<th>{escape(title)}</th>" for title in headers)
     body = []
-    for result in results:
-        row = summary_row(result)
+    for row in rows:
+        baseline = (
+            "".join(f'<td class="hil-num">{escape(v)}</td>' for v in (row.change, row.p, row.run_p, row.baseline_runs))
+            if with_baseline
+            else ""
+        )
         body.append(
             "<tr>"
             f"<td>{escape(row.board)}</td>"
@@ -151,12 +165,33 @@ def summary_table(results: Iterable[MetricResult]) -> str:
             f"<td>{escape(row.unit)}</td>"
             f"<td>{escape(row.band)}</td>"
             f'<td class="hil-num">{escape(row.cv)}</td>'
-            f"{verdict_cell(row.verdict)}"
+            f"{baseline}"
+            f"{verdict_cell(row.verdict, text=row.verdict_text)}"
             f"<td>{escape(row.stop_reason)}</td>"
             "</tr>"
         )
-    return (
-        f"{STYLE}<h2>Metrics</h2><p>{escape(verdict_counts(results))}</p>"
+    counts = [f'<p id="hil-test-counts">{escape(tests)}</p>'] if tests else []
+    if results:
+        counts.append(f"<p>{len(results)} metrics: {escape(verdict_counts(results))}</p>")
+    table = (
         f'<table class="hil-summary" id="hil-summary"><thead><tr>{header}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
+        if results
+        else ""
     )
+    return f"{STYLE}<h2>Metrics</h2>{''.join(counts)}{table}"
+
+
+# pytest-html 4.2 renders "<N> tests took <duration>." (or "<N>/<M> tests done." while running) from its
+# passed and failed counts only: a test that ended in ERROR is not among the N.
+_RUN_COUNT = re.compile(r'(<p class="run-count">)(\d+)(/\d+)? tests?\b')
+
+
+def correct_run_count(page: str, ran: int) -> str | None:
+    """The page with pytest-html's run count replaced by `ran` (every test that ran, ERROR included);
+    None when the page has no run count in the form above (another pytest-html)."""
+    match = _RUN_COUNT.search(page)
+    if match is None:
+        return None
+    text = f"{match.group(1)}{ran}{match.group(3) or ''} {'test' if ran == 1 else 'tests'}"
+    return page[: match.start()] + text + page[match.end() :]

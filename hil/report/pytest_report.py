@@ -4,13 +4,17 @@ Registered through the `pytest11` entry point `hil_report`. Data flow, the same 
 pytest-xdist (without it, "worker" and "controller" are the one process):
 
     worker      collect.attach(item, result)         the measuring fixture stashes the result
+                live.emit(item, line)                the live per-sample lines (hil.report.live)
                 pytest_runtest_makereport            report.hil_results = [result dicts], HTML extras,
-                                                     report.hil_measurement_error on an ERROR outcome
+                                                     report.hil_measurement_error on an ERROR outcome,
+                                                     report.hil_live = [lines] (under xdist)
                     |  xdist ships report.__dict__ to the controller (pytest_report_to_serializable)
                     v
-    controller  pytest_runtest_logreport             results.json rewritten with the new results
+    controller  pytest_runtest_logreport             live lines written, the test's outcome counted,
+                                                     results.json rewritten with the new results
                 pytest_report_teststatus, pytest_html_*, junitxml: read the same report
-                pytest_sessionfinish                 run finished, baselines, trend, JUnit relabelling
+                pytest_sessionfinish                 run finished, baselines, trend, JUnit relabelling,
+                                                     the HTML page's test count corrected
 
 Only the controller writes files: one results.json, no write race between workers.
 """
@@ -28,15 +32,16 @@ from typing import Any
 import pytest
 
 from hil import hookspecs
-from hil.report import junit
+from hil.report import junit, live
 from hil.report.baselines import DEFAULT_RUNS_KEPT, BaselineFileError, BaselineStore, BaselineUpdate
 from hil.report.collect import take_unreported
 from hil.report.exitcodes import pipeline_exit_status
-from hil.report.files import jsonable
-from hil.report.html import result_block, summary_table
+from hil.report.files import atomic_write_text, jsonable
+from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
 from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultsFileError, ResultStore, RunInfo
-from hil.report.summary import TERMINAL_MARKUP, fmt_num, terminal_table
+from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
+from hil.report.tally import OutcomeTally, counts_text, phase_outcome
 from hil.verdict.result import MetricResult
 
 # Report attributes. TestReport keeps unknown keyword attributes and xdist ships report.__dict__
@@ -150,6 +155,7 @@ class ReportSession:
         self.measurement_errors = 0
         self.gate_failures = 0  # call-phase failures that are not measurement errors
         self.phase_errors = 0  # setup/teardown errors: a board that did not boot, a fixture that broke
+        self.tally = OutcomeTally()  # one outcome per test, for the counts every report shows
         self.collection_aborted = False
         self.baseline_updates: list[BaselineUpdate] = []
         self.written: list[tuple[str, Path]] = []
@@ -198,6 +204,8 @@ class ReportSession:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
+        if self.is_worker:
+            setattr(report, live.REPORT_ATTR, live.take(item))
         fresh = take_unreported(item)
         if fresh:
             setattr(report, RESULTS_ATTR, [jsonable(result.to_dict()) for result in fresh])
@@ -218,9 +226,17 @@ class ReportSession:
 
     # --- per report (controller, or the only process) ---------------------------------------
 
+    @pytest.hookimpl(tryfirst=True)  # a worker's live lines go before the terminal shows the test's outcome
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.store is None:
             return
+        live.relay(self.config, report)
+        xfail = hasattr(report, "wasxfail")
+        self.tally.add(
+            report.nodeid,
+            phase_outcome(report.when, report.outcome, measurement_error=_is_measurement_error(report), xfail=xfail),
+        )
+        self.store.run.tests = self.tally.counts()  # on disk with the next write
         for data in getattr(report, RESULTS_ATTR, None) or ():
             result = MetricResult.from_dict(data)
             self._saved(functools.partial(self.store.add, result), "results.json not updated")  # on disk now
@@ -259,11 +275,13 @@ class ReportSession:
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
         cells.insert(2, '<th class="sortable" data-column-type="verdict">Verdict</th>')
         cells.insert(3, "<th>Median</th>")  # not sortable: pytest-html's JS sorts these as text
+        if self.config.getoption("baseline"):
+            cells.insert(4, "<th>vs baseline</th>")
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
         results = [MetricResult.from_dict(data) for data in getattr(report, RESULTS_ATTR, None) or ()]
-        verdicts = " / ".join(str(result.verdict) for result in results)
+        verdicts = " / ".join(verdict_text(result) for result in results)
         medians = " / ".join(
             f"{fmt_num(result.stats.median)} {result.unit}" for result in results if result.stats is not None
         )
@@ -272,13 +290,20 @@ class ReportSession:
             _move_html_count_to_errors(self.config)
         cells.insert(2, f'<td class="col-verdict">{verdicts}</td>')
         cells.insert(3, f'<td class="col-median">{medians}</td>')
+        if self.config.getoption("baseline"):
+            changes = " / ".join(
+                f"{fmt_pct(r.baseline.change, signed=True)} (p={fmt_p(r.baseline.p_value)})"
+                for r in results
+                if r.baseline is not None
+            )
+            cells.insert(4, f'<td class="col-baseline">{changes}</td>')
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(
         self, prefix: list[str], summary: list[str], postfix: list[str], session: pytest.Session
     ) -> None:
-        if self.store is not None and self.store.results:
-            prefix.append(summary_table(self.store.results))
+        if self.store is not None and (self.store.results or self.tally.outcomes):
+            prefix.append(summary_table(self.store.results, counts_text(self.tally.counts())))
 
     # --- end of run (controller) ------------------------------------------------------------
 
@@ -314,7 +339,19 @@ class ReportSession:
             self._write_trend()
         if self.measurement_errors and self.junit_path is not None and self.junit_path.exists():
             junit.mark_measurement_errors(self.junit_path)
+        if self.html_path is not None and self.html_path.exists():
+            self._saved(self._correct_html_run_count, "report.html: test count not corrected")
         return outcome
+
+    def _correct_html_run_count(self) -> None:
+        """pytest-html's "N tests took" leaves out the tests that ended in ERROR: count every test that ran."""
+        assert self.html_path is not None
+        page = self.html_path.read_text(encoding="utf-8")
+        corrected = correct_run_count(page, self.tally.counts()["ran"])
+        if corrected is None:
+            self.warnings.append(f"{_display(self.html_path)}: no test count found to correct (pytest-html changed?)")
+        elif corrected != page:
+            atomic_write_text(self.html_path, corrected)
 
     def _write_trend(self) -> None:
         from hil.report.trend import write_trend  # matplotlib: import only when there is a trend to draw
@@ -348,6 +385,8 @@ class ReportSession:
             tr.write_sep("=", f"hil metrics ({len(self.store.results)})")
             for line, verdict in terminal_table(self.store.results):
                 tr.write_line(line, **(TERMINAL_MARKUP[verdict] if verdict is not None else {"bold": True}))
+            metrics = f"{len(self.store.results)} metrics: {verdict_counts(self.store.results)}"
+            tr.write_line(f"{counts_text(self.tally.counts())}; {metrics}")
         tr.write_sep("-", "hil reports")
         for update in self.baseline_updates:
             skipped = f"; not written (ERROR or < 2 samples): {', '.join(update.skipped)}" if update.skipped else ""

@@ -88,6 +88,9 @@ class RunInfo:
     hil_version: str = hil.__version__
     host: dict[str, Any] = field(default_factory=dict)
     command: str = ""
+    # Tests per outcome, one per test, and "ran": every test that ran, ERROR included (hil.report.tally).
+    # Kept current during the run; a test that errored before measuring has no result, only this count.
+    tests: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def start(cls, command: str = "") -> RunInfo:

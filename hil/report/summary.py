@@ -93,6 +93,18 @@ def link_speed(facts: dict[str, Any]) -> str | None:
     return None if fact is None else fact[1]
 
 
+def regressed(result: MetricResult) -> bool:
+    """The baseline comparison found a regression, whatever the verdict (UNSTABLE and FAIL keep theirs)."""
+    return result.baseline is not None and result.baseline.regression
+
+
+def verdict_text(result: MetricResult) -> str:
+    """The verdict as the tables show it: 'UNSTABLE+REGRESSION' when another verdict also regressed."""
+    if regressed(result) and result.verdict is not Verdict.REGRESSION:
+        return f"{result.verdict}+{Verdict.REGRESSION}"
+    return str(result.verdict)
+
+
 def ordered(results: Iterable[MetricResult]) -> list[MetricResult]:
     """Grouped by board, then metric key; results of one key keep their run order."""
     return sorted(results, key=lambda result: (result.board, key_of(result)))
@@ -109,8 +121,15 @@ class SummaryRow:
     cv: str
     n: str
     verdict: Verdict
+    verdict_text: str  # with "+REGRESSION" when the result also regressed
     stop_reason: str
     test_id: str
+    # Against the baseline (DASH without one): change of the median, the within-run Mann-Whitney p,
+    # the between-runs p (DASH when the run-to-run spread is unknown), the runs the baseline holds.
+    change: str = DASH
+    p: str = DASH
+    run_p: str = DASH
+    baseline_runs: str = DASH
 
     @property
     def median_ci(self) -> str:
@@ -119,6 +138,7 @@ class SummaryRow:
 
 def summary_row(result: MetricResult) -> SummaryRow:
     stats = result.stats
+    base = result.baseline
     return SummaryRow(
         board=result.board,
         key=key_of(result),
@@ -129,32 +149,54 @@ def summary_row(result: MetricResult) -> SummaryRow:
         cv=fmt_pct(stats.cv) if stats else DASH,
         n=str(stats.n) if stats else str(len(result.samples)),
         verdict=result.verdict,
+        verdict_text=verdict_text(result),
         stop_reason=str(result.stop_reason),
         test_id=result.test_id,
+        change=fmt_pct(base.change, signed=True) if base else DASH,
+        p=fmt_p(base.p_value) if base else DASH,
+        run_p=fmt_p(base.run_p) if base else DASH,
+        baseline_runs=str(base.baseline_runs) if base else DASH,
     )
 
 
 TERMINAL_COLUMNS = ("board", "metric", "median", "unit", "band", "CV", "n", "verdict", "stop")
-_RIGHT_ALIGNED = {"median", "CV", "n"}
+# Shown after "n" when any result was compared with a baseline.
+BASELINE_COLUMNS = ("vs base", "p", "run p", "runs")
+_RIGHT_ALIGNED = {"median", "CV", "n", *BASELINE_COLUMNS}
+
+
+def _terminal_cells(row: SummaryRow, with_baseline: bool) -> tuple[str, ...]:
+    baseline = (row.change, row.p, row.run_p, row.baseline_runs) if with_baseline else ()
+    return (
+        row.board,
+        row.key,
+        row.median,
+        row.unit,
+        row.band,
+        row.cv,
+        row.n,
+        *baseline,
+        row.verdict_text,
+        row.stop_reason,
+    )
 
 
 def terminal_table(results: Iterable[MetricResult]) -> list[tuple[str, Verdict | None]]:
     """Header and one line per result, each with the verdict that colours it (None for the header)."""
     rows = [summary_row(result) for result in ordered(results)]
-    cells = [
-        (row.board, row.key, row.median, row.unit, row.band, row.cv, row.n, str(row.verdict), row.stop_reason)
-        for row in rows
-    ]
-    widths = [max([len(title), *(len(line[i]) for line in cells)]) for i, title in enumerate(TERMINAL_COLUMNS)]
+    with_baseline = any(row.change != DASH for row in rows)
+    titles = TERMINAL_COLUMNS[:7] + (BASELINE_COLUMNS if with_baseline else ()) + TERMINAL_COLUMNS[7:]
+    cells = [_terminal_cells(row, with_baseline) for row in rows]
+    widths = [max([len(title), *(len(line[i]) for line in cells)]) for i, title in enumerate(titles)]
 
     def join(values: tuple[str, ...]) -> str:
         parts = [
             value.rjust(width) if title in _RIGHT_ALIGNED else value.ljust(width)
-            for value, width, title in zip(values, widths, TERMINAL_COLUMNS, strict=True)
+            for value, width, title in zip(values, widths, titles, strict=True)
         ]
         return "  ".join(parts).rstrip()
 
-    lines: list[tuple[str, Verdict | None]] = [(join(TERMINAL_COLUMNS), None)]
+    lines: list[tuple[str, Verdict | None]] = [(join(titles), None)]
     lines += [(join(line), row.verdict) for line, row in zip(cells, rows, strict=True)]
     return lines
 

@@ -65,6 +65,9 @@ def example_result(
     stop_reason: StopReason = StopReason.DECIDED,
     ceiling: float | None = 53.0,
     baseline_median: float | None = None,
+    baseline_runs: int = 1,
+    run_p: float | None = None,
+    regression: bool | None = None,
     facts: dict[str, Any] | None = None,
     test_id: str = "",
     error_output: str = "",
@@ -82,8 +85,10 @@ def example_result(
             baseline_median=baseline_median,
             baseline_n=10,
             change=change,
-            p_value=0.004 if verdict is Verdict.REGRESSION else 0.41,
-            regression=verdict is Verdict.REGRESSION,
+            p_value=0.004 if verdict is Verdict.REGRESSION or regression else 0.41,
+            regression=verdict is Verdict.REGRESSION if regression is None else regression,
+            baseline_runs=baseline_runs,
+            run_p=run_p,
         )
     return MetricResult(
         metric=metric,

@@ -221,13 +221,14 @@ def confirm(combined: BaselineComparison, first: MetricResult, second: BaselineC
 def apply_baseline(result: MetricResult, comparison: BaselineComparison) -> MetricResult:
     """A copy of `result` with the comparison attached; a passing verdict becomes REGRESSION if it is one.
 
-    FAIL and ERROR stay as they are: they already fail, and their reasons say more. UNSTABLE stays
-    too, but a regression beside it is named in its reason: its spread must not hide a slowdown.
+    UNSTABLE, FAIL, ERROR and INFO keep their verdict (each says more about the run than "slower"),
+    but a regression beside them is named in their reason, which is the test's failure message: no
+    other verdict may hide a slowdown. The tables mark such a result too (hil.report.summary).
     """
     if comparison.regression and result.verdict.passed:
         reason = f"{comparison.reason} (band verdict {result.verdict}: {result.reason})"
         return replace(result, verdict=Verdict.REGRESSION, reason=reason, baseline=comparison)
-    if comparison.regression and result.verdict is Verdict.UNSTABLE:
+    if comparison.regression:
         reason = f"{result.reason}; and a {comparison.reason}"
         return replace(result, reason=reason, baseline=comparison)
     return replace(result, baseline=comparison)

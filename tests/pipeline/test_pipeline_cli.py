@@ -43,3 +43,18 @@ def test_summary_names_what_did_not_pass(tmp_path):
 def test_summary_without_results_says_so(tmp_path):
     assert pipeline.summary(tmp_path / "vlab-ss", 2).startswith("vlab-ss: interrupted; no results (FileNotFoundError")
     assert pipeline.summary(tmp_path, 6, "x").startswith("x: measurement error or lab fault; ")
+
+
+def test_summary_counts_every_test_that_ran_errors_included(tmp_path):
+    results = [example_result(Verdict.PASS), example_result(Verdict.FAIL, params={"bs": "4K"})]
+    run = {"tests": {"ran": 3, "passed": 1, "failed": 1, "error": 1}}  # the ERROR left no metric result
+    (tmp_path / "results.json").write_text(json.dumps({"run": run, "results": [r.to_dict() for r in results]}))
+    assert pipeline.summary(tmp_path, 1, "vlab-hs").endswith(
+        "; 2 metrics: 1 PASS, 1 FAIL; 3 tests ran: 1 passed, 1 failed, 1 error"
+    )
+
+
+def test_summary_names_a_regression_behind_another_verdict(tmp_path):
+    unstable = example_result(Verdict.UNSTABLE, baseline_median=100.0, regression=True)
+    (tmp_path / "results.json").write_text(json.dumps({"results": [unstable.to_dict()]}))
+    assert "UNSTABLE usb.msc.read[bs=1M] (and regressed -58.7%)" in pipeline.summary(tmp_path, 1, "vlab-hs")

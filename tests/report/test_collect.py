@@ -49,3 +49,32 @@ def test_take_unreported_hands_each_result_out_once():
     assert take_unreported(item) == []
     attach(item, example_result(params={"p": 2}))
     assert [r.params for r in take_unreported(item)] == [{"p": 2}]
+
+
+def test_the_baseline_comparison_is_in_the_junit_properties():
+    item = FakeItem()
+    attach(item, example_result(Verdict.REGRESSION, baseline_median=44.0, baseline_runs=3, run_p=2e-5))
+    props = dict(item.user_properties)
+    assert (props["baseline_median"], props["baseline_change_percent"], props["baseline_p_value"]) == (
+        "44",
+        "-6.02",
+        "0.004",
+    )
+    assert (props["baseline_run_p_value"], props["baseline_runs"], props["baseline_regression"]) == (
+        "2e-05",
+        "3",
+        "true",
+    )
+
+
+def test_one_baseline_run_has_no_run_p_property_and_no_baseline_none():
+    item = FakeItem()
+    attach(item, example_result(Verdict.PASS, baseline_median=41.0))
+    props = dict(item.user_properties)
+    assert "baseline_run_p_value" not in props and (props["baseline_runs"], props["baseline_regression"]) == (
+        "1",
+        "false",
+    )
+    plain = FakeItem()
+    attach(plain, example_result(Verdict.PASS))
+    assert not [name for name, _ in plain.user_properties if name.startswith("baseline")]

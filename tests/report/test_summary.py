@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from hil.report.html import result_block, stats_table, summary_table
+from hil.report.html import correct_run_count, result_block, stats_table, summary_table
 from hil.report.summary import fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
@@ -82,7 +82,8 @@ def test_stats_table_shows_the_figures_behind_the_verdict():
         "#8=35.20",
         "78.0% of ceiling 53.00 MB/s",
         "-6.0% vs median 44.00",
-        "p=0.004 (alpha 0.01), min effect 5.0%: REGRESSION",
+        "(n=10, 1 run, last 20251101T120000Z-abc123)",
+        "p=0.004 (alpha 0.01), run-to-run spread unknown, min effect 5.0%: REGRESSION",
         "480M",
         "kernel=6.1.0-27-amd64",
         "warm-up",
@@ -94,3 +95,48 @@ def test_result_block_embeds_plot_and_raw_output():
     block = result_block(example_result(Verdict.ERROR, error_output="<garbage>"), "data:image/png;base64,AAA")
     assert '<img src="data:image/png;base64,AAA"' in block
     assert '<pre class="hil-raw">&lt;garbage&gt;</pre>' in block
+
+
+def test_terminal_table_shows_baseline_change_p_and_runs_when_compared():
+    compared = example_result(Verdict.REGRESSION, baseline_median=44.0, baseline_runs=3, run_p=0.0004)
+    plain = example_result(Verdict.PASS, params={"bs": "4K"})
+    header, *rows = (line for line, _ in terminal_table([compared, plain]))
+    assert header.split()[6:13] == ["n", "vs", "base", "p", "run", "p", "runs"]
+    # the band "[38, 48]" is two words
+    assert rows[0].split()[8:12] == ["-6.0%", "0.004", "<0.001", "3"]
+    assert rows[1].split()[8:12] == ["–", "–", "–", "–"]  # this one had no baseline
+    assert "vs base" not in terminal_table([plain])[0][0]  # no --baseline: no empty columns
+
+
+def test_an_unstable_result_that_regressed_is_marked_in_every_table():
+    result = example_result(Verdict.UNSTABLE, baseline_median=50.0, regression=True, run_p=0.001, baseline_runs=3)
+    assert terminal_table([result])[1][0].split()[12] == "UNSTABLE+REGRESSION"
+    html = summary_table([result])
+    assert re.search(r'style="background:#7b1fa2">UNSTABLE\+REGRESSION<', html)
+    assert "<th>vs baseline</th><th>p</th><th>run p</th><th>baseline runs</th>" in html
+    assert '<td class="hil-num">-17.3%</td><td class="hil-num">0.004</td>' in html
+    assert "UNSTABLE+REGRESSION" in stats_table(result)
+    unmarked = example_result(Verdict.UNSTABLE, baseline_median=50.0, regression=False)
+    assert terminal_table([unmarked])[1][0].split()[12] == "UNSTABLE"
+
+
+def test_summary_table_counts_the_tests_that_ran_beside_the_metrics():
+    html = summary_table([example_result(Verdict.PASS)], "3 tests ran: 1 passed, 1 failed, 1 error")
+    assert '<p id="hil-test-counts">3 tests ran: 1 passed, 1 failed, 1 error</p><p>1 metrics: 1 PASS</p>' in html
+    assert "3 tests ran" in summary_table([], "3 tests ran: 3 error")  # no metric at all: still counted
+
+
+@pytest.mark.parametrize(
+    ("page", "corrected"),
+    [
+        ('<p class="run-count">2 tests took 00:00:05.</p>', '<p class="run-count">3 tests took 00:00:05.</p>'),
+        ('<p class="run-count">0 test took 5 ms.</p>', '<p class="run-count">3 tests took 5 ms.</p>'),
+        ('<p class="run-count">1/4 test done.</p>', '<p class="run-count">3/4 tests done.</p>'),
+    ],
+)
+def test_pytest_htmls_run_count_is_replaced(page, corrected):
+    assert correct_run_count(page, 3) == corrected
+
+
+def test_a_page_without_run_count_is_not_touched():
+    assert correct_run_count("<p>no count here</p>", 3) is None

@@ -94,18 +94,18 @@ def test_apply_baseline_turns_a_pass_into_regression(verdict):
     assert out.reason.startswith("regression against v1.0") and f"band verdict {verdict}" in out.reason
 
 
-@pytest.mark.parametrize("verdict", [Verdict.FAIL, Verdict.ERROR])
-def test_apply_baseline_leaves_failures_alone_but_attaches_the_comparison(verdict):
+@pytest.mark.parametrize("verdict", [Verdict.UNSTABLE, Verdict.FAIL, Verdict.ERROR, Verdict.INFO])
+def test_a_result_that_also_regressed_keeps_its_verdict_and_says_both(verdict):
     comparison = cmp(SLOWER_10)
     out = apply_baseline(result_with(verdict), comparison)
-    assert out.verdict is verdict and out.reason == "band says so" and out.baseline == comparison
-
-
-def test_an_unstable_result_that_also_regressed_says_both():
-    comparison = cmp(SLOWER_10)
-    out = apply_baseline(result_with(Verdict.UNSTABLE), comparison)
-    assert out.verdict is Verdict.UNSTABLE and out.baseline == comparison
+    assert out.verdict is verdict and out.baseline == comparison
     assert out.reason.startswith("band says so; and a regression against v1.0") and "-10.0%" in out.reason
+
+
+@pytest.mark.parametrize("verdict", [Verdict.UNSTABLE, Verdict.FAIL, Verdict.ERROR])
+def test_a_failing_result_without_regression_keeps_its_reason(verdict):
+    out = apply_baseline(result_with(verdict), cmp(SLOWER_2))
+    assert (out.verdict, out.reason) == (verdict, "band says so") and out.baseline is not None
 
 
 def test_apply_baseline_without_regression_keeps_the_pass():

@@ -1,0 +1,70 @@
+"""Live per-sample lines (`pytest -v`) in the output a pipeline logs, with or without pytest-xdist.
+
+In one process the line goes to the terminal reporter at once, with output capture suspended: printed
+to the test's stdout it would land in the captured output, not in the log (a file, when stdout is
+redirected). A pytest-xdist worker has no terminal the pipeline sees (execnet owns its stdout), and
+pytest-xdist relays no events of its own to the controller; what it does relay is each test report
+with every attribute (`pytest_report_to_serializable` ships `report.__dict__`). So a worker keeps its
+lines on the item, they travel with the report of the phase that took them, and the controller writes
+them before it reports that test's outcome: each test's lines appear when its phase ends, tagged with
+the worker, e.g. `[gw0] vlab-hs sample 3: usb.msc.read 78.2 (median 78.0, CV 1.2%) (14 s)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+
+REPORT_ATTR = "hil_live"  # list of lines on a worker's report
+_LINES = pytest.StashKey[list[str]]()
+INDENT = "    "
+
+
+def on_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def emit(item: pytest.Item, line: str) -> None:
+    """One live line: to the terminal now, or (on a worker) kept for this phase's report."""
+    if on_worker(item.config):
+        item.stash.setdefault(_LINES, []).append(line)
+    elif item.config.getoption("verbose") > 0:
+        write_now(item.config, f"{INDENT}{line}")
+
+
+def take(item: pytest.Item) -> list[str]:
+    """The lines kept since the previous report of this item (worker side)."""
+    lines = item.stash.get(_LINES, [])
+    item.stash[_LINES] = []
+    return lines
+
+
+def carry(item: pytest.Item, reports: Iterable[Any]) -> None:
+    """Keep the lines of reports that will not be logged (a first attempt, hil.confirmation) for the next."""
+    earlier = [line for report in reports for line in getattr(report, REPORT_ATTR, None) or ()]
+    item.stash[_LINES] = [*earlier, *item.stash.get(_LINES, [])]
+
+
+def relay(config: pytest.Config, report: pytest.TestReport) -> None:
+    """Controller side: write the lines a worker's report carries (with -v), before its outcome is shown."""
+    lines = getattr(report, REPORT_ATTR, None)
+    if not lines or config.getoption("verbose") <= 0:
+        return
+    worker = getattr(report, "worker_id", None)
+    tag = f"[{worker}] " if worker else ""
+    for line in lines:
+        write_now(config, f"{INDENT}{tag}{line}")
+
+
+def write_now(config: pytest.Config, line: str) -> None:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if capture is None:
+        reporter.write_line(line)
+        return
+    with capture.global_and_fixture_disabled():
+        reporter.write_line(line)
