@@ -202,8 +202,9 @@ def terminal_table(results: Iterable[MetricResult]) -> list[tuple[str, Verdict |
 
 
 def verdict_counts(results: Iterable[MetricResult]) -> str:
-    """'3 PASS, 1 MARGINAL, 1 ERROR' in verdict order."""
-    counts = {verdict: 0 for verdict in Verdict}
+    """'3 PASS, 1 UNSTABLE, 1 UNSTABLE+REGRESSION, 1 ERROR' in verdict order."""
+    counts: dict[tuple[int, str], int] = {}
     for result in results:
-        counts[result.verdict] += 1
-    return ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count)
+        key = (list(Verdict).index(result.verdict), verdict_text(result))
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{counts[key]} {key[1]}" for key in sorted(counts))

@@ -53,6 +53,8 @@ def test_terminal_table_is_aligned_and_ordered():
 def test_verdict_counts():
     results = [example_result(Verdict.PASS), example_result(Verdict.PASS), example_result(Verdict.ERROR)]
     assert verdict_counts(results) == "2 PASS, 1 ERROR"
+    unstable = [example_result(Verdict.UNSTABLE), example_result(Verdict.UNSTABLE, baseline_median=50, regression=True)]
+    assert verdict_counts([*results, *unstable]) == "2 PASS, 1 UNSTABLE, 1 UNSTABLE+REGRESSION, 1 ERROR"
 
 
 def test_summary_table_html():
