@@ -3,8 +3,9 @@
 In one process the line goes to the terminal reporter at once, with output capture suspended: printed
 to the test's stdout it would land in the captured output, not in the log (a file, when stdout is
 redirected). A pytest-xdist worker has no terminal the pipeline sees (execnet owns its stdout), and
-pytest-xdist relays no events of its own to the controller; what it does relay is each test report
-with every attribute (`pytest_report_to_serializable` ships `report.__dict__`). So a worker keeps its
+pytest-xdist 3.8 relays a fixed set of events (an unknown one is an error on the controller), none a
+plugin can add; what it does relay is each test report with every attribute
+(`pytest_report_to_serializable` ships `report.__dict__`). So a worker keeps its
 lines on the item, they travel with the report of the phase that took them, and the controller writes
 them before it reports that test's outcome: each test's lines appear when its phase ends, tagged with
 the worker, e.g. `[gw0] vlab-hs sample 3: usb.msc.read 78.2 (median 78.0, CV 1.2%) (14 s)`.

@@ -204,8 +204,9 @@ class ReportSession:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
-        if self.is_worker:
-            setattr(report, live.REPORT_ATTR, live.take(item))
+        lines = live.take(item) if self.is_worker else []
+        if lines:
+            setattr(report, live.REPORT_ATTR, lines)
         fresh = take_unreported(item)
         if fresh:
             setattr(report, RESULTS_ATTR, [jsonable(result.to_dict()) for result in fresh])
