@@ -100,6 +100,8 @@ def test_the_html_summary_shows_the_baseline_change_p_and_runs(unstable_and_slow
     assert "<th>vs baseline</th><th>p</th><th>run p</th><th>baseline runs</th>" in html
     assert f'<td class="hil-num">{base["change"] * 100:+.1f}%</td><td class="hil-num">&lt;0.001</td>' in html
     assert ">UNSTABLE+REGRESSION<" in html
+    assert "<th>vs baseline (p)</th>" in html  # and in the results table, beside each test's verdict and median
+    assert f"{base['change'] * 100:+.1f}% (p=&amp;lt;0.001)" in html  # its rows are JSON in an attribute
 
 
 def test_the_junit_properties_carry_the_baseline_change_p_and_runs(unstable_and_slower):

@@ -26,6 +26,7 @@ import os
 import shlex
 import tempfile
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -277,7 +278,7 @@ class ReportSession:
         cells.insert(2, '<th class="sortable" data-column-type="verdict">Verdict</th>')
         cells.insert(3, "<th>Median</th>")  # not sortable: pytest-html's JS sorts these as text
         if self.config.getoption("baseline"):
-            cells.insert(4, "<th>vs baseline</th>")
+            cells.insert(4, "<th>vs baseline (p)</th>")
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
@@ -293,7 +294,7 @@ class ReportSession:
         cells.insert(3, f'<td class="col-median">{medians}</td>')
         if self.config.getoption("baseline"):
             changes = " / ".join(
-                f"{fmt_pct(r.baseline.change, signed=True)} (p={fmt_p(r.baseline.p_value)})"
+                escape(f"{fmt_pct(r.baseline.change, signed=True)} (p={fmt_p(r.baseline.p_value)})")
                 for r in results
                 if r.baseline is not None
             )
