@@ -53,6 +53,9 @@ MODULES = (
     "nvme",
     "xhci-pci",
     "loop",
+    # A V4L2 capture device that needs no USB: dummy_hcd has no isochronous endpoints, so no UVC stream
+    # runs in the virtual lab, and v4l2_fps is checked against this test pattern generator instead.
+    "vivid",
 )
 
 # Tools copied into the image with the libraries `ldd` lists, and the Debian package that provides each.
