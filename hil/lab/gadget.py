@@ -159,6 +159,8 @@ class Uvc(Function):
     interval: int = 1
     maxburst: int = 0  # super speed only
     frame_interval: int = 333333  # 100 ns units: the 30 fps a camera would announce
+    # Vendor kernels only (Rockchip's f_uvc: `streaming_bulk`); not tried on such a kernel here.
+    bulk: bool = False
 
     def __post_init__(self) -> None:
         if self.fmt not in UVC_FORMATS:
@@ -170,6 +172,8 @@ class Uvc(Function):
             "streaming_interval": self.interval,
             "streaming_maxburst": self.maxburst,
         }
+        if self.bulk:
+            self.attributes["streaming_bulk"] = 1
 
     @property
     def frame_bytes(self) -> int:
@@ -178,6 +182,8 @@ class Uvc(Function):
 
     def max_payload(self, speed: str) -> int:
         """dwMaxPayloadTransferSize the source announces: what one service interval carries."""
+        if self.bulk:  # a bulk camera sends a whole frame per transfer
+            return self.frame_bytes
         return self.maxpacket * (self.maxburst + 1) if speed == "super" else self.maxpacket
 
     def tree(self, fdir: str) -> list[str]:
