@@ -95,7 +95,8 @@ static size_t put(uint8_t *out, size_t at, const uint8_t *bytes, size_t n)
 static size_t jpeg_frame(uint8_t *out, size_t room, uint32_t number)
 {
 	static const uint8_t soi[] = {0xff, 0xd8};
-	uint8_t com[4 + 16];
+	char text[16];
+	uint8_t com[4 + 15]; /* "hil frame NNNNN", no terminating NUL in the file */
 	uint8_t dqt[5 + 64];
 	const uint8_t sof[] = {0xff, 0xc0, 0, 11, 8, height >> 8, height & 0xff, width >> 8, width & 0xff,
 			       1, 1, 0x11, 0};
@@ -116,8 +117,9 @@ static size_t jpeg_frame(uint8_t *out, size_t room, uint32_t number)
 	com[0] = 0xff;
 	com[1] = 0xfe;
 	com[2] = 0;
-	com[3] = 2 + 16;
-	snprintf((char *)com + 4, 17, "hil frame %5u", (unsigned int)(number % 100000));
+	com[3] = 2 + 15;
+	snprintf(text, sizeof(text), "hil frame %5u", (unsigned int)(number % 100000));
+	memcpy(com + 4, text, 15);
 	at = put(out, at, com, sizeof(com));
 	dqt[0] = 0xff;
 	dqt[1] = 0xdb;
