@@ -19,7 +19,10 @@ POLL_S = 0.5
 # Verified on the virtual board (Linux 6.1, dummy_hcd): binding a UVC function fails with
 # "uvc: Unable to allocate streaming EP" / "udc dummy_udc.0: failed to start g: -22". dummy_udc offers
 # bulk and interrupt endpoints only, its host side fails every isochronous URB, and f_uvc streams over
-# an isochronous endpoint only. So no UVC frame crosses a dummy_hcd link, in either direction.
+# an isochronous endpoint only. So no UVC frame crosses a dummy_hcd link, in either direction. The
+# kernel's other virtual UDC, USB/IP's vudc (with vhci_hcd), binds and enumerates the gadget and carries
+# the probe/commit requests, but fails every isochronous URB with -EXDEV ("TODO: support" in
+# vudc_transfer.c): tests/vlab/test_uvc_vlab.py checks both facts.
 NO_ISO_ON_DUMMY_HCD = (
     "dummy_udc has no isochronous endpoints and mainline f_uvc (Linux 6.1) streams isochronously only: "
     "the UVC function cannot bind on the virtual lab ('uvc: Unable to allocate streaming EP', verified)"

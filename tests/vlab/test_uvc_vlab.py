@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from hil.lab import link, shell
+from hil.lab import link, shell, usbhost
+from hil.lab.camera import uvc_capture_node
 from hil.lab.gadget import CONFIGFS, Gadget, Uvc
 from hil.lab.role import CommandFailed, Role
 from hil.measure import v4l2_fps
+from hil.verdict.errors import MeasurementError
 
 UDC = "dummy_udc.0"
 
@@ -69,3 +71,32 @@ def test_v4l2_fps_measures_a_real_capture_device(vboard):
     assert measurement.values["fps"].value > 0
     assert measurement.values["corrupt"].value == 0
     assert measurement.details["frames"] == 20
+
+
+VUDC = "usbip-vudc.0"
+
+
+def test_over_usbip_the_stream_is_negotiated_but_no_isochronous_frame_arrives(vboard):
+    """The other virtual UDC the kernel has: USB/IP's vudc, attached to vhci_hcd over loopback. The UVC
+    gadget binds and enumerates there, uvcvideo probes it, and uvc_source answers the probe/commit requests
+    and gets STREAMON: its control path works against a real uvcvideo. But vudc fails every isochronous
+    URB with -EXDEV (vudc_transfer.c: "TODO: support"), so no whole frame arrives: should this start to
+    pass frames, the virtual lab can carry the UVC cases."""
+    vboard.run("ip link set lo up && modprobe -a usbip-vudc vhci-hcd", timeout=60)
+    vboard.run("dmesg -c >/dev/null")
+    camera = Uvc()
+    try:
+        with Gadget(vboard, VUDC, [camera]) as gadget:
+            source = v4l2_fps.source_command(camera.video_node(vboard), "yuyv", 640, 480, max_payload=1024)
+            with vboard.background(source, ready="uvc_source ready", name="uvc_source") as frames:
+                vboard.run("usbipd --device -D && sleep 1 && usbip attach -r 127.0.0.1 -d " + VUDC, timeout=60)
+                device = usbhost.wait_for_device(vboard, gadget.serial, timeout_s=60)
+                node = uvc_capture_node(vboard, device, timeout_s=60)
+                with pytest.raises(MeasurementError, match="exited 1") as failed:
+                    v4l2_fps.run(vboard, node, "yuyv", 640, 480, frames=10, frame_timeout_s=10)
+            assert "uvc_source streaming yuyv 640x480" in frames.output
+    finally:
+        vboard.run("usbip detach -p 0; kill $(pidof usbipd)", check=False, timeout=60)
+    assert "no frame within 10 s" in failed.value.raw_output
+    assert "Non-zero status (-18) in video completion handler" in vboard.run("dmesg")
+    assert "hil" not in _gadget_dirs(vboard)
