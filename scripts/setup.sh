@@ -11,6 +11,7 @@ APT_PACKAGES=(
     fio iperf3 iperf sysstat iproute2 umtp-responder mtp-tools v4l-utils
     gcc libc6-dev make
     python3 python3-venv
+    usbip
 )
 
 missing=()

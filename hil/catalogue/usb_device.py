@@ -50,4 +50,55 @@ MSC = Family(
     checks=(_transfer_fits_backing_store,),
 )
 
-FAMILIES = (MSC,)
+
+# UVC gadget (seed 000 tables 3-3 to 3-6): the host streams >= 300 frames from the board's camera function
+# and takes the frame rate from the driver's buffer timestamps. The source is not paced, so this is the
+# highest rate the link carries, as the seed's tables give it.
+UVC_SEED = 'seed 000 "UVC Gadget 传输配置方式", tables 3-3 to 3-6'
+
+
+def _frame_metric(prefix: str, what: str, seed: str, subject: str) -> Metric:
+    if what == "fps":
+        return Metric(
+            f"{prefix}.fps",
+            unit="fps",
+            direction=Direction.HIGHER,
+            reads="fps",
+            seed=seed,
+            description=f"frames per second {subject}, from V4L2 buffer timestamps (first to last of >= 300 frames)",
+        )
+    return Metric(
+        f"{prefix}.{what}",
+        unit="frames",
+        direction=Direction.LOWER,
+        reads=what,
+        seed=seed,
+        check_cv=False,  # 0 in a healthy run: its spread says nothing about stability
+        description={
+            "dropped": f"frames lost between the first and the last frame {subject} (V4L2 sequence number gaps)",
+            "corrupt": f"frames {subject} flagged bad, of a wrong size (YUYV) or without SOI/EOI markers (MJPEG)",
+        }[what],
+    )
+
+
+UVC = Family(
+    name="usb.uvc",
+    title="USB UVC camera gadget",
+    metrics=tuple(
+        _frame_metric("usb.uvc", what, UVC_SEED, "received by the host") for what in ("fps", "dropped", "corrupt")
+    ),
+    settings=(
+        Setting("uvc.frames", int, 300, "frames streamed per sample (the issue asks for >= 300)", 300, 1_000_000),
+        Setting(
+            "uvc.frame_timeout_s", int, 10, "seconds the host waits for any one frame before it is an error", 1, 600
+        ),
+        Setting(
+            "uvc.bulk",
+            bool,
+            False,
+            "the device kernel's f_uvc has the vendor's bulk streaming attribute `streaming_bulk` (mainline has none)",
+        ),
+    ),
+)
+
+FAMILIES = (MSC, UVC)

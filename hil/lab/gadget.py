@@ -39,6 +39,14 @@ class Function:
     def cleanup(self, role: Role) -> None:
         """Remove what `prepare` created."""
 
+    def tree(self, fdir: str) -> list[str]:
+        """Shell steps that build what the function needs below its directory (before its attributes)."""
+        return []
+
+    def untree(self, fdir: str) -> str | None:
+        """A shell script that removes what `tree` built, so the function directory itself can go."""
+        return None
+
 
 @dataclass
 class MassStorage(Function):
@@ -130,6 +138,101 @@ def network_function(name: str, **options: object) -> NetworkFunction:
         raise ValueError(f"unknown USB network function {name!r} (known: {', '.join(NETWORK_FUNCTIONS)})") from None
 
 
+UVC_FORMATS = {"yuyv": ("uncompressed", "u"), "mjpeg": ("mjpeg", "m")}  # configfs group, our name for it
+
+
+@dataclass
+class Uvc(Function):
+    """A UVC camera (usb_f_uvc) with one format and one frame size, streaming over isochronous packets.
+
+    Mainline f_uvc (Linux 6.1) has no bulk streaming endpoint: bulk exists only in vendor kernels
+    (seed 000 table 3-6, Rockchip's patch). The frames come from a userspace source on the board
+    (hil/tools/uvc_source.c) that opens the gadget's video node once the gadget is bound.
+    """
+
+    kind: str = "uvc"
+    module: str = "usb_f_uvc"
+    fmt: str = "yuyv"
+    width: int = 640
+    height: int = 480
+    maxpacket: int = 1024  # bytes per (micro)frame: 1024, 2048 or 3072 (high-bandwidth) at high speed
+    interval: int = 1
+    maxburst: int = 0  # super speed only
+    frame_interval: int = 333333  # 100 ns units: the 30 fps a camera would announce
+    # Vendor kernels only (Rockchip's f_uvc: `streaming_bulk`); not tried on such a kernel here.
+    bulk: bool = False
+
+    def __post_init__(self) -> None:
+        if self.fmt not in UVC_FORMATS:
+            raise ValueError(f"UVC format must be one of {', '.join(UVC_FORMATS)}, got {self.fmt!r}")
+        if self.maxpacket not in (1024, 2048, 3072) and not 1 <= self.maxpacket <= 1024:
+            raise ValueError(f"streaming_maxpacket {self.maxpacket} is not 1..1024, 2048 or 3072")
+        self.attributes = {
+            "streaming_maxpacket": self.maxpacket,
+            "streaming_interval": self.interval,
+            "streaming_maxburst": self.maxburst,
+        }
+        if self.bulk:
+            self.attributes["streaming_bulk"] = 1
+
+    @property
+    def frame_bytes(self) -> int:
+        """dwMaxVideoFrameBufferSize: a YUYV frame exactly, an upper bound for a JPEG."""
+        return self.width * self.height * 2
+
+    def max_payload(self, speed: str) -> int:
+        """dwMaxPayloadTransferSize the source announces: what one service interval carries."""
+        if self.bulk:  # a bulk camera sends a whole frame per transfer
+            return self.frame_bytes
+        return self.maxpacket * (self.maxburst + 1) if speed == "super" else self.maxpacket
+
+    def tree(self, fdir: str) -> list[str]:
+        group, name = UVC_FORMATS[self.fmt]
+        fmt = f"{fdir}/streaming/{group}/{name}"
+        frame = f"{fmt}/f1"
+        steps = [shell.cmd("mkdir", "-p", frame, f"{fdir}/streaming/header/h", f"{fdir}/control/header/h")]
+        values = {
+            "wWidth": self.width,
+            "wHeight": self.height,
+            "dwMaxVideoFrameBufferSize": self.frame_bytes,
+            "dwDefaultFrameInterval": self.frame_interval,
+            "dwFrameInterval": self.frame_interval,
+        }
+        steps += [shell.write(f"{frame}/{attr}", value) for attr, value in values.items()]
+        steps.append(shell.cmd("ln", "-s", fmt, f"{fdir}/streaming/header/h/{name}"))
+        steps += [shell.cmd("ln", "-s", f"{fdir}/streaming/header/h", f"{fdir}/streaming/class/{s}/h") for s in SPEEDS]
+        steps += [
+            shell.cmd("ln", "-s", f"{fdir}/control/header/h", f"{fdir}/control/class/{s}/h") for s in ("fs", "ss")
+        ]
+        return steps
+
+    def untree(self, fdir: str) -> str:
+        # Links first, then frames, formats and headers (configfs refuses to remove a linked group).
+        d = shlex.quote(fdir)
+        links = f"{d}/streaming/class/*/h {d}/control/class/*/h {d}/streaming/header/h/*"
+        frames = f"{d}/streaming/uncompressed/*/* {d}/streaming/mjpeg/*/*"
+        groups = f"{d}/streaming/uncompressed/* {d}/streaming/mjpeg/* {d}/streaming/header/h {d}/control/header/h"
+        return (
+            f'for l in {links}; do [ -L "$l" ] && rm "$l"; done; '
+            f'for x in {frames}; do [ -d "$x" ] && rmdir "$x"; done; '
+            f'for x in {groups}; do [ -d "$x" ] && rmdir "$x"; done'
+        )
+
+    def video_node(self, role: Role) -> str:
+        """The gadget's own V4L2 output node (/dev/videoN), found through sysfs once the gadget is bound."""
+        found = role.run(
+            "for v in /sys/class/video4linux/*; do "
+            'case "$(readlink -f "$v/device")" in */gadget*) echo "${v##*/}";; esac; done',
+            check=False,
+        ).split()
+        if len(found) != 1 or not found[0].startswith("video") or not found[0][5:].isdigit():
+            raise LabError(f"{role.label}: expected one UVC gadget video node, found {found or 'none'}")
+        return f"/dev/{found[0]}"
+
+
+SPEEDS = ("fs", "hs", "ss")
+
+
 @dataclass
 class GadgetIdentity:
     vendor_id: int = 0x1D6B  # Linux Foundation
@@ -198,7 +301,7 @@ class Gadget:
         self.role.run(shell.all_of(steps))
         for function in self.functions:
             fdir = f"{p}/functions/{function.dirname}"
-            steps = [shell.cmd("mkdir", fdir)]
+            steps = [shell.cmd("mkdir", fdir), *function.tree(fdir)]
             steps += [shell.write(f"{fdir}/{attr}", value) for attr, value in function.attributes.items()]
             steps.append(shell.cmd("ln", "-s", fdir, f"{p}/configs/c.1/{function.dirname}"))
             self.role.run(shell.all_of(steps))
@@ -225,12 +328,22 @@ class Gadget:
                 f"cd {p} && "
                 'for l in configs/*/*.*; do [ -L "$l" ] && rm "$l"; done; '
                 'for d in configs/*/strings/* strings/*; do [ -d "$d" ] && rmdir "$d"; done; '
-                'for d in configs/* functions/*; do [ -d "$d" ] && rmdir "$d"; done; '
+                + "".join(f"{script}; " for script in self._untree_scripts())
+                + 'for d in configs/* functions/*; do [ -d "$d" ] && rmdir "$d"; done; '
                 f"cd / && rmdir {p}"
             )
             self.role.run(script, timeout=60)
         for function in self.functions:
             function.cleanup(self.role)
+
+    def _untree_scripts(self) -> list[str]:
+        scripts = []
+        for function in self.functions:
+            script = function.untree(f"{self.path}/functions/{function.dirname}")
+            if script:
+                fdir = shlex.quote(f"{self.path}/functions/{function.dirname}")
+                scripts.append(f"if [ -d {fdir} ]; then {script}; fi")
+        return scripts
 
     def _remove_quietly(self) -> None:
         if self.role.suspect_reason is not None:  # its console already failed: the power cycle removes it

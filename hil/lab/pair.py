@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,12 +223,24 @@ class BoardPair:
         return facts
 
     @contextmanager
-    def gadget(self, *functions: Function, enumerate_timeout_s: float = 30.0) -> Iterator[GadgetOnLink]:
-        """Run a gadget on the device role, wait for the host to enumerate it, check the link speed."""
+    def gadget(
+        self,
+        *functions: Function,
+        enumerate_timeout_s: float = 30.0,
+        attach: Callable[[Gadget], contextlib.AbstractContextManager[Any]] | None = None,
+    ) -> Iterator[GadgetOnLink]:
+        """Run a gadget on the device role, wait for the host to enumerate it, check the link speed.
+
+        attach: what must run on the device before the host can see the gadget (a UVC gadget stays off
+        the bus until its frame source opens the video node); it is left when the gadget goes.
+        """
         cfg = self.link
         if not isinstance(cfg, UsbLink) or cfg.udc is None:
             raise LabError(f"{self.name}: gadget tests need a USB link with a `udc` in boards.yaml")
-        with Gadget(self.device, cfg.udc, list(functions)) as gadget:
+        with (
+            Gadget(self.device, cfg.udc, list(functions)) as gadget,
+            attach(gadget) if attach is not None else contextlib.nullcontext(),
+        ):
             device = usbhost.wait_for_device(self.host, gadget.serial, timeout_s=enumerate_timeout_s)
             self.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
             usbhost.require_speed(device, cfg.speed, f"{self.name} ({self.host.label})")

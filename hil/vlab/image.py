@@ -53,6 +53,13 @@ MODULES = (
     "nvme",
     "xhci-pci",
     "loop",
+    # A V4L2 capture device that needs no USB: dummy_hcd has no isochronous endpoints, so no UVC stream
+    # runs in the virtual lab, and v4l2_fps is checked against this test pattern generator instead.
+    "vivid",
+    # USB/IP's virtual UDC and host controller: unlike dummy_hcd they carry isochronous transfers,
+    # so a UVC gadget streams to uvcvideo on the same board (over loopback TCP).
+    "usbip-vudc",
+    "vhci-hcd",
 )
 
 # Tools copied into the image with the libraries `ldd` lists, and the Debian package that provides each.
@@ -71,6 +78,8 @@ TOOLS: dict[str, str] = {
     "mtp-sendfile": "mtp-tools",
     "mtp-getfile": "mtp-tools",
     "v4l2-ctl": "v4l-utils",
+    "usbip": "usbip",
+    "usbipd": "usbip",
 }
 HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod", "gcc": "gcc"}
 

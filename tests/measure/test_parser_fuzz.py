@@ -135,6 +135,22 @@ def _bar_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     assert abs(float(fields["store"]) - result.store_mb_s) < 0.001
 
 
+def _v4l2_fps_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
+    line = [line for line in text.split("\n") if line.startswith("v4l2_fps ")][-1]
+    fields = dict(part.split("=", 1) for part in line.split(" ")[1:])
+    assert (fields["format"], int(fields["width"]), int(fields["height"]), int(fields["frames"])) == (
+        asked["fmt"],
+        asked["width"],
+        asked["height"],
+        asked["frames"],
+    )
+    assert (result.dropped, result.corrupt, result.bytes) == tuple(
+        int(fields[key]) for key in ("dropped", "corrupt", "bytes")
+    )
+    assert math.isclose(result.fps, (result.frames - 1) * 1e6 / int(fields["span_us"]))
+    assert abs(float(fields["fps"]) - result.fps) < 0.001
+
+
 def _epf_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     line = [line for line in text.split("\n") if " => Size: " in line and line.endswith(" KB/s")][-1]
     op = line.split(" => ")[0].split()[-1]
@@ -182,6 +198,7 @@ ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.pcie_dmatest.parse_pcitest": _pcitest_oracle,
     "hil.measure.pcie_dmatest.parse_dw_dmatest": _dw_dmatest_oracle,
     "hil.measure.pcie_irq.parse": _irq_oracle,
+    "hil.measure.v4l2_fps.parse": _v4l2_fps_oracle,
 }
 # Parsers whose tool output has never been captured anywhere (the seed gives the driver's printf only):
 # fuzzed for robustness (only the parse error, whatever the input), but they cannot show a valid value.

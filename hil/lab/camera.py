@@ -1,0 +1,81 @@
+"""V4L2 camera nodes on a role: the capture node uvcvideo registers for a USB camera (a UVC gadget seen
+by the host, or a camera plugged into the board), and what the virtual lab cannot stream.
+
+uvcvideo registers two nodes per camera since Linux 5.x: the video capture node (index 0) and a metadata
+node (index 1); frames come from the first.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+
+from hil.errors import LabError
+from hil.lab.role import Role
+from hil.lab.usbhost import UsbDevice
+
+POLL_S = 0.5
+
+# Verified on the virtual board (Linux 6.1, dummy_hcd): binding a UVC function fails with
+# "uvc: Unable to allocate streaming EP" / "udc dummy_udc.0: failed to start g: -22". dummy_udc offers
+# bulk and interrupt endpoints only, its host side fails every isochronous URB, and f_uvc streams over
+# an isochronous endpoint only. So no UVC frame crosses a dummy_hcd link, in either direction. The
+# kernel's other virtual UDC, USB/IP's vudc (with vhci_hcd), binds and enumerates the gadget and carries
+# the probe/commit requests, but fails every isochronous URB with -EXDEV ("TODO: support" in
+# vudc_transfer.c): tests/vlab/test_uvc_vlab.py checks both facts.
+NO_ISO_ON_DUMMY_HCD = (
+    "dummy_udc has no isochronous endpoints and mainline f_uvc (Linux 6.1) streams isochronously only: "
+    "the UVC function cannot bind on the virtual lab ('uvc: Unable to allocate streaming EP', verified)"
+)
+NO_BULK_IN_MAINLINE = (
+    "mainline f_uvc (Linux 6.1) has no bulk streaming endpoint; a board whose vendor kernel has one "
+    "(seed 000 table 3-6) sets uvc.bulk: true"
+)
+
+
+def uvc_unavailable(udc: str | None, *, bulk: bool, bulk_supported: bool) -> str | None:
+    """Why a UVC gadget cannot stream on this UDC with this transfer type, or None when it can."""
+    if bulk and not bulk_supported:
+        return NO_BULK_IN_MAINLINE
+    if udc is not None and udc.startswith("dummy_udc"):
+        return NO_ISO_ON_DUMMY_HCD
+    return None
+
+
+def _capture_nodes(role: Role, parent: str) -> list[str]:
+    """Capture nodes (index 0) below a sysfs directory, as /dev paths."""
+    script = (
+        f"for v in {shlex.quote(parent)}/*/video4linux/video*; do "
+        '[ -e "$v/index" ] && [ "$(cat "$v/index")" = 0 ] && echo "/dev/${v##*/}"; done; true'
+    )
+    return [node for node in role.run(script, check=False).split() if node.startswith("/dev/video")]
+
+
+def uvc_capture_node(host: Role, device: UsbDevice, *, timeout_s: float = 30.0) -> str:
+    """The capture node uvcvideo made for an enumerated USB device (waits for the driver to bind)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        nodes = _capture_nodes(host, device.sysfs)
+        if len(nodes) == 1:
+            return nodes[0]
+        if len(nodes) > 1:
+            raise LabError(f"{host.label}: {device.sysfs} has several capture nodes: {', '.join(nodes)}")
+        if time.monotonic() > deadline:
+            raise LabError(f"{host.label}: uvcvideo registered no capture node for {device.sysfs} in {timeout_s:g} s")
+        time.sleep(POLL_S)
+
+
+def board_camera_node(role: Role) -> str:
+    """The one capture node uvcvideo registered on the board (a camera plugged into it)."""
+    script = (
+        "for v in /sys/class/video4linux/video*; do "
+        'case "$(readlink -f "$v/device/driver")" in */uvcvideo) '
+        '[ "$(cat "$v/index")" = 0 ] && echo "/dev/${v##*/}";; esac; done; true'
+    )
+    nodes = [node for node in role.run(script, check=False).split() if node.startswith("/dev/video")]
+    if len(nodes) != 1:
+        raise LabError(
+            f"{role.label}: expected one USB camera (uvcvideo capture node), found {', '.join(nodes) or 'none'}: "
+            "set camera.device in boards.yaml"
+        )
+    return nodes[0]

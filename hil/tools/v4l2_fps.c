@@ -1,0 +1,197 @@
+/*
+ * Frame rate of a V4L2 capture device (a UVC camera), from the driver's own buffer timestamps.
+ *
+ *   v4l2_fps DEVICE FORMAT WIDTH HEIGHT FRAMES TIMEOUT_S
+ *
+ * Streams FRAMES frames with mmap buffers in FORMAT (yuyv or mjpeg) at WIDTH x HEIGHT, checking
+ * every one, and prints one summary line:
+ *
+ *   v4l2_fps format=yuyv width=640 height=480 frames=300 span_us=U fps=F dropped=D corrupt=C
+ *            bytes=B first_seq=S last_seq=S
+ *
+ * fps = (frames - 1) / span, span = last timestamp - first timestamp (the driver stamps a frame
+ * when its first packet arrives: uvcvideo uses the monotonic clock). dropped = frames the sequence
+ * numbers skipped (the driver had no buffer, or lost them). corrupt = frames flagged
+ * V4L2_BUF_FLAG_ERROR, YUYV frames whose bytesused is not WIDTH*HEIGHT*2, MJPEG frames that do not
+ * start with SOI (FF D8) and end with EOI (FF D9). Corrupt frames are counted in frames too.
+ *
+ * A device that will not take the format exactly, or a frame that does not arrive within
+ * TIMEOUT_S, is an error: a message on stderr and exit status 1, no summary.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/videodev2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#define NBUFS 4
+
+static int fd;
+
+static int xioctl(unsigned long request, void *arg)
+{
+	int ret;
+
+	do
+		ret = ioctl(fd, request, arg);
+	while (ret < 0 && errno == EINTR);
+	return ret;
+}
+
+static int number(const char *text, unsigned long max, unsigned long *value)
+{
+	char *end;
+
+	errno = 0;
+	*value = strtoul(text, &end, 10);
+	return errno || *end || end == text || *value == 0 || *value > max ? -1 : 0;
+}
+
+static int corrupt_frame(const uint8_t *p, const struct v4l2_buffer *b, int mjpeg, size_t expected)
+{
+	if (b->flags & V4L2_BUF_FLAG_ERROR)
+		return 1;
+	if (!mjpeg)
+		return b->bytesused != expected;
+	if (b->bytesused < 4)
+		return 1;
+	return !(p[0] == 0xff && p[1] == 0xd8 && p[b->bytesused - 2] == 0xff && p[b->bytesused - 1] == 0xd9);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long width, height, frames, timeout_s;
+	struct v4l2_format fmt = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
+	struct v4l2_requestbuffers req = {.count = NBUFS, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP};
+	void *start[NBUFS];
+	size_t length[NBUFS];
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	uint32_t pixfmt, first_seq = 0, last_seq = 0;
+	uint64_t first_us = 0, last_us = 0, bytes = 0;
+	unsigned long got = 0, dropped = 0, corrupt = 0;
+	size_t expected;
+	unsigned int i, n;
+	int mjpeg;
+
+	if (argc != 7 || (strcmp(argv[2], "yuyv") && strcmp(argv[2], "mjpeg")) ||
+	    number(argv[3], 16384, &width) || number(argv[4], 16384, &height) ||
+	    number(argv[5], 10000000, &frames) || frames < 2 || number(argv[6], 3600, &timeout_s)) {
+		fprintf(stderr, "usage: %s DEVICE yuyv|mjpeg WIDTH HEIGHT FRAMES(>=2) TIMEOUT_S\n", argv[0]);
+		return 2;
+	}
+	mjpeg = !strcmp(argv[2], "mjpeg");
+	pixfmt = mjpeg ? V4L2_PIX_FMT_MJPEG : V4L2_PIX_FMT_YUYV;
+	expected = (size_t)width * height * 2;
+	fd = open(argv[1], O_RDWR | O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "v4l2_fps: %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	fmt.fmt.pix.width = width;
+	fmt.fmt.pix.height = height;
+	fmt.fmt.pix.pixelformat = pixfmt;
+	fmt.fmt.pix.field = V4L2_FIELD_ANY;
+	if (xioctl(VIDIOC_S_FMT, &fmt) < 0) {
+		perror("v4l2_fps: VIDIOC_S_FMT");
+		return 1;
+	}
+	/* A driver adjusts what it cannot do; measuring another format would be measuring something else. */
+	if (fmt.fmt.pix.width != width || fmt.fmt.pix.height != height || fmt.fmt.pix.pixelformat != pixfmt) {
+		fprintf(stderr, "v4l2_fps: %s gave %ux%u %.4s instead of %lux%lu %s\n", argv[1], fmt.fmt.pix.width,
+			fmt.fmt.pix.height, (const char *)&fmt.fmt.pix.pixelformat, width, height, argv[2]);
+		return 1;
+	}
+	if (xioctl(VIDIOC_REQBUFS, &req) < 0 || req.count < 2) {
+		perror("v4l2_fps: VIDIOC_REQBUFS");
+		return 1;
+	}
+	n = req.count < NBUFS ? req.count : NBUFS;
+	for (i = 0; i < n; i++) {
+		struct v4l2_buffer b = {.type = type, .memory = V4L2_MEMORY_MMAP, .index = i};
+
+		if (xioctl(VIDIOC_QUERYBUF, &b) < 0) {
+			perror("v4l2_fps: VIDIOC_QUERYBUF");
+			return 1;
+		}
+		length[i] = b.length;
+		start[i] = mmap(NULL, b.length, PROT_READ, MAP_SHARED, fd, b.m.offset);
+		if (start[i] == MAP_FAILED) {
+			perror("v4l2_fps: mmap");
+			return 1;
+		}
+		if (xioctl(VIDIOC_QBUF, &b) < 0) {
+			perror("v4l2_fps: VIDIOC_QBUF");
+			return 1;
+		}
+	}
+	if (xioctl(VIDIOC_STREAMON, &type) < 0) {
+		perror("v4l2_fps: VIDIOC_STREAMON");
+		return 1;
+	}
+	while (got < frames) {
+		struct v4l2_buffer b = {.type = type, .memory = V4L2_MEMORY_MMAP};
+		struct timeval tv = {.tv_sec = (time_t)timeout_s};
+		fd_set rd;
+		uint64_t us;
+		int r;
+
+		FD_ZERO(&rd);
+		FD_SET(fd, &rd);
+		r = select(fd + 1, &rd, NULL, NULL, &tv);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			perror("v4l2_fps: select");
+			return 1;
+		}
+		if (r == 0) {
+			fprintf(stderr, "v4l2_fps: no frame within %lu s after %lu frames\n", timeout_s, got);
+			return 1;
+		}
+		if (xioctl(VIDIOC_DQBUF, &b) < 0) {
+			if (errno == EAGAIN)
+				continue;
+			perror("v4l2_fps: VIDIOC_DQBUF");
+			return 1;
+		}
+		us = (uint64_t)b.timestamp.tv_sec * 1000000u + (uint64_t)b.timestamp.tv_usec;
+		if (got == 0) {
+			first_us = us;
+			first_seq = b.sequence;
+		} else if (b.sequence != last_seq + 1) {
+			dropped += b.sequence - last_seq - 1;
+		}
+		last_us = us;
+		last_seq = b.sequence;
+		corrupt += corrupt_frame(start[b.index], &b, mjpeg, expected);
+		bytes += b.bytesused;
+		got++;
+		if (xioctl(VIDIOC_QBUF, &b) < 0) {
+			perror("v4l2_fps: VIDIOC_QBUF");
+			return 1;
+		}
+	}
+	xioctl(VIDIOC_STREAMOFF, &type);
+	for (i = 0; i < n; i++)
+		munmap(start[i], length[i]);
+	close(fd);
+	if (last_us <= first_us) {
+		fprintf(stderr, "v4l2_fps: timestamps do not advance (first %llu us, last %llu us)\n",
+			(unsigned long long)first_us, (unsigned long long)last_us);
+		return 1;
+	}
+	printf("v4l2_fps format=%s width=%lu height=%lu frames=%lu span_us=%llu fps=%.3f dropped=%lu corrupt=%lu "
+	       "bytes=%llu first_seq=%u last_seq=%u\n",
+	       argv[2], width, height, got, (unsigned long long)(last_us - first_us),
+	       (double)(got - 1) * 1e6 / (double)(last_us - first_us), dropped, corrupt, (unsigned long long)bytes,
+	       first_seq, last_seq);
+	return 0;
+}

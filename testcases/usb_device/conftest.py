@@ -1,0 +1,26 @@
+"""UVC gadget cases skip, before their board is touched, where no frame can stream (hil.lab.camera)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hil.lab.camera import uvc_unavailable
+from hil.plugin import INVENTORY
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    inventory = config.stash.get(INVENTORY, None)
+    if inventory is None:
+        return
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if item.path.name != "test_uvc.py" or "board_pair" not in params:
+            continue
+        board = inventory.boards[params["board_pair"]]
+        reason = uvc_unavailable(
+            getattr(board.config.link, "udc", None),
+            bulk=params.get("transfer") == "bulk",
+            bulk_supported=board.setting("uvc.bulk"),
+        )
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))

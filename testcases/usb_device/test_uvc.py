@@ -1,0 +1,53 @@
+"""UVC camera gadget (seed 000 tables 3-3 to 3-6): the board is the camera, the host streams >= 300 frames
+and takes frames per second from the V4L2 buffer timestamps, with dropped and corrupt frames counted.
+
+The board runs hil's uvc_source on the gadget's video node (unpaced: the highest rate the link carries);
+the host runs v4l2_fps on the node uvcvideo made for it. Parameters: format and resolution, and the
+transfer (isochronous with 1, 2 or 3 KiB per microframe, or the vendor kernels' bulk mode).
+"""
+
+import pytest
+
+import hil
+from hil.lab.camera import uvc_capture_node
+from hil.lab.gadget import Uvc
+from hil.measure import v4l2_fps
+
+METRICS = ["usb.uvc.fps", "usb.uvc.dropped", "usb.uvc.corrupt"]
+pytestmark = pytest.mark.hil_metrics(*METRICS)
+STREAMS = {
+    "yuyv-640x480": ("yuyv", 640, 480),
+    "mjpeg-1280x720": ("mjpeg", 1280, 720),
+    "mjpeg-1920x1080": ("mjpeg", 1920, 1080),
+}
+TRANSFERS = {"iso1024": 1024, "iso2048": 2048, "iso3072": 3072, "bulk": None}
+
+
+@hil.matrix("stream", quick=["yuyv-640x480"], full=list(STREAMS), ids="{}")
+@hil.matrix("transfer", quick=["iso1024"], full=list(TRANSFERS), ids="{}")
+def test_uvc_fps(pair, perf, stream, transfer):
+    fmt, width, height = STREAMS[stream]
+    camera = Uvc(fmt=fmt, width=width, height=height, maxpacket=TRANSFERS[transfer] or 1024, bulk=transfer == "bulk")
+
+    def frame_source(gadget):  # the gadget stays off the bus until the source opens its video node
+        node = camera.video_node(pair.device)
+        command = v4l2_fps.source_command(node, fmt, width, height, max_payload=camera.max_payload(pair.link.speed))
+        return pair.device.background(command, ready=r"uvc_source ready", name="uvc_source")
+
+    with pair.gadget(camera, attach=frame_source) as gadget:
+        node = uvc_capture_node(pair.host, gadget.usb_device)
+        perf.check(
+            METRICS,
+            stream=stream,
+            transfer=transfer,
+            facts={"tool": "v4l2_fps + uvc_source (hil/tools)", "host_node": node},
+            sample=lambda: v4l2_fps.run(
+                pair.host,
+                node,
+                fmt,
+                width,
+                height,
+                frames=pair.setting("uvc.frames"),
+                frame_timeout_s=pair.setting("uvc.frame_timeout_s"),
+            ),
+        )

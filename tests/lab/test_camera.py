@@ -1,0 +1,63 @@
+"""hil.lab.camera and the UVC configfs function: where a UVC stream can run, and finding the capture node
+uvcvideo registers (on a sysfs-shaped tree in a temporary directory, through a real shell on this PC)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hil.errors import LabError
+from hil.lab import camera
+from hil.lab.gadget import Uvc
+from hil.lab.usbhost import UsbDevice
+
+
+def test_dummy_udc_cannot_stream_and_bulk_needs_a_vendor_kernel():
+    assert camera.uvc_unavailable("dummy_udc.0", bulk=False, bulk_supported=False) == camera.NO_ISO_ON_DUMMY_HCD
+    assert camera.uvc_unavailable("dummy_udc.0", bulk=True, bulk_supported=False) == camera.NO_BULK_IN_MAINLINE
+    assert camera.uvc_unavailable("fe800000.dwc3", bulk=True, bulk_supported=False) == camera.NO_BULK_IN_MAINLINE
+    assert camera.uvc_unavailable("fe800000.dwc3", bulk=True, bulk_supported=True) is None
+    assert camera.uvc_unavailable("fe800000.dwc3", bulk=False, bulk_supported=False) is None
+    assert camera.uvc_unavailable(None, bulk=False, bulk_supported=False) is None  # a camera on a host board
+
+
+def test_uvc_function_attributes_and_payload():
+    hs = Uvc(fmt="yuyv", width=640, height=480, maxpacket=3072)
+    assert hs.attributes == {"streaming_maxpacket": 3072, "streaming_interval": 1, "streaming_maxburst": 0}
+    assert hs.max_payload("high") == 3072
+    assert Uvc(maxpacket=1024, maxburst=15).max_payload("super") == 16 * 1024
+    bulk = Uvc(fmt="mjpeg", width=1920, height=1080, bulk=True)
+    assert bulk.attributes["streaming_bulk"] == 1
+    assert bulk.max_payload("high") == 1920 * 1080 * 2
+
+
+@pytest.mark.parametrize(("options", "message"), [({"fmt": "h264"}, "UVC format"), ({"maxpacket": 4096}, "1..1024")])
+def test_uvc_function_refuses_what_f_uvc_cannot_do(options, message):
+    with pytest.raises(ValueError, match=message):
+        Uvc(**options)
+
+
+def test_uvc_tree_quotes_paths_and_links_every_speed():
+    steps = Uvc(fmt="mjpeg", width=1280, height=720).tree("/cfg/g 1/functions/uvc.0")
+    script = " && ".join(steps)
+    assert "'/cfg/g 1/functions/uvc.0/streaming/mjpeg/m/f1'" in script
+    for speed in ("fs", "hs", "ss"):
+        assert f"'/cfg/g 1/functions/uvc.0/streaming/class/{speed}/h'" in script
+
+
+def _video(tmp_path, interface: str, name: str, index: int) -> None:
+    node = tmp_path / interface / "video4linux" / name
+    node.mkdir(parents=True)
+    (node / "index").write_text(f"{index}\n")
+
+
+def test_the_capture_node_is_index_0_of_the_device(role, tmp_path):
+    _video(tmp_path, "1-1:1.1", "video2", 0)
+    _video(tmp_path, "1-1:1.1", "video3", 1)  # uvcvideo's metadata node
+    device = UsbDevice(sysfs=str(tmp_path), speed_mbps=480.0, vendor_id="1d6b", product_id="0104", serial="x")
+    assert camera.uvc_capture_node(role, device, timeout_s=1) == "/dev/video2"
+
+
+def test_no_capture_node_is_an_error_within_its_bound(role, tmp_path):
+    device = UsbDevice(sysfs=str(tmp_path), speed_mbps=480.0, vendor_id="1d6b", product_id="0104", serial="x")
+    with pytest.raises(LabError, match="registered no capture node"):
+        camera.uvc_capture_node(role, device, timeout_s=1)
