@@ -21,14 +21,14 @@ log = logging.getLogger(__name__)
 # without asking (busybox mkdosfs always makes FAT32 and knows no options; dosfstools needs -I for a disk).
 MKFS: dict[str, tuple[tuple[str, ...], ...]] = {
     "vfat": (("mkfs.vfat", "-F", "32", "-I"), ("mkdosfs",)),
-    "ext2": (("mkfs.ext2", "-F", "-q"), ("mke2fs", "-F")),
-    "ext4": (("mkfs.ext4", "-F", "-q"),),
+    "ext2": (("mkfs.ext2", "-F", "-q", "-b", "4096"), ("mke2fs", "-F", "-b", "4096")),
+    "ext4": (("mkfs.ext4", "-F", "-q", "-b", "4096"),),
 }
 # Kernel modules each needs (FAT's default code page and charset; the Debian kernel serves ext2 from ext4).
 MODULES: dict[str, tuple[str, ...]] = {
     "vfat": ("vfat", "nls_cp437", "nls_ascii"),
-    "ext2": ("ext4",),
-    "ext4": ("ext4",),
+    "ext2": ("crc32c_generic", "ext4"),  # ext4 needs crc32c and does not load it itself
+    "ext4": ("crc32c_generic", "ext4"),
 }
 MOUNTPOINT = "/mnt/hil-msc"
 

@@ -159,8 +159,11 @@ def roles_of(pair: Any) -> list[Role]:
 
 
 @contextmanager
-def tuned(pair: Any) -> Iterator[dict[str, str]]:
-    """Apply the pair's profile (if it has one) for the `with` block; yield its facts; restore after."""
+def tuned(pair: Any, *, root: str = "") -> Iterator[dict[str, str]]:
+    """Apply the pair's profile (if it has one) for the `with` block; yield its facts; restore after.
+
+    root: where the boards' /sys and /proc are ('' on a board; a directory tree in the tests).
+    """
     profile: TuningConfig | None = pair.board.config.tuning
     if profile is None:
         yield {}
@@ -168,8 +171,8 @@ def tuned(pair: Any) -> Iterator[dict[str, str]]:
     done: list[Applied] = []
     try:
         for role in roles_of(pair):
-            done.append(apply(role, profile))
-        yield {f"tuning.{applied.role.target.name}": applied.describe() for applied in done}
+            done.append(apply(role, profile, root))
+        yield {f"tuning.{applied.role.target.name}": applied.describe(root) for applied in done}
     finally:
         for applied in reversed(done):
             try:
