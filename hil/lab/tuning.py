@@ -20,6 +20,7 @@ from hil.errors import LabError
 from hil.inventory.tuning import TuningConfig
 from hil.lab import shell
 from hil.lab.role import Role
+from hil.measure.parsing import without_kernel_messages
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ def script(profile: TuningConfig, root: str = "") -> str:
 def parse(output: str, role: Role) -> list[Step]:
     """The script's report lines; anything else from it means the board did not run it as written."""
     steps = []
-    for line in output.splitlines():
+    for line in without_kernel_messages(output).splitlines():  # a board's console may print printk lines
         line = line.strip()
         if not line:
             continue

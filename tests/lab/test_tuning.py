@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from hil.errors import LabError
 from hil.inventory.tuning import TuningConfig
 from hil.lab import tuning
 
@@ -128,3 +129,13 @@ def test_values_reach_the_shell_quoted(role, tmp_path):
     (root / "proc/sys/net/ipv4/tcp_rmem").write_text("1\n")
     tuning.apply(role, profile, str(root))
     assert _read(root / "proc/sys/net/ipv4/tcp_rmem") == "4096 87380 6291456\n"
+
+
+def test_a_kernel_message_on_the_console_is_not_a_report_line(role):
+    output = "hil-tuning|set|/proc/sys/net/core/rmem_max|212992\n[   12.345678] usb 1-1: reset high-speed USB device\n"
+    assert tuning.parse(output, role) == [tuning.Step("set", "/proc/sys/net/core/rmem_max", "212992")]
+
+
+def test_anything_else_from_the_profile_is_a_lab_error_showing_it(role):
+    with pytest.raises(LabError, match="sh: 1: t: not found"):
+        tuning.parse("sh: 1: t: not found\n", role)
