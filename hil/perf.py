@@ -23,7 +23,7 @@ import pytest
 from hil import confirmation
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
-from hil.lab import bound
+from hil.lab import bound, tuning
 from hil.lab.pair import BoardPair
 from hil.measure import cpuload
 from hil.report import collect, live
@@ -66,16 +66,18 @@ class Perf:
             pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(names)}")
         fixed = self.config.getoption("samples")
         specs = [board.spec_for(self.inventory.inventory, name, params, fixed_samples=fixed) for name in names]
-        # Facts first: after sampling, the board may be the thing that failed.
-        known = {**self._facts(), **(facts or {})}
         if cpu_load_on is not None and cpu_load_on in self.pair.roles:
             sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
-        results = measure_metrics(
-            specs,
-            _bounded_by_the_warmup(_lab_errors_as_measurement_errors(sample)),
-            board=board.name,
-            on_sample=self._progress,
-        )
+        # The board's tuning profile for the sampling only, restored after it (also after a failure).
+        with tuning.tuned(self.pair) as tuning_facts:
+            # Facts first: after sampling, the board may be the thing that failed.
+            known = {**self._facts(), **tuning_facts, **(facts or {})}
+            results = measure_metrics(
+                specs,
+                _bounded_by_the_warmup(_lab_errors_as_measurement_errors(sample)),
+                board=board.name,
+                on_sample=self._progress,
+            )
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts.update(known)
             self._note_cpu_load(result)

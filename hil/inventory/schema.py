@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from hil.inventory.tuning import TuningConfig
 from hil.verdict import ceilings, units
 
 PERCENT = re.compile(r"^\s*(?P<number>[0-9]*\.?[0-9]+)\s*%\s*$", re.ASCII)
@@ -301,6 +302,8 @@ class PairConfig(Strict):
     roles: dict[RoleName, RoleConfig]
     settings: dict[str, Any] = Field(default_factory=dict)  # typed by the catalogue's Settings
     metrics: dict[str, MetricConfig] = Field(default_factory=dict)
+    # The performance profile applied on the roles before each measurement (hil.inventory.tuning).
+    tuning: TuningConfig | None = None
 
     @field_validator("roles")
     @classmethod
@@ -334,6 +337,14 @@ class PairConfig(Strict):
                 "vlab: true builds and boots the virtual lab image on this machine; a pair on places runs on the "
                 "exporter's boards: remove vlab (start the lab with `python -m hil.vlab.lab start`)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _tuned_roles_exist(self) -> PairConfig:
+        if self.tuning is not None and self.tuning.roles is not None:
+            unknown = sorted(set(self.tuning.roles) - set(self.roles))
+            if unknown:
+                raise ValueError(f"tuning names roles {unknown} the pair does not have (roles: {sorted(self.roles)})")
         return self
 
     @property

@@ -96,19 +96,19 @@ def block_bytes(block_size: str) -> int:
     return int(match["number"]) * 1024 ** " KMG".index(match["unit"] or " ")
 
 
-def _count(block_size: str, total_mb: int) -> int:
+def block_count(block_size: str, total_mb: int) -> int:
     return max(1, total_mb * 1024 * 1024 // block_bytes(block_size))
 
 
 def read_command(node: str, block_size: str, total_mb: int) -> str:
-    count = _count(block_size, total_mb)
+    count = block_count(block_size, total_mb)
     return C_LOCALE + shell.cmd(
         "dd", f"if={node}", "of=/dev/null", f"bs={block_size}", f"count={count}", "iflag=direct"
     )
 
 
 def write_command(node: str, block_size: str, total_mb: int) -> str:
-    count = _count(block_size, total_mb)
+    count = block_count(block_size, total_mb)
     return C_LOCALE + shell.cmd(
         "dd", "if=/dev/zero", f"of={node}", f"bs={block_size}", f"count={count}", "oflag=direct", "conv=fsync"
     )
@@ -127,12 +127,12 @@ def run(role: Role, command: str, *, expected_bytes: int, timeout: float) -> Sam
 
 
 def read(role: Role, node: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
-    expected = block_bytes(block_size) * _count(block_size, total_mb)
+    expected = block_bytes(block_size) * block_count(block_size, total_mb)
     return run(role, read_command(node, block_size, total_mb), expected_bytes=expected, timeout=timeout)
 
 
 def write(role: Role, node: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
-    expected = block_bytes(block_size) * _count(block_size, total_mb)
+    expected = block_bytes(block_size) * block_count(block_size, total_mb)
     return run(role, write_command(node, block_size, total_mb), expected_bytes=expected, timeout=timeout)
 
 

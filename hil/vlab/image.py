@@ -61,6 +61,12 @@ MODULES = (
     # watches both routes and fails when a kernel lets a stream through.
     "usbip-vudc",
     "vhci-hcd",
+    # Filesystems the host side of the MSC gadget formats its disk with (usb.msc.fs.*): FAT32 with its
+    # code page and charset, and ext2/ext4 (the Debian kernel serves ext2 from ext4).
+    "vfat",
+    "nls_cp437",
+    "nls_ascii",
+    "ext4",
 )
 
 # Tools copied into the image with the libraries `ldd` lists, and the Debian package that provides each.
@@ -81,6 +87,7 @@ TOOLS: dict[str, str] = {
     "v4l2-ctl": "v4l-utils",
     "usbip": "usbip",
     "usbipd": "usbip",
+    "date": "coreutils",  # busybox date has no %N: the MSC filesystem write times its sync in nanoseconds
 }
 HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod", "gcc": "gcc"}
 

@@ -30,6 +30,7 @@ pairs:
     settings:
       msc.backing_mb: 64
       msc.transfer_mb: 32
+      msc.fs_transfer_mb: 32
     metrics:
       usb.msc.read: {unit: MB/s, min: 8}
 """

@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hil.measure
-from hil.measure import dd, pcie_bar
+from hil.measure import dd, ddfile, pcie_bar
 from hil.measure.parsing import PARSERS, RegisteredParser, without_kernel_messages
 from hil.verdict.errors import MeasurementError
 from hil.verdict.measurement import Measurement
@@ -70,6 +70,14 @@ def _dd_oracle(text: str, asked: dict[str, Any], result: dd.DdTransfer) -> None:
     if asked["expected_bytes"] is not None:
         assert result.bytes == asked["expected_bytes"]
     assert result.bytes > 0 and result.seconds > 0 and math.isfinite(result.mb_per_s)
+
+
+def _dd_sync_oracle(text: str, asked: dict[str, Any], result: ddfile.SyncedWrite) -> None:
+    lines = [line.strip() for line in without_kernel_messages(text.replace("\r", "\n")).split("\n") if line.strip()]
+    label, start, end = lines[-1].split(" ")
+    assert label == "sync-ns" and start.isascii() and end.isascii(), lines[-1]
+    assert result.sync_seconds == (int(end) - int(start)) / 1e9 >= 0
+    _dd_oracle("\n".join(lines[:-1]), asked, dd.DdTransfer(result.bytes, result.dd_seconds))
 
 
 def _clean_lines(text: str) -> list[str]:
@@ -188,6 +196,7 @@ def _irq_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
 
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.dd.parse": _dd_oracle,
+    "hil.measure.ddfile.parse_synced": _dd_sync_oracle,
     "hil.measure.cpuload.parse_stat": _procstat_oracle,
     "hil.measure.iperf3.parse_tcp": _iperf3_oracle,
     "hil.measure.iperf3.parse_udp": _iperf3_oracle,

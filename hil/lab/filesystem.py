@@ -1,0 +1,71 @@
+"""A filesystem on a block device of a role: make it, mount it, and unmount it whatever happens.
+
+Seed 001 measures mass storage "with the filesystem involved": the host formats the gadget's disk,
+mounts it and copies a file. The mkfs is the role's own: dosfstools/e2fsprogs on a PC, busybox's
+mkdosfs/mke2fs on a small board (the virtual one), whichever the role has first.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from hil.errors import LabError
+from hil.lab import shell
+from hil.lab.role import Role
+
+log = logging.getLogger(__name__)
+
+# Per filesystem: the mkfs programs to try in order, each with the options that format a whole disk
+# without asking (busybox mkdosfs always makes FAT32 and knows no options; dosfstools needs -I for a disk).
+MKFS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "vfat": (("mkfs.vfat", "-F", "32", "-I"), ("mkdosfs",)),
+    "ext2": (("mkfs.ext2", "-F", "-q", "-b", "4096"), ("mke2fs", "-F", "-b", "4096")),
+    "ext4": (("mkfs.ext4", "-F", "-q", "-b", "4096"),),
+}
+# Kernel modules each needs (FAT's default code page and charset; the Debian kernel serves ext2 from ext4).
+MODULES: dict[str, tuple[str, ...]] = {
+    "vfat": ("vfat", "nls_cp437", "nls_ascii"),
+    "ext2": ("crc32c_generic", "ext4"),  # ext4 needs crc32c and does not load it itself
+    "ext4": ("crc32c_generic", "ext4"),
+}
+MOUNTPOINT = "/mnt/hil-msc"
+
+
+def mkfs_command(role: Role, fs: str) -> tuple[str, ...]:
+    """The first mkfs for `fs` the role has, with its options; LabError naming all that were tried."""
+    try:
+        candidates = MKFS[fs]
+    except KeyError:
+        raise ValueError(f"unknown filesystem {fs!r} (known: {', '.join(MKFS)})") from None
+    for argv in candidates:
+        if role.run_status(shell.cmd("command", "-v", argv[0]) + " >/dev/null")[0] == 0:
+            return argv
+    raise LabError(f"{role.label}: no mkfs for {fs} (tried {', '.join(argv[0] for argv in candidates)})")
+
+
+@contextmanager
+def mounted(role: Role, node: str, fs: str, *, mountpoint: str = MOUNTPOINT) -> Iterator[str]:
+    """Format `node` with `fs` (its data is lost), mount it, yield the mount point, unmount on the way out."""
+    mkfs = mkfs_command(role, fs)
+    # Built-in modules are fine too: modprobe succeeds for them. A failure shows in mount's error below.
+    role.run(shell.quiet(shell.cmd("modprobe", "-a", *MODULES[fs])), timeout=60)
+    role.run(shell.all_of([shell.cmd(*mkfs, node) + " >/dev/null", shell.cmd("mkdir", "-p", mountpoint)]), timeout=300)
+    role.run(shell.cmd("mount", "-t", fs, node, mountpoint), timeout=60)
+    try:
+        yield mountpoint
+    finally:
+        unmount(role, mountpoint)
+
+
+def unmount(role: Role, mountpoint: str) -> None:
+    """Unmount before the gadget goes away; a board already marked for a power cycle is left to it."""
+    if role.suspect_reason is not None:
+        log.warning("%s: %s left mounted for the power cycle (%s)", role.label, mountpoint, role.suspect_reason)
+        return
+    exitcode, output = role.run_status(shell.cmd("umount", mountpoint), timeout=120)
+    if exitcode != 0:
+        # Busy (a dd cut short): detach it so the gadget's removal does not leave a dead mount behind.
+        role.run_status(shell.cmd("umount", "-l", mountpoint), timeout=60)
+        log.warning("%s: umount %s failed (%s), detached it lazily", role.label, mountpoint, output.strip()[:200])

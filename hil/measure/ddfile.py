@@ -1,0 +1,95 @@
+"""dd on a file of a mounted filesystem, as seed 001 measures mass storage "with the filesystem involved".
+
+Write: dd writes the file into the page cache, then `sync` pushes it to the disk; the rate is the bytes
+over dd's time plus the sync's time ("add up the real time of sync", seed 001). Both are timed on the
+role in one command line: a round trip over a serial console would cost milliseconds of its own.
+Read: caches dropped (the file's pages must come over the link), dd reads the file back.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from hil.lab import shell
+from hil.lab.role import Role
+from hil.measure import dd
+from hil.measure.parsing import ascii_int, output_lines, parser
+from hil.verdict.errors import ParseError
+from hil.verdict.result import Sample
+
+# The line the write command prints after dd: the clock (coreutils `date +%s%N`) before and after sync.
+_SYNC = re.compile(r"sync-ns (?P<start>[0-9]+) (?P<end>[0-9]+)", re.ASCII)
+
+
+@dataclass(frozen=True)
+class SyncedWrite:
+    bytes: int
+    dd_seconds: float
+    sync_seconds: float
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.bytes / (self.dd_seconds + self.sync_seconds) / 1e6
+
+
+def write_command(path: str, block_size: str, total_mb: int) -> str:
+    """rm, flush and drop caches (untimed), then dd into the page cache and a timed sync."""
+    count = dd.block_count(block_size, total_mb)
+    return shell.all_of(
+        [
+            shell.cmd("rm", "-f", path),
+            dd.DROP_CACHES,
+            dd.C_LOCALE + shell.cmd("dd", "if=/dev/zero", f"of={path}", f"bs={block_size}", f"count={count}") + " 2>&1",
+            "s=$(date +%s%N)",
+            "sync",
+            "e=$(date +%s%N)",
+            'echo "sync-ns $s $e"',
+        ]
+    )
+
+
+def read_command(path: str, block_size: str, total_mb: int) -> str:
+    """Buffered, as a program reads a file (the caches are dropped before it: dd.run)."""
+    count = dd.block_count(block_size, total_mb)
+    return dd.C_LOCALE + shell.cmd("dd", f"if={path}", "of=/dev/null", f"bs={block_size}", f"count={count}")
+
+
+@parser("dd-sync", asked=dd.asked)
+def parse_synced(output: str, *, expected_bytes: int | None) -> SyncedWrite:
+    """dd's output (dd.parse's rules) followed by the sync timing line; anything else is a ParseError."""
+    lines = [line.rstrip() for line in output_lines(output, "dd + sync")]
+    while lines and not lines[-1]:
+        lines.pop()
+    match = _SYNC.fullmatch(lines[-1]) if lines else None
+    if match is None:
+        last = lines[-1][:300] if lines else ""
+        raise ParseError(f"no sync timing after dd (the last line is {last!r})", raw_output=output)
+    try:
+        transfer = dd.parse("\n".join(lines[:-1]), expected_bytes=expected_bytes)
+    except ParseError as exc:
+        raise ParseError(str(exc), raw_output=output) from None
+    start = ascii_int(match["start"], "sync start (ns)", output)
+    end = ascii_int(match["end"], "sync end (ns)", output)
+    if end < start:
+        raise ParseError(f"the clock went back during sync ({start} -> {end} ns)", raw_output=output)
+    return SyncedWrite(transfer.bytes, transfer.seconds, (end - start) / 1e9)
+
+
+def write(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
+    """One synced write of `path`: its rate in MB/s, dd's and sync's seconds in the details."""
+    expected = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
+    started = time.time()
+    exitcode, output = role.run_status(write_command(path, block_size, total_mb), timeout=timeout)
+    duration = time.time() - started
+    if exitcode != 0:
+        raise ParseError(f"dd + sync exited {exitcode}", raw_output=output)
+    result = parse_synced(output, expected_bytes=expected)
+    details = {"dd_s": result.dd_seconds, "sync_s": result.sync_seconds}
+    return Sample(value=result.mb_per_s, started=started, duration_s=duration, raw=output, details=details)
+
+
+def read(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
+    expected = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
+    return dd.run(role, read_command(path, block_size, total_mb), expected_bytes=expected, timeout=timeout)

@@ -1,0 +1,38 @@
+"""USB mass-storage gadget throughput with a filesystem on the host side (seed 001, "Throughput with the
+filesystem involved", Linux host): the host formats the gadget's disk, mounts it, writes a file with dd
+and then `sync` (the sync's time added: a synchronous write), and reads it back after dropping caches.
+
+The quick matrix runs 4K, the seeds' smallest block (test_msc.py's quick matrix covers 64K-1M raw).
+"""
+
+import pytest
+
+import hil
+from hil.lab.filesystem import mounted
+from hil.lab.gadget import MassStorage
+from hil.measure import dd, ddfile
+
+pytestmark = pytest.mark.hil_metrics("usb.msc.fs.read", "usb.msc.fs.write")
+
+
+@hil.matrix("bs", quick=["4K"], full=["4K", "64K", "1M"], ids="bs={}")
+@pytest.mark.parametrize("direction", ["read", "write"])
+def test_msc_fs_throughput(pair, perf, direction, bs):
+    transfer_mb = pair.setting("msc.fs_transfer_mb")
+    fs = pair.setting("msc.fs")
+    backing_mb = pair.setting("msc.backing_mb")
+    with (
+        pair.gadget(MassStorage(size_mb=backing_mb)) as gadget,
+        mounted(pair.host, gadget.block_device(), fs) as mountpoint,
+    ):
+        path = f"{mountpoint}/hil-msc.bin"
+        transfer = ddfile.read if direction == "read" else ddfile.write
+        if direction == "read":
+            ddfile.write(pair.host, path, block_size="1M", total_mb=transfer_mb)  # the file to read back
+        perf.check(
+            f"usb.msc.fs.{direction}",
+            bs=bs,
+            fs=fs,
+            facts={"tool": dd.version(pair.host), "filesystem": fs},
+            sample=lambda: transfer(pair.host, path, block_size=bs, total_mb=transfer_mb),
+        )

@@ -1,0 +1,141 @@
+"""hil.lab.tuning on the PC lab role (LocalShellDriver): the profile's command line really runs in a shell,
+against a directory tree shaped like a board's /sys and /proc (this PC's own are shared and not ours to
+change); the virtual board's real /proc/sys is tested in tests/vlab/test_tuning_vlab.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from hil.errors import LabError
+from hil.inventory.tuning import TuningConfig
+from hil.lab import tuning
+
+PROFILE = TuningConfig(
+    cpu_governor="performance",
+    cpu_freq="max",
+    cpus_online=True,
+    pcie_aspm="performance",
+    sysctl={"net.core.rmem_max": 4194304, "net.ipv4.tcp_rmem": "4096 87380 6291456"},
+)
+
+
+def _tree(root: Path) -> dict[Path, str]:
+    """A board with cpu0 (no `online` file), cpu1 offline, cpu2 without cpufreq, ASPM and two sysctls."""
+    files = {
+        "sys/devices/system/cpu/cpu1/online": "0\n",
+        "sys/devices/system/cpu/cpu2/online": "1\n",
+        "sys/module/pcie_aspm/parameters/policy": "[default] performance powersave powersupersave \n",
+        "proc/sys/net/core/rmem_max": "212992\n",
+        "proc/sys/net/ipv4/tcp_rmem": "4096\t131072\t6291456\n",
+    }
+    for cpu in ("cpu0", "cpu1"):
+        cpufreq = f"sys/devices/system/cpu/{cpu}/cpufreq"
+        files |= {
+            f"{cpufreq}/scaling_governor": "schedutil\n",
+            f"{cpufreq}/scaling_min_freq": "408000\n",
+            f"{cpufreq}/scaling_max_freq": "1416000\n",
+            f"{cpufreq}/cpuinfo_max_freq": "1800000\n",
+        }
+    (root / "sys/devices/system/cpu/cpu2").mkdir(parents=True)
+    written = {}
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        written[path] = text
+    return written
+
+
+def _read(path: Path) -> str:
+    return path.read_text()
+
+
+def _pair(role, profile: TuningConfig | None):
+    return SimpleNamespace(
+        board=SimpleNamespace(config=SimpleNamespace(tuning=profile)),
+        roles={"host": role, "device": role},
+        role=lambda name: role,
+    )
+
+
+def test_a_profile_is_applied_described_and_restored(role, tmp_path):
+    before = _tree(tmp_path)
+    cpu = tmp_path / "sys/devices/system/cpu"
+    applied = tuning.apply(role, PROFILE, str(tmp_path))
+    assert _read(cpu / "cpu1/online") == "1\n"
+    assert _read(cpu / "cpu0/cpufreq/scaling_governor") == "performance\n"
+    for name in ("scaling_min_freq", "scaling_max_freq"):  # fixed at the CPU's maximum
+        assert _read(cpu / f"cpu1/cpufreq/{name}") == "1800000\n"
+    assert _read(tmp_path / "sys/module/pcie_aspm/parameters/policy") == "performance\n"
+    assert _read(tmp_path / "proc/sys/net/ipv4/tcp_rmem") == "4096 87380 6291456\n"
+    text = applied.describe(str(tmp_path))
+    assert "applied: /sys/devices/system/cpu/cpu1/online (was 0)" in text
+    assert "/sys/devices/system/cpu/cpu{0,1}/cpufreq/scaling_governor (was schedutil)" in text
+    assert "/sys/module/pcie_aspm/parameters/policy (was default)" in text
+    assert "/proc/sys/net/core/rmem_max (was 212992)" in text
+    # cpu2 has no cpufreq: not an error, a fact of the result.
+    assert "not available: /sys/devices/system/cpu/cpu2/cpufreq/scaling_governor" in text
+    assert "/sys/devices/system/cpu/cpu2/cpufreq" in text.split("not available: ")[1]
+    tuning.restore(applied)
+    after = {path: _read(path) for path in before}
+    for path, text in before.items():
+        if path.name == "policy":  # the kernel shows choices; what is written back is the one in brackets
+            assert after[path] == "default\n"
+        elif path.name == "tcp_rmem":  # read with tabs, written back with spaces (the kernel takes both)
+            assert after[path] == "4096 131072 6291456\n"
+        else:
+            assert after[path] == text, path
+
+
+def test_a_board_without_the_files_records_everything_as_not_available(role, tmp_path):
+    applied = tuning.apply(role, PROFILE, str(tmp_path))
+    assert {step.status for step in applied.steps} == {"missing"}
+    assert applied.describe(str(tmp_path)).startswith("not available: ")
+    tuning.restore(applied)  # nothing to write back
+
+
+def test_a_power_cycled_board_is_not_restored(role, tmp_path):
+    _tree(tmp_path)
+    applied = tuning.apply(role, PROFILE, str(tmp_path))
+    applied.power_cycles -= 1  # as if the board had been power-cycled since: it booted with its defaults
+    tuning.restore(applied)
+    assert _read(tmp_path / "proc/sys/net/core/rmem_max") == "4194304\n"
+
+
+def test_the_profile_is_restored_after_a_failed_measurement(role, tmp_path):
+    _tree(tmp_path)
+    with (
+        pytest.raises(RuntimeError, match="measurement failed"),
+        tuning.tuned(_pair(role, PROFILE), root=str(tmp_path)) as facts,
+    ):
+        assert _read(tmp_path / "proc/sys/net/core/rmem_max") == "4194304\n"
+        assert list(facts) == ["tuning.lab-pc"]  # one target under two roles is tuned once
+        raise RuntimeError("measurement failed")
+    assert _read(tmp_path / "proc/sys/net/core/rmem_max") == "212992\n"
+
+
+def test_a_pair_without_a_profile_is_left_alone(role):
+    with tuning.tuned(_pair(role, None)) as facts:
+        assert facts == {}
+
+
+def test_values_reach_the_shell_quoted(role, tmp_path):
+    profile = TuningConfig(sysctl={"net.ipv4.tcp_rmem": "4096 87380 6291456"})
+    root = tmp_path / "it's a root"  # a quote in the path: quoted, not pasted
+    (root / "proc/sys/net/ipv4").mkdir(parents=True)
+    (root / "proc/sys/net/ipv4/tcp_rmem").write_text("1\n")
+    tuning.apply(role, profile, str(root))
+    assert _read(root / "proc/sys/net/ipv4/tcp_rmem") == "4096 87380 6291456\n"
+
+
+def test_a_kernel_message_on_the_console_is_not_a_report_line(role):
+    output = "hil-tuning|set|/proc/sys/net/core/rmem_max|212992\n[   12.345678] usb 1-1: reset high-speed USB device\n"
+    assert tuning.parse(output, role) == [tuning.Step("set", "/proc/sys/net/core/rmem_max", "212992")]
+
+
+def test_anything_else_from_the_profile_is_a_lab_error_showing_it(role):
+    with pytest.raises(LabError, match="sh: 1: t: not found"):
+        tuning.parse("sh: 1: t: not found\n", role)

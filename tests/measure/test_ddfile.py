@@ -1,0 +1,86 @@
+"""hil.measure.ddfile on real output (tests/data/dd-sync, see its capture.sh) and its commands."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hil.measure import dd, ddfile
+from hil.verdict.errors import ParseError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "dd-sync"
+
+
+def _capture(name: str) -> tuple[str, dict[str, str]]:
+    source = dict(line.split(": ", 1) for line in (DATA / f"{name}.source").read_text().splitlines())
+    return (DATA / f"{name}.txt").read_bytes().decode(), source
+
+
+def _parse(name: str) -> ddfile.SyncedWrite:
+    output, source = _capture(name)
+    return ddfile.parse_synced(output, **dd.asked(source["command"]))
+
+
+@pytest.mark.parametrize("name", ["pc-write-64K-16M", "vlab-write-4K-128M"])
+def test_the_sync_time_is_added_to_dd_time(name):
+    output, source = _capture(name)
+    assert source["exit"] == "0"
+    result = _parse(name)
+    lines = output.splitlines()
+    start, end = (int(n) for n in lines[-1].split()[1:])
+    seconds = float(lines[-2].split(" copied, ")[1].split(" s, ")[0])
+    assert (result.dd_seconds, result.sync_seconds) == (seconds, (end - start) / 1e9)
+    assert result.bytes == int(lines[-2].split()[0])
+    # Seed 001: bytes / (dd's real time + sync's real time).
+    assert result.mb_per_s == pytest.approx(result.bytes / (seconds + (end - start) / 1e9) / 1e6)
+
+
+def test_the_virtual_board_capture_is_what_ddfile_builds():
+    _, source = _capture("vlab-write-4K-128M")
+    assert source["command"] == ddfile.write_command("/mnt/hil-msc/hil-msc.bin", "4K", 128)
+    _, source = _capture("pc-write-64K-16M")
+    assert source["command"] == ddfile.write_command("/var/tmp/hil-dd-sync-capture/file.bin", "64K", 16)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("pc-busybox-date", "no sync timing"),  # busybox date prints %N as it is
+        ("pc-file-too-large", "no sync timing"),  # dd failed: the && chain never timed a sync
+    ],
+)
+def test_failed_runs_are_parse_errors_with_the_raw_output(name, says):
+    output, _ = _capture(name)
+    with pytest.raises(ParseError, match=says) as caught:
+        _parse(name)
+    assert caught.value.raw_output == output
+
+
+def test_a_dd_error_before_the_sync_line_is_a_parse_error():
+    # Built from a real capture: dd's error line kept, a sync line appended as a board would print it.
+    output, source = _capture("pc-file-too-large")
+    text = output + "sync-ns 1 2\n"
+    with pytest.raises(ParseError, match="dd reported an error") as caught:
+        ddfile.parse_synced(text, **dd.asked(source["command"].split("; ", 2)[2]))
+    assert caught.value.raw_output == text
+
+
+def test_a_clock_that_went_back_is_no_timing():
+    output, source = _capture("pc-write-64K-16M")
+    start, end = output.splitlines()[-1].split()[1:]
+    text = output.replace(f"{start} {end}", f"{end} {start}")
+    with pytest.raises(ParseError, match="clock went back"):
+        ddfile.parse_synced(text, **dd.asked(source["command"]))
+
+
+def test_commands_quote_the_path_and_run_in_a_real_shell(tmp_path):
+    path = tmp_path / "it's a file"
+    # dash as the boards run it; drop_caches needs root, so only the quoting of the dd part is run here.
+    command = ddfile.read_command(str(path), "4K", 1)
+    path.write_bytes(b"\0" * 1024 * 1024)
+    out = subprocess.run(["sh", "-c", command + " 2>&1"], capture_output=True, text=True, check=True).stdout
+    assert dd.parse(out, expected_bytes=1024 * 1024).bytes == 1024 * 1024
+    assert shlex.quote(f"of={path}") in ddfile.write_command(str(path), "4K", 1)

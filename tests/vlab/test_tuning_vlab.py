@@ -1,0 +1,32 @@
+"""The tuning profile on the virtual board: real /proc/sys and CPU hotplug, no cpufreq (QEMU TCG)."""
+
+from __future__ import annotations
+
+from hil.inventory.tuning import TuningConfig
+from hil.lab import shell, tuning
+
+BACKLOG = "/proc/sys/net/core/netdev_max_backlog"
+CPU1 = "/sys/devices/system/cpu/cpu1/online"
+
+
+def test_a_profile_is_applied_and_restored_on_the_virtual_board(vboard):
+    before = vboard.read(BACKLOG)
+    vboard.run(shell.write(CPU1, 0))  # an offline core, as an Android board may have (seed 004)
+    try:
+        profile = TuningConfig(
+            cpu_governor="performance",
+            cpus_online=True,
+            sysctl={"net.core.netdev_max_backlog": int(before) + 1234, "net.core.rmem_max": "lots"},
+        )
+        applied = tuning.apply(vboard, profile)
+        assert vboard.read(BACKLOG) == str(int(before) + 1234)
+        assert vboard.read(CPU1) == "1"
+        text = applied.describe()
+        assert f"applied: {CPU1} (was 0), {BACKLOG} (was {before})" in text
+        assert "refused: /proc/sys/net/core/rmem_max (was " in text  # the kernel takes numbers only
+        assert "not available: /sys/devices/system/cpu/cpu{0,1}/cpufreq/scaling_governor" in text
+        tuning.restore(applied)
+        assert vboard.read(BACKLOG) == before
+        assert vboard.read(CPU1) == "0"
+    finally:
+        vboard.run(shell.write(CPU1, 1), check=False)
