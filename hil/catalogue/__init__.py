@@ -21,6 +21,7 @@ FAMILY_MODULES = (
     "hil.catalogue.usb_network",
     "hil.catalogue.storage",
     "hil.catalogue.pcie",
+    "hil.catalogue.usb_host",
 )
 
 

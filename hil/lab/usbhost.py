@@ -99,3 +99,30 @@ def wait_for_block_device(host: Role, device: UsbDevice, *, timeout_s: float = 2
             f"{timeout_s:.0f} s (output: {output!r})"
         )
     return f"/dev/{name}"
+
+
+# The interface driver says which protocol a USB disk speaks: uas, or usb-storage (Bulk-Only Transport,
+# also what a UAS disk falls back to on a host or quirk that does not allow UAS).
+STORAGE_DRIVERS = ("uas", "usb-storage")
+
+
+def interface_drivers(host: Role, device: UsbDevice) -> list[str]:
+    """The drivers bound to the device's interfaces (sysfs `driver` links), in interface order."""
+    output = host.run(
+        f"d={shlex.quote(device.sysfs)}; "
+        'for i in "$d"/*:*; do [ -L "$i/driver" ] && basename "$(readlink "$i/driver")"; done; true',
+        timeout=30,
+    )
+    return [line.strip() for line in output.splitlines() if line.strip()]
+
+
+def storage_protocol(host: Role, device: UsbDevice) -> str:
+    """uas or usb-storage: the driver that took the disk; a disk neither driver took is an error."""
+    drivers = interface_drivers(host, device)
+    for driver in drivers:
+        if driver in STORAGE_DRIVERS:
+            return driver
+    raise LabError(
+        f"{host.label}: {device.sysfs} (serial {device.serial}) is bound to no storage driver "
+        f"(interfaces: {', '.join(drivers) or 'none bound'})"
+    )
