@@ -21,7 +21,7 @@ from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
 TRACING = "/sys/kernel/debug/tracing"
-SUSPEND_WAIT_S = 10  # autosuspend delay plus the subtree going idle first
+SUSPEND_WAIT_S = 30  # autosuspend delay plus the subtree going idle first (slow right after boot)
 
 # "  dash-105  [000] d..1.  22.162246: rpm_resume: 2-1 flags-0 cnt-1  dep-0  auto-0 p-0 irq-0 child-0"
 _RESUME = re.compile(r" (?P<ts>[0-9]+\.[0-9]{6}): rpm_resume: (?P<dev>\S+) flags-", re.ASCII)
