@@ -173,6 +173,7 @@ def _irq_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
 def _resume_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     device = asked["device"]
     lines = [line.strip() for line in without_kernel_messages(text).replace("\r", "\n").split("\n")]
+    lines = [line for line in lines if line.isascii() and line.isprintable()]  # the kernel prints no other
     start = next(line for line in lines if f": rpm_resume: {device} flags-" in line)
     end = next(
         line for line in lines[lines.index(start) :] if line.endswith(f":{device} ret=0") and "rpm_resume+" in line
