@@ -116,13 +116,20 @@ def interface_drivers(host: Role, device: UsbDevice) -> list[str]:
     return [line.strip() for line in output.splitlines() if line.strip()]
 
 
-def storage_protocol(host: Role, device: UsbDevice) -> str:
-    """uas or usb-storage: the driver that took the disk; a disk neither driver took is an error."""
+def storage_protocol(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) -> str:
+    """uas or usb-storage: the driver that took the disk, once one has (its module may still be loading
+    when the device has just enumerated); a disk neither driver takes is an error."""
+    _poll(
+        host,
+        f"d={shlex.quote(device.sysfs)}",
+        'for i in "$d"/*:*; do case "$(basename "$(readlink "$i/driver")")" in uas|usb-storage) exit 0;; esac; done',
+        timeout_s,
+    )
     drivers = interface_drivers(host, device)
     for driver in drivers:
         if driver in STORAGE_DRIVERS:
             return driver
     raise LabError(
-        f"{host.label}: {device.sysfs} (serial {device.serial}) is bound to no storage driver "
-        f"(interfaces: {', '.join(drivers) or 'none bound'})"
+        f"{host.label}: {device.sysfs} (serial {device.serial}) was bound to no storage driver within "
+        f"{timeout_s:.0f} s (interfaces: {', '.join(drivers) or 'none bound'})"
     )
