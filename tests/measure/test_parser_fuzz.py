@@ -174,6 +174,13 @@ def _resume_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     device = asked["device"]
     lines = [line.strip() for line in without_kernel_messages(text).replace("\r", "\n").split("\n")]
     lines = [line for line in lines if line.isascii() and line.isprintable()]  # the kernel prints no other
+
+    def microseconds(line: str) -> bool:  # ftrace prints seconds with exactly six decimals
+        words = line.split(": rpm_")[0].split()
+        seconds, dot, fraction = (words[-1] if words else "").partition(".")
+        return bool(dot) and seconds.isdigit() and fraction.isdigit() and len(fraction) == 6
+
+    lines = [line for line in lines if ": rpm_" in line and microseconds(line)]
     start = next(line for line in lines if f": rpm_resume: {device} flags-" in line)
     end = next(
         line for line in lines[lines.index(start) :] if line.endswith(f":{device} ret=0") and "rpm_resume+" in line
