@@ -22,6 +22,7 @@ FAMILY_MODULES = (
     "hil.catalogue.storage",
     "hil.catalogue.pcie",
     "hil.catalogue.usb_camera",
+    "hil.catalogue.usb_host",
 )
 
 

@@ -99,3 +99,37 @@ def wait_for_block_device(host: Role, device: UsbDevice, *, timeout_s: float = 2
             f"{timeout_s:.0f} s (output: {output!r})"
         )
     return f"/dev/{name}"
+
+
+# The interface driver says which protocol a USB disk speaks: uas, or usb-storage (Bulk-Only Transport,
+# also what a UAS disk falls back to on a host or quirk that does not allow UAS).
+STORAGE_DRIVERS = ("uas", "usb-storage")
+
+
+def interface_drivers(host: Role, device: UsbDevice) -> list[str]:
+    """The drivers bound to the device's interfaces (sysfs `driver` links), in interface order."""
+    output = host.run(
+        f"d={shlex.quote(device.sysfs)}; "
+        'for i in "$d"/*:*; do [ -L "$i/driver" ] && basename "$(readlink "$i/driver")"; done; true',
+        timeout=30,
+    )
+    return [line.strip() for line in output.splitlines() if line.strip()]
+
+
+def storage_protocol(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) -> str:
+    """uas or usb-storage: the driver that took the disk, once one has (its module may still be loading
+    when the device has just enumerated); a disk neither driver takes is an error."""
+    _poll(
+        host,
+        f"d={shlex.quote(device.sysfs)}",
+        'for i in "$d"/*:*; do case "$(basename "$(readlink "$i/driver")")" in uas|usb-storage) exit 0;; esac; done',
+        timeout_s,
+    )
+    drivers = interface_drivers(host, device)
+    for driver in drivers:
+        if driver in STORAGE_DRIVERS:
+            return driver
+    raise LabError(
+        f"{host.label}: {device.sysfs} (serial {device.serial}) was bound to no storage driver within "
+        f"{timeout_s:.0f} s (interfaces: {', '.join(drivers) or 'none bound'})"
+    )

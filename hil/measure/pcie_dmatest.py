@@ -40,7 +40,8 @@ _DW_LINE = re.compile(
 # pci-epf-test.c: "%s => Size: %llu B, DMA: %s, Time: %llu.%09u s, Rate: %llu KB/s" (6.x). A 2025 patch prints
 # the time with %ptSp instead; no capture of that yet, so a different time format is a ParseError, not a guess.
 _EPF_LINE = re.compile(
-    r"(?P<op>READ|WRITE|COPY) => Size: (?P<size>[0-9]+) B, DMA: (?P<dma>YES|NO), "
+    # The operation is a token of its own ("xREAD" is a garbled line, not a READ).
+    r"(?<![^ :])(?P<op>READ|WRITE|COPY) => Size: (?P<size>[0-9]+) B, DMA: (?P<dma>YES|NO), "
     r"Time: (?P<sec>[0-9]+)\.(?P<nsec>[0-9]{9}) s, Rate: (?P<kbs>[0-9]+) KB/s$",
     re.ASCII | re.MULTILINE,
 )

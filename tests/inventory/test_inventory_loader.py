@@ -31,7 +31,13 @@ def test_the_repository_inventory_loads(monkeypatch):
     # Loading parses the env files but instantiates no target: their !template values stay unresolved.
     monkeypatch.delenv("LG_HIL_VLAB_IMAGE", raising=False)
     loaded = load_inventory(REPO / "boards.yaml")
-    assert set(loaded.boards) == {"vlab-hs", "vlab-ss", "vlab-nvme"}
+    assert set(loaded.boards) == {
+        "vlab-hs",
+        "vlab-ss",
+        "vlab-nvme",
+        "vlab-usbdisk-bot",
+        "vlab-usbdisk-uas",
+    }
     for name, speed in (("vlab-hs", "high"), ("vlab-ss", "super")):
         board = loaded.boards[name]
         assert board.env_path == REPO / "hil/vlab/env.yaml"

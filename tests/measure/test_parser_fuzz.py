@@ -194,6 +194,27 @@ def _irq_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     assert printed / 1.3 - 1 <= result.us_per_interrupt <= printed * 1.3 + 1, (printed, result)
 
 
+def _resume_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
+    device = asked["device"]
+    lines = [line.strip() for line in without_kernel_messages(text).replace("\r", "\n").split("\n")]
+    lines = [line for line in lines if line.isascii() and line.isprintable()]  # the kernel prints no other
+
+    def microseconds(line: str) -> bool:  # ftrace prints seconds with exactly six decimals
+        words = line.split(": rpm_")[0].split()
+        seconds, dot, fraction = (words[-1] if words else "").partition(".")
+        return bool(dot) and seconds.isdigit() and fraction.isdigit() and len(fraction) == 6
+
+    lines = [line for line in lines if ": rpm_" in line and microseconds(line)]
+    start = next(line for line in lines if f": rpm_resume: {device} flags-" in line)
+    end = next(
+        line for line in lines[lines.index(start) :] if line.endswith(f":{device} ret=0") and "rpm_resume+" in line
+    )
+    started = float(start.split(": rpm_resume: ")[0].split()[-1])
+    returned = float(end.split(": rpm_return_int: ")[0].split()[-1])
+    assert (result.device, result.started_s, result.returned_s) == (device, started, returned)
+    assert 0 <= result.ms == (returned - started) * 1000
+
+
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.dd.parse": _dd_oracle,
     "hil.measure.ddfile.parse_synced": _dd_sync_oracle,
@@ -208,6 +229,7 @@ ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.pcie_dmatest.parse_dw_dmatest": _dw_dmatest_oracle,
     "hil.measure.pcie_irq.parse": _irq_oracle,
     "hil.measure.v4l2_fps.parse": _v4l2_fps_oracle,
+    "hil.measure.usb_resume.parse": _resume_oracle,
 }
 # Parsers whose tool output has never been captured anywhere (the seed gives the driver's printf only):
 # fuzzed for robustness (only the parse error, whatever the input), but they cannot show a valid value.

@@ -59,6 +59,13 @@ def test_an_epf_line_whose_rate_contradicts_size_and_time_is_refused():
         pcie_dmatest.parse_epf_test(line)
 
 
+def test_an_operation_glued_to_garbage_is_not_read_as_that_operation():
+    # Found by the fuzz harness: "R\u2fe0READ => ..." was taken for a READ.
+    line = [line for line in EP_LOG.splitlines() if "READ => " in line and "DMA: YES" in line][-1]
+    with pytest.raises(ParseError, match="does not parse"):
+        pcie_dmatest.parse_epf_test(line.replace("READ => ", "R\u2fe0READ => "))
+
+
 def test_non_ascii_digits_in_an_epf_line_are_refused():
     line = _ep_lines("READ", "YES")[-1].replace("Size: 1024001", "Size: 102400١")
     with pytest.raises(ParseError):

@@ -1,0 +1,153 @@
+"""USB runtime resume time (seed 003): how long an autosuspended USB device takes to come back.
+
+The board suspends the device (power/control=auto, its subtree too, a short autosuspend delay), waits
+until sysfs says `suspended`, then resumes it with power/control=on while the kernel's runtime-PM
+tracepoints (events/rpm in tracefs) record. The time is the trace's own: from the device's
+`rpm_resume` to the `rpm_return_int` of that call, microsecond timestamps taken in the kernel, so no
+console round trip is in it. The resume includes the parent port's and hub's work (resume signalling,
+recovery delays: the usbcore timings seed 003 is about).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+from dataclasses import dataclass
+
+from hil.lab.role import Role
+from hil.measure.parsing import ascii_float, output_lines, parser
+from hil.verdict.errors import ParseError
+from hil.verdict.measurement import Measurement, Quantity
+
+TRACING = "/sys/kernel/debug/tracing"
+SUSPEND_WAIT_S = 30  # autosuspend delay plus the subtree going idle first (slow right after boot)
+
+# One trace line, matched whole, printable ASCII only (a line with anything else is not the kernel's):
+# "  dash-105  [000] d..1.  22.162246: rpm_resume: 2-1 flags-0 cnt-1  dep-0  auto-0 p-0 irq-0 child-0"
+# "  dash-105  [000] d..1.  22.230722: rpm_return_int: rpm_resume+0x2e8/0x830:2-1 ret=0"
+_LINE = re.compile(
+    r" *[\x21-\x7e][\x20-\x7e]{0,15}-[0-9]+ +\[[0-9]+\] [\x21-\x7e]+ +(?P<ts>[0-9]+\.[0-9]{6}): "
+    r"(?:rpm_resume: (?P<dev>[\x21-\x7e]+) flags-[\x20-\x7e]*"
+    r"|rpm_return_int: (?P<caller>[a-z_]+)\+0x[0-9a-f]+/0x[0-9a-f]+:(?P<rdev>[\x21-\x7e]+) ret=(?P<ret>-?[0-9]+))",
+    re.ASCII,
+)
+
+
+@dataclass(frozen=True)
+class Resume:
+    device: str
+    started_s: float  # trace timestamps, seconds since boot
+    returned_s: float
+
+    @property
+    def ms(self) -> float:
+        return (self.returned_s - self.started_s) * 1000
+
+
+def asked(command: str) -> dict[str, str]:
+    """The device a resume command measures: the last part of its `d=/sys/bus/usb/devices/...`."""
+    for word in shlex.split(command):
+        if word.startswith("d=/sys/bus/usb/devices/"):
+            return {"device": word.rsplit("/", 1)[1].rstrip(";")}
+    raise ValueError(f"no d=/sys/bus/usb/devices/... in {command!r}")
+
+
+@parser("usb_resume", asked=asked)
+def parse(output: str, *, device: str) -> Resume:
+    """The device's first runtime resume in the trace, up to the return of that same rpm_resume call.
+
+    Nested calls for the same device (a resume requested while one runs) are counted so that the outer
+    call's return ends it. The call must have returned 0 (resumed): 1 means it was already active, so
+    nothing was timed; a negative value is a failed resume. Either is a ParseError with the trace.
+    """
+    depth = 0
+    started: float | None = None
+    for line in output_lines(output, "rpm trace"):
+        m = _LINE.fullmatch(line.rstrip())
+        if m is None:
+            continue
+        if m["dev"] == device:
+            if started is None:
+                started = ascii_float(m["ts"], "rpm_resume timestamp", output)
+            depth += 1
+        elif m["caller"] == "rpm_resume" and m["rdev"] == device and started is not None:
+            depth -= 1
+            if depth > 0:
+                continue
+            ret = int(m["ret"])
+            if ret != 0:
+                what = "was already active (nothing resumed)" if ret == 1 else f"failed to resume (ret={ret})"
+                raise ParseError(f"rpm trace: {device} {what}: {line.strip()[:200]!r}", raw_output=output)
+            returned = ascii_float(m["ts"], "rpm_return_int timestamp", output)
+            if returned < started:
+                raise ParseError(f"rpm trace: {device} returned before it started resuming", raw_output=output)
+            return Resume(device, started, returned)
+    if started is None:
+        raise ParseError(f"rpm trace: no rpm_resume of {device}", raw_output=output)
+    raise ParseError(f"rpm trace: the rpm_resume of {device} never returned in the trace", raw_output=output)
+
+
+def command(sysfs: str, *, autosuspend_ms: int) -> str:
+    """One board command: suspend the device (and its subtree), resume it under the rpm tracepoints, print
+    the trace; the subtree's power/control is put back to `on` however it ends."""
+    if not isinstance(autosuspend_ms, int) or autosuspend_ms < 0:
+        raise ValueError(f"autosuspend delay must be a non-negative number of ms, got {autosuspend_ms!r}")
+    polls = SUSPEND_WAIT_S * 10
+    return (
+        f"d={shlex.quote(sysfs)}; t={TRACING}; e=$t/events/rpm; "
+        '[ -d "$e" ] || { echo "no rpm tracepoints under $e (CONFIG_PM, tracefs)"; exit 3; }; '
+        'controls=$(find "$d/" -path "*/power/control"); '
+        'restore() { for c in $controls; do echo on > "$c"; done; }; '
+        'for a in $(find "$d/" -path "*/power/autosuspend_delay_ms"); do '
+        f'echo {autosuspend_ms} > "$a" 2>/dev/null; done; '
+        'for c in $controls; do echo auto > "$c"; done; '
+        'i=0; while [ "$(cat "$d/power/runtime_status")" != suspended ] && '
+        f"[ $i -lt {polls} ]; do sleep 0.1; i=$((i+1)); done; "
+        'if [ "$(cat "$d/power/runtime_status")" != suspended ]; then '
+        f'echo "$d did not runtime-suspend within {SUSPEND_WAIT_S} s:"; '
+        'grep -H . $(find "$d/" -path "*/power/runtime_status") "$d/power/runtime_active_kids"; restore; exit 4; fi; '
+        'echo 0 > "$t/tracing_on"; echo > "$t/trace"; '
+        'echo 1 > "$e/rpm_resume/enable"; echo 1 > "$e/rpm_return_int/enable"; echo 1 > "$t/tracing_on"; '
+        'echo on > "$d/power/control"; '
+        'echo 0 > "$t/tracing_on"; echo 0 > "$e/rpm_resume/enable"; echo 0 > "$e/rpm_return_int/enable"; '
+        'restore; grep -v "^#" "$t/trace"'
+    )
+
+
+def run(role: Role, sysfs: str, *, autosuspend_ms: int, timeout: float = 60) -> Measurement:
+    """Suspend, resume and time the device once; the trace is kept as the raw output."""
+    text = command(sysfs, autosuspend_ms=autosuspend_ms)
+    started = time.time()
+    exitcode, output = role.run_status(text, timeout=timeout + SUSPEND_WAIT_S)
+    if exitcode != 0:
+        raise ParseError(f"resume measurement exited {exitcode}", raw_output=output)
+    resume = parse(output, device=sysfs.rstrip("/").rsplit("/", 1)[1])
+    return Measurement(
+        {"resume_time": Quantity(resume.ms, "ms")},
+        raw=output,
+        started=started,
+        details={"device": resume.device, "trace_start_s": resume.started_s},
+    )
+
+
+def settle(role: Role, sysfs: str, *, autosuspend_ms: int) -> bool:
+    """One untimed suspend/resume cycle; True if the device suspended.
+
+    Right after boot the virtual board's Bulk-Only disk does not suspend on the first try, however long
+    it waits, and does on the second (tests/data/usb_resume/vlab-bot-resume-after-boot.txt, then
+    vlab-bot-resume.txt): the counted samples start from a subtree that has been through one cycle.
+    """
+    exitcode, _ = role.run_status(command(sysfs, autosuspend_ms=autosuspend_ms), timeout=60 + SUSPEND_WAIT_S)
+    return exitcode == 0
+
+
+def usbcore_parameters(role: Role) -> dict[str, str]:
+    """usbcore's module parameters in force (autosuspend, quirks, ...): they shape every resume."""
+    output = role.run("grep -H . /sys/module/usbcore/parameters/* 2>/dev/null; true", timeout=30)
+    values = {}
+    for line in output.splitlines():
+        path, sep, value = line.strip().partition(":")
+        if sep and path.startswith("/sys/module/usbcore/parameters/"):
+            values[path.rsplit("/", 1)[1]] = value
+    return values

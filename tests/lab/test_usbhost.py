@@ -1,0 +1,48 @@
+"""Which protocol a USB disk runs, read from its interfaces' `driver` links, on a sysfs-shaped tree built
+here and read by a role on this PC (the commands are the ones the board runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hil.errors import LabError
+from hil.lab import usbhost
+
+
+def _device(tmp_path: Path, *drivers: str) -> usbhost.UsbDevice:
+    """A device directory with one interface per driver ("" = an interface no driver took)."""
+    device = tmp_path / "devices" / "2-1"
+    for number, driver in enumerate(drivers):
+        interface = device / f"2-1:1.{number}"
+        interface.mkdir(parents=True)
+        if driver:
+            target = tmp_path / "drivers" / driver
+            target.mkdir(parents=True, exist_ok=True)
+            (interface / "driver").symlink_to(target)
+    return usbhost.UsbDevice(str(device), 5000.0, "46f4", "0001", "hil-vlab-bot")
+
+
+@pytest.mark.parametrize("driver", ["uas", "usb-storage"])
+def test_the_storage_driver_names_the_protocol(role, tmp_path, driver):
+    device = _device(tmp_path, driver)
+    assert usbhost.interface_drivers(role, device) == [driver]
+    assert usbhost.storage_protocol(role, device, timeout_s=1) == driver
+
+
+def test_the_storage_interface_is_found_among_others(role, tmp_path):
+    device = _device(tmp_path, "usbhid", "", "uas")
+    assert usbhost.interface_drivers(role, device) == ["usbhid", "uas"]
+    assert usbhost.storage_protocol(role, device, timeout_s=1) == "uas"
+
+
+def test_a_disk_no_storage_driver_took_is_an_error_naming_what_is_bound(role, tmp_path):
+    device = _device(tmp_path, "usbhid", "")
+    with pytest.raises(LabError, match=r"bound to no storage driver within 1 s \(interfaces: usbhid\)"):
+        usbhost.storage_protocol(role, device, timeout_s=1)
+
+
+def test_a_path_with_shell_characters_stays_one_path(role, tmp_path):
+    device = _device(tmp_path / "a b; echo uas", "usb-storage")
+    assert usbhost.storage_protocol(role, device, timeout_s=1) == "usb-storage"

@@ -1,0 +1,79 @@
+"""Runtime resume parser and command, on traces the virtual board's kernel wrote (tests/data/usb_resume,
+captured by its capture_vlab.py). Variations (a resume that found the device active, one that failed,
+one cut short) are built here from the captured trace and say so."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from hil.measure import usb_resume
+from hil.measure.parsing import PARSERS
+from hil.verdict.errors import ParseError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "usb_resume"
+
+
+def _capture(name: str) -> tuple[str, dict[str, str]]:
+    source = dict(line.split(": ", 1) for line in (DATA / f"{name}.source").read_text().splitlines())
+    return (DATA / f"{name}.txt").read_text(), source
+
+
+def test_registered_with_its_captures():
+    assert PARSERS["hil.measure.usb_resume.parse"].data == "usb_resume"
+
+
+def test_the_captured_resume_runs_from_rpm_resume_to_its_return():
+    text, source = _capture("vlab-bot-resume")
+    assert source["exit"] == "0"
+    resume = usb_resume.parse(text, **usb_resume.asked(source["command"]))
+    # The trace's lines for 2-1: rpm_resume at 84.915044, its rpm_resume return (ret=0) at 85.124895; the
+    # rpm_idle return in between is another call's.
+    assert resume.device == "2-1"
+    assert (resume.started_s, resume.returned_s) == (84.915044, 85.124895)
+    assert resume.ms == pytest.approx(209.851)
+
+
+def test_other_devices_in_the_trace_are_not_timed():
+    text, _ = _capture("vlab-bot-resume")
+    with pytest.raises(ParseError, match="no rpm_resume of 2-2"):
+        usb_resume.parse(text, device="2-2")
+    # usb2 (the root hub) was already active: its rpm_resume returned 1, nothing was resumed.
+    with pytest.raises(ParseError, match="usb2 was already active"):
+        usb_resume.parse(text, device="usb2")
+
+
+def test_a_failed_resume_is_an_error_with_the_trace():
+    # Variation: the captured trace with the device's return value changed to -EIO.
+    text, _ = _capture("vlab-bot-resume")
+    failed = text.replace(":2-1 ret=0", ":2-1 ret=-5")
+    with pytest.raises(ParseError, match=r"failed to resume \(ret=-5\)") as raised:
+        usb_resume.parse(failed, device="2-1")
+    assert raised.value.raw_output == failed
+
+
+def test_a_trace_cut_before_the_return_is_an_error():
+    # Variation: the captured trace without the device's rpm_resume return line.
+    text, _ = _capture("vlab-bot-resume")
+    cut = "\n".join(line for line in text.splitlines() if not line.endswith(":2-1 ret=0"))
+    with pytest.raises(ParseError, match="never returned"):
+        usb_resume.parse(cut, device="2-1")
+
+
+@pytest.mark.parametrize("name", ["vlab-bot-busy-after-boot", "vlab-bot-resume-after-boot", "vlab-uas-no-autosuspend"])
+def test_a_device_that_never_suspended_gives_no_figure(name):
+    text, source = _capture(name)
+    assert source["exit"] == "4" and "did not runtime-suspend" in text
+    with pytest.raises(ParseError, match="no rpm_resume"):
+        usb_resume.parse(text, **usb_resume.asked(source["command"]))
+
+
+def test_the_command_is_the_captured_one_and_quotes_the_path():
+    _, source = _capture("vlab-bot-resume")
+    assert usb_resume.command("/sys/bus/usb/devices/2-1", autosuspend_ms=100) == source["command"]
+    odd = usb_resume.command("/sys/bus/usb/devices/1-1; reboot", autosuspend_ms=100)
+    assert shlex.split(odd)[0] == "d=/sys/bus/usb/devices/1-1; reboot;"
+    with pytest.raises(ValueError):
+        usb_resume.command("/sys/bus/usb/devices/2-1", autosuspend_ms=-1)
