@@ -61,11 +61,12 @@ def parse(text: str, *, mode: str, report_bytes: int, count: int) -> HidRun:
     A run that stopped short, lost or mangled a report, or whose printed rate contradicts its own
     bytes and time, is no measurement: ParseError with the raw text.
     """
-    lines = [line.rstrip() for line in output_lines(text, PROGRAM)]
-    matches = [m for m in (_LINE.fullmatch(line) for line in lines) if m is not None]
-    if not matches:
+    lines = [line.rstrip() for line in output_lines(text, PROGRAM) if line.startswith(f"{PROGRAM} mode=")]
+    if not lines:
         raise ParseError(f"{PROGRAM} printed no result line", raw_output=text)
-    m = matches[-1]
+    m = _LINE.fullmatch(lines[-1])  # a damaged last line never falls back to an earlier one
+    if m is None:
+        raise ParseError(f"{PROGRAM}'s last result line is incomplete: {lines[-1][:300]!r}", raw_output=text)
     fields = ("report_bytes", "reports", "timed_reports", "timed_ns", "lost", "corrupt")
     n = {key: ascii_int(m[key], key, text) for key in fields}
     if (m["mode"], n["report_bytes"]) != (mode, report_bytes):

@@ -170,6 +170,20 @@ def _irq_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     assert printed / 1.3 - 1 <= result.us_per_interrupt <= printed * 1.3 + 1, (printed, result)
 
 
+def _hid_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
+    lines = without_kernel_messages(text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
+    line = [line.rstrip() for line in lines if line.startswith("hid_throughput mode=")][-1]
+    fields = dict(part.split("=", 1) for part in line.split()[1:])
+    assert (fields["mode"], int(fields["report_bytes"]), int(fields["reports"]), int(fields["timed_ns"])) == (
+        result.mode,
+        result.report_bytes,
+        result.reports,
+        result.timed_ns,
+    )
+    assert int(fields["lost"]) == int(fields["corrupt"]) == 0 and result.reports == asked["count"]
+    assert abs(float(fields["kB_s"]) - result.kb_per_s) < 0.001
+
+
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.dd.parse": _dd_oracle,
     "hil.measure.cpuload.parse_stat": _procstat_oracle,
@@ -182,6 +196,7 @@ ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.pcie_dmatest.parse_pcitest": _pcitest_oracle,
     "hil.measure.pcie_dmatest.parse_dw_dmatest": _dw_dmatest_oracle,
     "hil.measure.pcie_irq.parse": _irq_oracle,
+    "hil.measure.hid.parse": _hid_oracle,
 }
 # Parsers whose tool output has never been captured anywhere (the seed gives the driver's printf only):
 # fuzzed for robustness (only the parse error, whatever the input), but they cannot show a valid value.
