@@ -9,12 +9,15 @@
  *        report number 0, which hidraw wants for a device without numbered reports.
  * read:  reads reports until the one numbered COUNT-1 arrives, checking each read's size, number and
  *        pattern. The clock runs from the first report's arrival to the last one's, so start-up and
- *        enumeration are not timed: the rate is over the reports after the first.
+ *        enumeration are not timed. The rate counts the reports numbered after the first one seen
+ *        (`timed_reports` = last number - `first`): a gadget's write completes only when the host
+ *        controller took the report, so every number in between crossed the link in that time, also
+ *        one that the host's hidraw queue dropped before this reader got it (counted in `lost`).
  *
  * Once DEVICE is open it prints "hid_throughput ready", so the other side can start after the reader.
  * Then it prints one line (the last thing on stdout), the rate recomputable from its own fields:
- *   hid_throughput mode=read report_bytes=512 reports=1000 timed_reports=999 timed_ns=123 lost=0
- *   corrupt=0 kB_s=4.156
+ *   hid_throughput mode=read report_bytes=512 reports=1000 first=0 timed_reports=999 timed_ns=123
+ *   lost=0 corrupt=0 kB_s=4.156
  * Exit status: 0 complete, 2 bad arguments or device, 3 a read/write failed or returned a short report,
  * 4 the time bound passed before the last report (the line is printed with what was seen).
  */
@@ -76,14 +79,14 @@ static uint32_t seq_of(const unsigned char *report)
 	       (uint32_t)report[3] << 24;
 }
 
-static void summary(const char *mode, long bytes, long reports, long timed, uint64_t ns, long lost,
-		    long corrupt)
+static void summary(const char *mode, long bytes, long reports, long first, long timed, uint64_t ns,
+		    long lost, long corrupt)
 {
 	double rate = ns ? (double)timed * (double)bytes / ((double)ns / 1e9) / 1000.0 : 0.0;
 
-	printf("hid_throughput mode=%s report_bytes=%ld reports=%ld timed_reports=%ld timed_ns=%llu "
+	printf("hid_throughput mode=%s report_bytes=%ld reports=%ld first=%ld timed_reports=%ld timed_ns=%llu "
 	       "lost=%ld corrupt=%ld kB_s=%.3f\n",
-	       mode, bytes, reports, timed, (unsigned long long)ns, lost, corrupt, rate);
+	       mode, bytes, reports, first, timed, (unsigned long long)ns, lost, corrupt, rate);
 	fflush(stdout);
 }
 
@@ -104,7 +107,7 @@ static int do_write(int fd, long bytes, long count, int hidraw)
 		if (done < 0 && expired)
 			break;
 		if (done != (ssize_t)length) {
-			summary("write", bytes, sent, sent ? sent - 1 : 0, last - first, 0, 0);
+			summary("write", bytes, sent, 0, sent ? sent - 1 : 0, last - first, 0, 0);
 			fprintf(stderr, "hid_throughput: write of report %ld returned %zd of %zu bytes: %s\n", sent,
 				done, length, done < 0 ? strerror(errno) : "short write");
 			return 3;
@@ -113,7 +116,7 @@ static int do_write(int fd, long bytes, long count, int hidraw)
 		if (sent == 0)
 			first = last;
 	}
-	summary("write", bytes, sent, sent ? sent - 1 : 0, last - first, 0, 0);
+	summary("write", bytes, sent, 0, sent ? sent - 1 : 0, last - first, 0, 0);
 	if (sent < count) {
 		fprintf(stderr, "hid_throughput: time bound passed after %ld of %ld reports\n", sent, count);
 		return 4;
@@ -126,7 +129,7 @@ static int do_read(int fd, long bytes, long count)
 	static unsigned char report[MAX_REPORT + 1], expected[MAX_REPORT];
 	uint64_t first = 0, last = 0;
 	long received = 0, lost = 0, corrupt = 0;
-	int64_t previous = -1;
+	int64_t previous = -1, first_seq = -1;
 
 	for (;;) {
 		/* One byte more than a report: a longer report than configured shows as a wrong size. */
@@ -134,32 +137,37 @@ static int do_read(int fd, long bytes, long count)
 		uint32_t seq;
 
 		if (got < 0 && expired) {
-			summary("read", bytes, received, received ? received - 1 : 0, last - first, lost, corrupt);
+			summary("read", bytes, received, first_seq < 0 ? 0 : (long)first_seq, previous > first_seq ? (long)(previous - first_seq) : 0,
+				last - first, lost, corrupt);
 			fprintf(stderr, "hid_throughput: time bound passed after %ld reports (last number %lld of %ld)\n",
 				received, (long long)previous, count - 1);
 			return 4;
 		}
 		if (got != bytes) {
-			summary("read", bytes, received, received ? received - 1 : 0, last - first, lost, corrupt);
+			summary("read", bytes, received, first_seq < 0 ? 0 : (long)first_seq, previous > first_seq ? (long)(previous - first_seq) : 0,
+				last - first, lost, corrupt);
 			fprintf(stderr, "hid_throughput: read after %ld reports returned %zd bytes, expected %ld: %s\n",
 				received, got, bytes, got < 0 ? strerror(errno) : "wrong report size");
 			return 3;
 		}
-		last = now_ns();
-		if (received++ == 0)
-			first = last;
+		received++;
 		seq = seq_of(report);
 		fill(expected, bytes, seq);
 		if ((int64_t)seq <= previous || seq >= (uint32_t)count || memcmp(report, expected, (size_t)bytes)) {
 			corrupt++;
 			continue;
 		}
+		last = now_ns();
+		if (first_seq < 0) {
+			first = last;
+			first_seq = seq;
+		}
 		lost += (long)((int64_t)seq - previous - 1);
 		previous = seq;
 		if ((long)seq == count - 1)
 			break;
 	}
-	summary("read", bytes, received, received - 1, last - first, lost, corrupt);
+	summary("read", bytes, received, (long)first_seq, (long)(previous - first_seq), last - first, lost, corrupt);
 	return 0;
 }
 

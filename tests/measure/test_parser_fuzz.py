@@ -174,13 +174,13 @@ def _hid_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     lines = without_kernel_messages(text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
     line = [line.rstrip() for line in lines if line.startswith("hid_throughput mode=")][-1]
     fields = dict(part.split("=", 1) for part in line.split()[1:])
-    assert (fields["mode"], int(fields["report_bytes"]), int(fields["reports"]), int(fields["timed_ns"])) == (
+    numbers = {key: int(fields[key]) for key in ("report_bytes", "reports", "first", "timed_reports", "timed_ns")}
+    assert (fields["mode"], numbers) == (
         result.mode,
-        result.report_bytes,
-        result.reports,
-        result.timed_ns,
+        {key: getattr(result, key) for key in numbers},
     )
-    assert int(fields["lost"]) == int(fields["corrupt"]) == 0 and result.reports == asked["count"]
+    assert int(fields["corrupt"]) == 0 and int(fields["lost"]) == result.lost
+    assert result.reports + result.lost == asked["count"] == result.first + result.timed_reports + 1
     assert abs(float(fields["kB_s"]) - result.kb_per_s) < 0.001
 
 
