@@ -23,6 +23,7 @@ from hil.verdict.measurement import Measurement, Quantity
 PROGRAM = "hid_throughput"
 MODES = ("read", "write")
 DIRECTIONS = ("in", "out")
+LAST_REPORTS_S = 5.0  # after the writer is done, how long the reader may take for the last reports
 _LINE = re.compile(
     r"hid_throughput mode=(?P<mode>\S+) report_bytes=(?P<report_bytes>\S+) reports=(?P<reports>\S+) "
     r"first=(?P<first>\S+) timed_reports=(?P<timed_reports>\S+) timed_ns=(?P<timed_ns>\S+) lost=(?P<lost>\S+) "
@@ -36,9 +37,9 @@ class HidRun:
     report_bytes: int
     reports: int  # reports moved (read: received, including the first, untimed one)
     first: int  # number of the first report the reader saw (the clock starts at its arrival)
-    timed_reports: int  # reports numbered after it, up to the last: they crossed the link in timed_ns
+    timed_reports: int  # reports numbered after it, up to the last it saw: they crossed the link in timed_ns
     timed_ns: int
-    lost: int  # reports that crossed the link but never reached the reader (the host's hidraw queue was full)
+    lost: int  # numbers the reader never saw: the host's hidraw queue was full (they crossed the link)
 
     @property
     def kb_per_s(self) -> float:
@@ -79,11 +80,11 @@ def parse(text: str, *, mode: str, report_bytes: int, count: int) -> HidRun:
         )
     if n["corrupt"]:
         raise ParseError(f"{PROGRAM}: {n['corrupt']} reports arrived out of order or mangled", raw_output=text)
-    if n["reports"] == 0 or n["reports"] + n["lost"] != count or (mode == "write" and n["lost"]):
+    if n["reports"] < 2 or n["reports"] + n["lost"] != count or (mode == "write" and n["lost"]):
         raise ParseError(
             f"{PROGRAM} moved {n['reports']} of the {count} reports asked for ({n['lost']} lost)", raw_output=text
         )
-    if n["first"] + n["timed_reports"] != count - 1 or n["timed_reports"] == 0 or n["timed_ns"] == 0:
+    if n["first"] + n["timed_reports"] > count - 1 or n["timed_reports"] == 0 or n["timed_ns"] == 0:
         raise ParseError(f"{PROGRAM} result line timed nothing usable: {m.group(0)!r}", raw_output=text)
     run = HidRun(mode, report_bytes, n["reports"], n["first"], n["timed_reports"], n["timed_ns"], n["lost"])
     printed = ascii_float(m["rate"], "kB_s", text)
@@ -114,11 +115,13 @@ def transfer(ends: HidEnds, direction: str, *, report_bytes: int, count: int, ti
     started = time.time()
     with reader.background(read_cmd, ready=f"^{PROGRAM} ready", name=f"{PROGRAM} read") as read_side:
         code, written = writer.run_status(write_cmd, timeout=timeout_s + 30)
-        read_side.wait(timeout_s=timeout_s + 10)
+        # Every report is written: the last ones reach the reader within moments, unless the host's hidraw
+        # queue dropped them; then TERM ends the reader (exit 4) and its line covers what it saw.
+        read_side.wait(timeout_s=LAST_REPORTS_S if code == 0 else 0)
     duration = time.time() - started
     if code != 0:
         raise MeasurementError(f"{PROGRAM} write on {writer.label} exited {code}", raw_output=written)
-    if read_side.exit_status != 0:
+    if read_side.exit_status not in (0, 4):
         raise MeasurementError(
             f"{PROGRAM} read on {reader.label} exited {read_side.exit_status} ({read_side.lost or 'see its output'})",
             raw_output=read_side.output,

@@ -19,7 +19,8 @@
  *   hid_throughput mode=read report_bytes=512 reports=1000 first=0 timed_reports=999 timed_ns=123
  *   lost=0 corrupt=0 kB_s=4.156
  * Exit status: 0 complete, 2 bad arguments or device, 3 a read/write failed or returned a short report,
- * 4 the time bound passed before the last report (the line is printed with what was seen).
+ * 4 the time bound passed or TERM came before the last report (the line is printed with what was seen:
+ * hil stops a hidraw reader so when the host dropped the last reports, after the writer finished).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -124,11 +125,21 @@ static int do_write(int fd, long bytes, long count, int hidraw)
 	return 0;
 }
 
+/* A reader's line: `lost` is every number of 0..COUNT-1 it never saw (also after the last one it saw). */
+static void read_summary(long bytes, long count, long received, long corrupt, int64_t first_seq, int64_t last_seq,
+			 uint64_t ns)
+{
+	long valid = received - corrupt;
+
+	summary("read", bytes, received, first_seq < 0 ? 0 : (long)first_seq,
+		first_seq < 0 ? 0 : (long)(last_seq - first_seq), ns, count - valid, corrupt);
+}
+
 static int do_read(int fd, long bytes, long count)
 {
 	static unsigned char report[MAX_REPORT + 1], expected[MAX_REPORT];
 	uint64_t first = 0, last = 0;
-	long received = 0, lost = 0, corrupt = 0;
+	long received = 0, corrupt = 0;
 	int64_t previous = -1, first_seq = -1;
 
 	for (;;) {
@@ -137,15 +148,13 @@ static int do_read(int fd, long bytes, long count)
 		uint32_t seq;
 
 		if (got < 0 && expired) {
-			summary("read", bytes, received, first_seq < 0 ? 0 : (long)first_seq, previous > first_seq ? (long)(previous - first_seq) : 0,
-				last - first, lost, corrupt);
-			fprintf(stderr, "hid_throughput: time bound passed after %ld reports (last number %lld of %ld)\n",
+			read_summary(bytes, count, received, corrupt, first_seq, previous, last - first);
+			fprintf(stderr, "hid_throughput: stopped (time bound or TERM) after %ld reports, last number %lld of %ld\n",
 				received, (long long)previous, count - 1);
 			return 4;
 		}
 		if (got != bytes) {
-			summary("read", bytes, received, first_seq < 0 ? 0 : (long)first_seq, previous > first_seq ? (long)(previous - first_seq) : 0,
-				last - first, lost, corrupt);
+			read_summary(bytes, count, received, corrupt, first_seq, previous, last - first);
 			fprintf(stderr, "hid_throughput: read after %ld reports returned %zd bytes, expected %ld: %s\n",
 				received, got, bytes, got < 0 ? strerror(errno) : "wrong report size");
 			return 3;
@@ -162,12 +171,11 @@ static int do_read(int fd, long bytes, long count)
 			first = last;
 			first_seq = seq;
 		}
-		lost += (long)((int64_t)seq - previous - 1);
 		previous = seq;
 		if ((long)seq == count - 1)
 			break;
 	}
-	summary("read", bytes, received, (long)first_seq, (long)(previous - first_seq), last - first, lost, corrupt);
+	read_summary(bytes, count, received, corrupt, first_seq, previous, last - first);
 	return 0;
 }
 
@@ -192,6 +200,7 @@ int main(int argc, char **argv)
 	memset(&action, 0, sizeof(action));
 	action.sa_handler = on_alarm;
 	sigaction(SIGALRM, &action, NULL);
+	sigaction(SIGTERM, &action, NULL); /* stopped by the other side's wrapper: print what was seen */
 
 	fd = open(argv[2], writing ? O_WRONLY : O_RDONLY);
 	if (fd < 0) {

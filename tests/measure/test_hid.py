@@ -50,19 +50,26 @@ def test_real_runs_parse_to_what_they_were_asked(name, mode, size):
     assert run.reports_per_s == pytest.approx(run.kb_per_s * 1000 / size)
 
 
-def test_reports_the_host_dropped_still_crossed_the_link():
-    # in-1024: hidraw's queue overflowed while the reader was not scheduled (101 of 200 dropped), but
-    # the gadget's writes complete only when the host controller takes them: the numbers the reader saw
-    # span the whole run, and its rate agrees with the writer's own timing of the same 200 reports.
+def test_the_reader_times_what_the_writer_sent():
+    # A gadget write completes only when the host controller took the report: the reader's clock over
+    # the report numbers agrees with the writer's own timing of the same 200 reports.
     reader = hid.parse(_read("in-1024"), **_asked("in-1024"))
     writer = hid.parse(_read("in-1024-writer"), **_asked("in-1024-writer"))
-    assert (reader.reports, reader.lost, reader.first, reader.timed_reports) == (99, 101, 0, 199)
     assert reader.kb_per_s == pytest.approx(writer.kb_per_s, rel=0.05)
 
 
+def test_reports_the_reader_never_saw_are_counted_and_the_rate_spans_the_numbers_it_saw():
+    # The writer sent 200 of the 300 numbers the reader waits for, then the reader was ended with TERM,
+    # as hil.measure.hid ends one whose last reports the host's hidraw queue dropped.
+    run = hid.parse(_read("in-512-tail-missing"), **_asked("in-512-tail-missing"))
+    assert (run.reports, run.first, run.timed_reports, run.lost) == (200, 0, 199, 100)
+
+
 def test_a_reader_that_starts_late_times_from_the_first_report_it_sees():
+    # The writer started a second before the reader: hidraw dropped what came while nobody had it open.
     run = hid.parse(_read("in-512-late-reader"), **_asked("in-512-late-reader"))
-    assert (run.first, run.lost, run.timed_reports) == (4, 4, 195)
+    assert run.first == run.lost > 0
+    assert run.first + run.timed_reports == 199
 
 
 def test_a_run_that_ran_out_of_time_is_no_measurement():
