@@ -1,6 +1,10 @@
 """HID gadget throughput (seed 000 "USB Gadget HID 传输速率分析") with hil's hid_throughput
-(hil/tools/hid_throughput.c): one side writes numbered reports, the other reads and checks them and
-times their arrival. Both run on their role in one command each; the reader's figure is the sample.
+(hil/tools/hid_throughput.c): one side writes numbered reports and times them, the other reads and
+checks them. Both run on their role in one command each. The writer's figure is the sample: a hidg
+write waits for the previous report's completion and a hidraw write is a synchronous interrupt
+transfer, so the writer's clock is the link's. The reader's clock is not, when the host's hidraw queue
+(64 reports) fills: it keeps the oldest reports and drops new ones, so the reader sees old reports late.
+The reader proves what arrived: in order, intact, and how many the host's queue dropped (stored).
 
 Directions are the seed's, seen from the host: `in` is gadget to host (the board writes /dev/hidgN,
 the host reads /dev/hidrawN), `out` is host to gadget (output reports through hidraw, read from hidgN).
@@ -100,7 +104,7 @@ def command(mode: str, node: str, *, report_bytes: int, count: int, timeout_s: i
 
 
 def transfer(ends: HidEnds, direction: str, *, report_bytes: int, count: int, timeout_s: int = 120) -> Measurement:
-    """One run of `count` reports in `direction`: the reader's rate in kB/s, and reports per second."""
+    """One run of `count` reports in `direction`: the writer's rate in kB/s; what the reader saw in details."""
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     if direction == "in":
@@ -126,18 +130,19 @@ def transfer(ends: HidEnds, direction: str, *, report_bytes: int, count: int, ti
             f"{PROGRAM} read on {reader.label} exited {read_side.exit_status} ({read_side.lost or 'see its output'})",
             raw_output=read_side.output,
         )
-    run = parse(read_side.output, mode="read", report_bytes=report_bytes, count=count)
+    received = parse(read_side.output, mode="read", report_bytes=report_bytes, count=count)
+    run = parse(written, mode="write", report_bytes=report_bytes, count=count)
     return Measurement(
         {"throughput": Quantity(run.kb_per_s, "kB/s")},
-        raw=read_side.output,
+        raw=f"--- writer ({writer.label}) ---\n{written}\n--- reader ({reader.label}) ---\n{read_side.output}",
         started=started,
         duration_s=duration,
         details={
             "report_bytes": report_bytes,
             "reports": count,
             "reports_per_s": round(run.reports_per_s, 1),
-            "reports_lost_by_reader": run.lost,
+            "reports_dropped_before_the_reader": received.lost,
+            "reader_kb_s": round(received.kb_per_s, 3),
             "reader": f"{reader.label} {rnode}",
-            "writer_output": written.strip()[-300:],
         },
     )
