@@ -60,6 +60,36 @@ class UsbNetwork:
 
 
 @dataclass(frozen=True)
+class UsbInterrupt:
+    """One interrupt endpoint: report length and polling interval from the case's parameters."""
+
+    report_param: str = "report"  # bytes
+    interval_param: str = "interval"  # "1ms", "125us"
+
+    def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
+        if getattr(link, "type", None) != "usb":
+            return None
+        report, interval = params.get(self.report_param), params.get(self.interval_param)
+        if report is None or interval is None:
+            return None
+        return ceilings.usb_interrupt_ceiling(link.speed, int(report), interval_seconds(str(interval)))
+
+    def describe(self) -> str:
+        return (
+            f"USB interrupt per speed: `{self.report_param}` bytes per report, one packet per `{self.interval_param}`"
+        )
+
+
+def interval_seconds(text: str) -> float:
+    """An interval as the kernel's sysfs prints it ("1ms", "125us") in seconds."""
+    for suffix, factor in (("ms", 1e-3), ("us", 1e-6)):
+        number = text.removesuffix(suffix)
+        if number != text and number.isascii() and number.isdigit():
+            return int(number) * factor
+    raise ValueError(f"interval {text!r} must look like 1ms or 125us")
+
+
+@dataclass(frozen=True)
 class PcieBus:
     """PCIe per generation and lanes, net of TLP overhead at the link's max payload size."""
 

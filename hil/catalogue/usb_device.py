@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hil.catalogue.ceilings import UsbBus
+from hil.catalogue.ceilings import UsbBus, UsbInterrupt
 from hil.catalogue.model import Family, Metric, Setting
 from hil.verdict.ceilings import Transfer
 from hil.verdict.spec import Direction
@@ -145,4 +145,32 @@ UVC = Family(
     ),
 )
 
-FAMILIES = (MSC, UVC)
+HID_SEED = 'seed 000 "USB Gadget HID 传输速率分析" (report_length 512/1024, interval 1 ms/125 µs)'
+
+HID = Family(
+    name="usb.hid",
+    title="USB HID gadget",
+    metrics=(
+        Metric(
+            "usb.hid.in",
+            unit="kB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbInterrupt(),
+            seed=HID_SEED,
+            description="gadget writes numbered input reports to /dev/hidgN, host reads /dev/hidrawN (hid_throughput)",
+        ),
+        Metric(
+            "usb.hid.out",
+            unit="kB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbInterrupt(),
+            seed=HID_SEED,
+            description="host writes output reports to /dev/hidrawN, gadget reads /dev/hidgN (hid_throughput)",
+        ),
+    ),
+    settings=(Setting("hid.reports", int, 2000, "reports moved per sample (the first is not timed)", 2, 10_000_000),),
+)
+
+FAMILIES = (MSC, UVC, HID)

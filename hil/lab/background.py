@@ -228,6 +228,20 @@ class Background:
         self.output = rest
         log.info("%s: stopped %s (exit status %s)", self.role.label, self.name, self.exit_status)
 
+    def wait(self, *, timeout_s: float) -> None:
+        """Let a command that ends on its own finish (bounded), then collect its output and exit status.
+
+        Still running after the bound, it is stopped as `stop` does, and its exit status shows that.
+        """
+        if self._running and self.role.suspect_reason is None:
+            d = shlex.quote(self.directory)
+            tries = max(1, round(timeout_s / POLL_S))
+            self.role.run_status(
+                f"i=0; while [ ! -e {d}/status ] && [ $i -lt {tries} ]; do sleep {POLL_S}; i=$((i+1)); done",
+                timeout=timeout_s + 30,
+            )
+        self.stop()
+
     def _peek(self) -> str:
         try:
             return self.role.run(f"head -c {MAX_OUTPUT} {shlex.quote(self.directory)}/out", timeout=30, check=False)

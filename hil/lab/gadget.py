@@ -36,6 +36,10 @@ class Function:
     def prepare(self, role: Role) -> None:
         """Create what the function needs on the device before it is configured (backing files, ...)."""
 
+    def attribute_commands(self, fdir: str) -> list[str]:
+        """Shell commands writing the function's attributes into its configfs directory `fdir`."""
+        return [shell.write(f"{fdir}/{attr}", value) for attr, value in self.attributes.items()]
+
     def cleanup(self, role: Role) -> None:
         """Remove what `prepare` created."""
 
@@ -234,6 +238,47 @@ SPEEDS = ("fs", "hs", "ss")
 
 
 @dataclass
+class Hid(Function):
+    """HID function (usb_f_hid) with a vendor-defined report descriptor and an interrupt OUT endpoint.
+
+    f_hid makes each endpoint's wMaxPacketSize equal to `report_length`, so one report is one packet
+    (up to 1024 B at high and super speed). A hidg write or read moves at most one report. The
+    interval is the kernel's: 6.1's f_hid has no configfs attribute for it (bInterval 4: 1 ms at high
+    speed), so tests read the enumerated endpoint to learn which interval they measure.
+    """
+
+    kind: str = "hid"
+    module: str = "usb_f_hid"
+    report_length: int = 512
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.report_length <= 1024:
+            raise ValueError(f"HID report_length {self.report_length} must be 1..1024 (one interrupt packet)")
+        self.attributes = {"protocol": 0, "subclass": 0, "no_out_endpoint": 0, "report_length": self.report_length}
+
+    def report_descriptor(self) -> bytes:
+        """Vendor page 0xFF00, one input and one output report of `report_length` bytes, no report IDs."""
+        n = self.report_length.to_bytes(2, "little")
+        return bytes(
+            [
+                *(0x06, 0x00, 0xFF, 0x09, 0x01, 0xA1, 0x01),  # Usage Page (vendor), Usage 1, Collection (Application)
+                *(0x15, 0x00, 0x26, 0xFF, 0x00, 0x75, 0x08),  # Logical 0..255, Report Size 8 bits
+                *(0x96, *n, 0x09, 0x02, 0x81, 0x02),  # Report Count n, Usage 2, Input (Data, Var, Abs)
+                *(0x96, *n, 0x09, 0x03, 0x91, 0x02),  # Report Count n, Usage 3, Output (Data, Var, Abs)
+                0xC0,  # End Collection
+            ]
+        )
+
+    def attribute_commands(self, fdir: str) -> list[str]:
+        # The descriptor is binary: printf with an octal escape per byte, never a byte pasted in.
+        escaped = "".join(f"\\{byte:03o}" for byte in self.report_descriptor())
+        return [
+            *super().attribute_commands(fdir),
+            f"printf {shlex.quote(escaped)} > {shlex.quote(fdir + '/report_desc')}",
+        ]
+
+
+@dataclass
 class GadgetIdentity:
     vendor_id: int = 0x1D6B  # Linux Foundation
     product_id: int = 0x0104  # Multifunction Composite Gadget
@@ -302,7 +347,7 @@ class Gadget:
         for function in self.functions:
             fdir = f"{p}/functions/{function.dirname}"
             steps = [shell.cmd("mkdir", fdir), *function.tree(fdir)]
-            steps += [shell.write(f"{fdir}/{attr}", value) for attr, value in function.attributes.items()]
+            steps += function.attribute_commands(fdir)
             steps.append(shell.cmd("ln", "-s", fdir, f"{p}/configs/c.1/{function.dirname}"))
             self.role.run(shell.all_of(steps))
 

@@ -32,6 +32,7 @@ __all__ = [
     "pcie_ceiling",
     "usb_ceiling",
     "usb_ethernet_ceiling",
+    "usb_interrupt_ceiling",
     "usb_practical",
 ]
 
@@ -168,6 +169,34 @@ def usb_ethernet_ceiling(speed: UsbSpeed | str | int, link_mbit: float | None = 
         float(link_mbit),
         "Mbit/s",
         f"Ethernet link rate {link_mbit:g} Mbit/s (below the USB bulk bound {bus_mbit:.3f} Mbit/s)",
+    )
+
+
+# Largest interrupt packet per speed; full speed also has the longest shortest interval (one frame).
+_INTERRUPT_PACKET = {UsbSpeed.FULL: 64, UsbSpeed.HIGH: 1024, UsbSpeed.SUPER: 1024}
+_SHORTEST_INTERVAL_S = {UsbSpeed.FULL: 1e-3, UsbSpeed.HIGH: 125e-6, UsbSpeed.SUPER: 125e-6}
+
+
+def usb_interrupt_ceiling(speed: UsbSpeed | str | int, report_bytes: int, interval_s: float) -> Ceiling:
+    """Reports of `report_bytes` through one interrupt endpoint polled every `interval_s`, in kB/s.
+
+    One transaction per interval (no high-bandwidth multiplier, as Linux's f_hid declares none), so a
+    report longer than the speed's largest packet takes several intervals: 1024 B at 1 ms moves at most
+    1024 kB/s at high speed, and at full speed (64 B packets) 64 kB/s whatever the report length.
+    """
+    key = UsbSpeed.parse(speed)
+    if report_bytes < 1:
+        raise ValueError(f"report length must be >= 1 byte, got {report_bytes}")
+    if interval_s < _SHORTEST_INTERVAL_S[key]:
+        raise ValueError(f"{interval_s * 1e6:g} µs is below the shortest {key}-speed interrupt interval")
+    packet = _INTERRUPT_PACKET[key]
+    intervals = -(-report_bytes // packet)
+    value = report_bytes / (intervals * interval_s) / 1e3
+    return Ceiling(
+        value,
+        "kB/s",
+        f"USB {key}-speed interrupt, one packet of <= {packet} B per {interval_s * 1e6:g} µs interval: "
+        f"a {report_bytes} B report every {intervals} interval(s) = {value:.3f} kB/s",
     )
 
 

@@ -126,3 +126,19 @@ def test_stop_backgrounds_ends_what_a_test_left_running(role):
     role.stop_backgrounds()
     assert role.backgrounds == [] and not job.running
     assert _all_gone(pids)
+
+
+def test_wait_lets_a_command_finish_on_its_own(role):
+    # Stopping it at once would TERM it mid-way: wait gives it its bound to end and keeps its own status.
+    with role.background(shell.cmd("sh", "-c", "sleep 0.5; echo done; exit 7")) as job:
+        job.wait(timeout_s=10)
+        assert not job.running
+    assert (job.exit_status, job.output.strip()) == (7, "done")
+
+
+def test_wait_stops_a_command_that_outlives_its_bound(role):
+    with role.background(shell.cmd("sleep", "30")) as job:
+        started = time.monotonic()
+        job.wait(timeout_s=0.5)
+        assert time.monotonic() - started < 15
+    assert job.exit_status not in (None, 0)

@@ -215,6 +215,20 @@ def _resume_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     assert 0 <= result.ms == (returned - started) * 1000
 
 
+def _hid_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
+    lines = without_kernel_messages(text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
+    line = [line.rstrip() for line in lines if line.startswith("hid_throughput mode=")][-1]
+    fields = dict(part.split("=", 1) for part in line.split()[1:])
+    numbers = {key: int(fields[key]) for key in ("report_bytes", "reports", "first", "timed_reports", "timed_ns")}
+    assert (fields["mode"], numbers) == (
+        result.mode,
+        {key: getattr(result, key) for key in numbers},
+    )
+    assert int(fields["corrupt"]) == 0 and int(fields["lost"]) == result.lost
+    assert result.reports + result.lost == asked["count"] > result.first + result.timed_reports
+    assert abs(float(fields["kB_s"]) - result.kb_per_s) < 0.001
+
+
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.dd.parse": _dd_oracle,
     "hil.measure.ddfile.parse_synced": _dd_sync_oracle,
@@ -230,6 +244,7 @@ ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.pcie_irq.parse": _irq_oracle,
     "hil.measure.v4l2_fps.parse": _v4l2_fps_oracle,
     "hil.measure.usb_resume.parse": _resume_oracle,
+    "hil.measure.hid.parse": _hid_oracle,
 }
 # Parsers whose tool output has never been captured anywhere (the seed gives the driver's printf only):
 # fuzzed for robustness (only the parse error, whatever the input), but they cannot show a valid value.

@@ -12,6 +12,7 @@ from hil.verdict.ceilings import (
     pcie_ceiling,
     usb_ceiling,
     usb_ethernet_ceiling,
+    usb_interrupt_ceiling,
     usb_practical,
 )
 
@@ -176,3 +177,46 @@ def test_pcie_x16():
 def test_pcie_rejects_unknown_parameters(gen, lanes, payload):
     with pytest.raises(ValueError):
         pcie_ceiling(gen, lanes, payload=payload)
+
+
+# --- USB HID: one interrupt endpoint (seed 000 "USB Gadget HID 传输速率分析") -------------------------
+
+
+@pytest.mark.parametrize(
+    ("speed", "report", "interval_s", "kb_s"),
+    [
+        ("high", 512, 1e-3, 512.0),  # seed case 1: 512 B every 1 ms (the rk3188 reached 125 and 249 kB/s)
+        ("high", 512, 125e-6, 4096.0),  # seed case 2: 512 B every 125 µs (2659 and 872 kB/s measured)
+        ("high", 1024, 125e-6, 8192.0),  # the largest high-speed interrupt packet every microframe
+        ("super", 1024, 1e-3, 1024.0),
+        ("full", 512, 1e-3, 64.0),  # 64 B packets: a 512 B report takes 8 frames
+        ("full", 64, 1e-3, 64.0),
+        ("high", 1500, 125e-6, 6000.0),  # two packets per report: 1500 B per 250 µs
+    ],
+)
+def test_hid_interrupt_ceiling_is_one_packet_per_interval(speed, report, interval_s, kb_s):
+    ceiling = usb_interrupt_ceiling(speed, report, interval_s)
+    assert ceiling.unit == "kB/s"
+    assert ceiling.value == pytest.approx(kb_s)
+    assert f"{kb_s:.3f} kB/s" in ceiling.basis
+    # Never above what the bus gives one interrupt endpoint (3 × 1024 B per microframe, high bandwidth).
+    assert convert(ceiling.value, "kB/s", "MB/s") <= usb_ceiling(speed, Transfer.INTERRUPT).value
+
+
+def test_hid_interval_below_the_speed_s_shortest_is_refused():
+    with pytest.raises(ValueError, match="shortest full-speed"):
+        usb_interrupt_ceiling("full", 64, 125e-6)
+
+
+def test_hid_rule_reads_report_and_interval_from_the_case():
+    from types import SimpleNamespace
+
+    from hil.catalogue.ceilings import UsbInterrupt, interval_seconds
+
+    link = SimpleNamespace(type="usb", speed="high")
+    assert UsbInterrupt().ceiling(link, {"report": 1024, "interval": "1ms"}).value == pytest.approx(1024.0)
+    assert UsbInterrupt().ceiling(link, {"report": 512, "interval": "125us"}).value == pytest.approx(4096.0)
+    assert UsbInterrupt().ceiling(SimpleNamespace(type="pcie"), {"report": 512, "interval": "1ms"}) is None
+    assert (interval_seconds("125us"), interval_seconds("8ms")) == (125e-6, 8e-3)
+    with pytest.raises(ValueError, match="1ms or 125us"):
+        interval_seconds("1 ms")
