@@ -43,3 +43,21 @@ def test_summary_names_what_did_not_pass(tmp_path):
 def test_summary_without_results_says_so(tmp_path):
     assert pipeline.summary(tmp_path / "vlab-ss", 2).startswith("vlab-ss: interrupted; no results (FileNotFoundError")
     assert pipeline.summary(tmp_path, 6, "x").startswith("x: measurement error or lab fault; ")
+
+
+def test_branches_of_pairs_on_places(tmp_path, capsys):
+    # Pairs asking by tags get a branch each: the coordinator gives each a place of its own or makes it wait,
+    # so they run side by side on as many places as the lab has. Pairs naming one place share a branch.
+    env = REPO / "hil" / "vlab" / "remote-env.yaml"
+    places = {"tag-a": "{tags: {kind: vlab}}", "tag-b": "{tags: {kind: vlab}}", "rk-a": "{tags: {soc: rk3588}}"}
+    places |= {"one-a": "vboard-1", "one-b": "vboard-1", "two": "vboard-2"}
+    text = "pairs:\n" + "".join(
+        f"  {name}:\n    env: {env}\n    roles:\n      host: {{target: vboard, place: {place}}}\n"
+        f"      device: {{target: vboard, place: {place}}}\n    link: {{type: usb, speed: high}}\n"
+        for name, place in places.items()
+    )
+    (tmp_path / "boards.yaml").write_text(text)
+    assert pipeline.main(["branches", "--boards", str(tmp_path / "boards.yaml")]) == 0
+    assert capsys.readouterr().out == "one-a one-b\nrk-a\ntag-a\ntag-b\ntwo\n"
+    assert pipeline.main(["branches", "--boards", str(REPO / "hil" / "vlab" / "remote-boards.yaml")]) == 0
+    assert capsys.readouterr().out == "remote-hs\nremote-ss\n"
