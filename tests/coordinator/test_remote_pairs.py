@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from hil.lab import holders
+
 from .conftest import RECORDING_TEST, HilRun, remote_pair, wait_until
 
 ME = f"{socket.gethostname()}/{getpass.getuser()}"  # how the coordinator names a client of this host
@@ -151,6 +153,7 @@ def test_the_place_of_a_killed_run_goes_to_the_next_run_of_this_host(hil_run: Hi
     assert (record["run"], record["place"]) == ("N", "vboard-1 (exporter hil-vlab)")
     assert elapsed < 45  # a run of its own (about 10 s here), not the 60 s bound nor labgrid's expiry
     assert holder == ME
+    assert holders.read(lab.address, "vboard-1") is None  # N's own record went with its release
     # free_lab checks after the test that no place is held and no reservation is left
 
 
