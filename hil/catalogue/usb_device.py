@@ -85,7 +85,7 @@ MSC = Family(
         Setting(
             "msc.fs_transfer_mb",
             int,
-            256,
+            64,  # fits the backing stores pairs set for raw dd alone (the default 512, the virtual pairs' 160)
             "size of the file each usb.msc.fs.* sample writes or reads, MiB (leave room for the filesystem)",
             1,
             65536,

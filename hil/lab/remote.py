@@ -12,6 +12,10 @@ and `acquire` would:
 4. on every way out (end of the pair's tests, a failure, Ctrl-C, SIGTERM via hil.signals): board
    powered off, place released, reservation cancelled.
 
+A run killed with SIGKILL has no way out: while waiting, hil releases the matching places that a dead
+hil process of this host and user still holds (hil.lab.holders says which), as `labgrid-client release
+--kick` would, and never a place of a live run.
+
 hil uses the same client session as labgrid's RemotePlace resources (one per process), so the place it
 acquired is the one the targets see as acquired by this host and user.
 """
@@ -32,6 +36,7 @@ from labgrid import Environment
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import PlaceConfig
+from hil.lab import holders
 
 log = logging.getLogger("hil.remote")
 CALL_TIMEOUT_S = 30.0  # one coordinator call; a coordinator that does not answer in this is gone
@@ -50,6 +55,7 @@ class HeldPlace:
     token: str
     exporters: list[str]
     waited_s: float
+    record: holders.HolderRecord | None = None  # this process as the holder, on this host
 
     def describe(self) -> str:
         return f"{self.name} (exporter {', '.join(self.exporters) or 'none'})"
@@ -122,6 +128,7 @@ class Coordinator:
         from labgrid.remote.common import Reservation, ReservationState
         from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 
+        self.reclaim(wanted)
         candidates = self.matching(wanted)
         if not candidates:
             known = ", ".join(f"{n} ({_tags(p.tags)})" for n, p in sorted(self.places().items())) or "none"
@@ -131,6 +138,7 @@ class Coordinator:
         )
         token = self._call(self.session.stub.CreateReservation(request)).reservation.token
         started = time.monotonic()
+        record = None
         try:
             while True:
                 response = self._call(self.session.stub.PollReservation(pb2.PollReservationRequest(token=token)))
@@ -140,6 +148,8 @@ class Coordinator:
                 if reservation.state is not ReservationState.waiting:
                     raise LabError(f"reservation {token} for {wanted.describe()} is {reservation.state.name}")
                 waited = time.monotonic() - started
+                if self.reclaim(wanted):
+                    continue  # the coordinator allocates the freed place at once
                 if waited > wait_s:
                     raise PlaceUnavailable(
                         f"no place matching {wanted.describe()} became free within {wait_s:g} s: "
@@ -147,15 +157,20 @@ class Coordinator:
                     )
                 time.sleep(POLL_S)
             name = reservation.allocations["main"][0]
+            # Recorded before the lock is taken: a kill between the two must not leave a lock nobody can trace.
+            record = holders.HolderRecord.mine(self.address, name, self.identity, token)
+            holders.write(record)
             self._call(self.session.stub.AcquirePlace(pb2.AcquirePlaceRequest(placename=name)))
             self.sync()
         except BaseException:  # a bound, Ctrl-C, SIGTERM: the reservation must not hold a place for nobody
             with contextlib.suppress(Exception):
                 self._cancel(token)
+            if record is not None:
+                holders.remove(record)
             raise
         place = self.session.places[name]
         exporters = sorted({path[0] for path in place.acquired_resources})
-        held = HeldPlace(name=name, token=token, exporters=exporters, waited_s=time.monotonic() - started)
+        held = HeldPlace(name, token, exporters, time.monotonic() - started, record)
         log.info("acquired place %s for %s after %.1f s", held.describe(), wanted.describe(), held.waited_s)
         return held
 
@@ -173,6 +188,30 @@ class Coordinator:
                 parts.append(f"{name} is free")
         return "; ".join(parts) or "no place matches"
 
+    def reclaim(self, wanted: PlaceConfig) -> list[str]:
+        """Release the places matching `wanted` that a dead hil process of this host and user still holds."""
+        from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
+
+        freed = []
+        identity = self.identity
+        for name, place in sorted(self.matching(wanted).items()):
+            if place.acquired not in (identity, None):
+                continue
+            record = holders.read(self.address, name)
+            if record is None or record.identity != identity or record.alive():
+                continue
+            if place.acquired is None and place.reservation != record.token:
+                continue  # killed before it acquired: only its reservation may still hold the place
+            # fromuser: released only if still acquired by that identity, as `release --kick` does
+            request = pb2.ReleasePlaceRequest(placename=name, fromuser=identity)
+            self._call(self.session.stub.ReleasePlace(request))
+            with contextlib.suppress(LabError):  # gone already if it expired
+                self._cancel(record.token)
+            holders.remove(record)
+            log.warning("released place %s: its holder, %s, is gone (killed?)", name, record.describe())
+            freed.append(name)
+        return freed
+
     def release(self, held: HeldPlace) -> None:
         """Release the place and cancel its reservation; each step is attempted, errors are logged."""
         from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
@@ -185,6 +224,8 @@ class Coordinator:
             self._cancel(held.token)
         except Exception as exc:
             log.warning("cancelling reservation %s of place %s: %s", held.token, held.name, exc)
+        if held.record is not None:
+            holders.remove(held.record)
         log.info("released place %s", held.name)
 
     def _cancel(self, token: str) -> None:

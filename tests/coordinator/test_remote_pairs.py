@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import getpass
 import signal
+import socket
 import time
 
 import pytest
 
+from hil.lab import holders
+
 from .conftest import RECORDING_TEST, HilRun, remote_pair, wait_until
+
+ME = f"{socket.gethostname()}/{getpass.getuser()}"  # how the coordinator names a client of this host
 
 BOOT_TEST = """
 import json, os
@@ -124,3 +130,44 @@ def test_places_are_free_again_after_sigterm_of_a_run_with_two_workers(hil_run: 
 
     assert run.returncode == 2, output
     # free_lab checks after the test that no place is held and no reservation is left
+
+
+def test_the_place_of_a_killed_run_goes_to_the_next_run_of_this_host(hil_run: HilRun):
+    # SIGKILL leaves no chance to release: labgrid keeps the place acquired. The next hil run of this host
+    # and user finds the holder's process gone and releases it (README, "A shared lab").
+    lab = hil_run.lab
+    hil_run.write({"remote": remote_pair({"name": "vboard-1"})}, RECORDING_TEST, wait_s=60)
+    killed = hil_run.start(RUN="K", HOLD_S="300")
+    wait_until(lambda: "vboard-1" in lab.acquired(), 90, "the run holding vboard-1")
+    killed.kill()
+    killed.communicate(timeout=30)
+    time.sleep(2)
+    holder = lab.acquired()["vboard-1"]  # still acquired by the dead run
+
+    started = time.monotonic()
+    result = hil_run.run(RUN="N")
+    elapsed = time.monotonic() - started
+
+    assert result.returncode == 0, result.stdout
+    [record] = hil_run.records()
+    assert (record["run"], record["place"]) == ("N", "vboard-1 (exporter hil-vlab)")
+    assert elapsed < 45  # a run of its own (about 10 s here), not the 60 s bound nor labgrid's expiry
+    assert holder == ME
+    assert holders.read(lab.address, "vboard-1") is None  # N's own record went with its release
+    # free_lab checks after the test that no place is held and no reservation is left
+
+
+def test_the_place_of_a_live_run_of_this_host_is_not_taken(hil_run: HilRun):
+    lab = hil_run.lab
+    hil_run.write({"remote": remote_pair({"name": "vboard-1"})}, RECORDING_TEST, wait_s=3)
+    live = hil_run.start(RUN="L", HOLD_S="300")
+    try:
+        wait_until(lambda: "vboard-1" in lab.acquired(), 90, "the run holding vboard-1")
+        result = hil_run.run(RUN="M")
+        assert result.returncode == 6, result.stdout
+        assert f"vboard-1 is acquired by {ME}" in result.stdout
+        assert "vboard-1" in lab.acquired()
+    finally:
+        live.send_signal(signal.SIGTERM)
+        live.communicate(timeout=60)
+    assert [r["run"] for r in hil_run.records()] == []  # L was stopped while holding, M never got the place

@@ -1,26 +1,41 @@
 """The Jenkinsfile without a Jenkins server: its shell steps, extracted from the file and run as written, in
-order, with its parameters' defaults and Jenkins' environment, on the virtual lab (one pair, one case, 3
-samples); twice, the second build carrying the first one's history as copyArtifacts would."""
+order, with its parameters' defaults and Jenkins' environment, on the virtual lab behind a labgrid
+coordinator, started with README's lab-admin commands: the two pairs of hil/vlab/remote-boards.yaml, one
+parallel branch each (one case, 3 samples), each reserving a place; twice, the second build carrying the
+first one's history as copyArtifacts would."""
 
 import fnmatch
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
+from tests import readme
 from tests.pipeline.jenkinsfile import Jenkinsfile
 
 REPO = Path(__file__).resolve().parents[2]
 JENKINSFILE = Jenkinsfile.read(REPO / "Jenkinsfile")
 SCHEMA = REPO / "tests" / "data" / "junit" / "junit-10.xsd"
 
-# The tiny selection; every other parameter keeps the default the Jenkinsfile declares.
-SELECTION = {"BOARDS": "vlab-hs", "SAMPLES": "3", "PYTEST_ARGS": "-k 'read and 1M'", "SELFTEST": False}
+# The tiny selection; every other parameter keeps the default the Jenkinsfile declares (COORDINATOR: the lab's).
+SELECTION = {
+    "INVENTORY": "hil/vlab/remote-boards.yaml",
+    "BOARDS": "remote-*",
+    "SAMPLES": "3",
+    "PYTEST_ARGS": "-k 'read and 1M'",
+    "SELFTEST": False,
+}
+BRANCHES = ["remote-hs", "remote-ss"]  # pairs asking for any place tagged kind=vlab: a branch each
+LAB_ADMIN = ("A shared lab: pairs on labgrid places", "**From nothing to a coordinator with two virtual places**")
 # The first build stores a baseline, the second compares with it (no re-measure: one boot is enough here).
 BUILD_PARAMS = {1: {"UPDATE_BASELINE": True}, 2: {"BASELINE": True, "PYTEST_ARGS": "-k 'read and 1M' --no-confirm"}}
 BRANCH_FUNCTION = "runBranch"  # the top-level function a parallel branch runs; its env comes from withEnv
@@ -50,6 +65,30 @@ def test_parameters_the_scripts_read_are_in_the_environment():
     assert read == set(JENKINSFILE.environment)
 
 
+# The Jenkins admin's section of README: the job it sets up is this file's.
+PLUGINS = {"junit": "JUnit", "publishHTML": "HTML Publisher", "copyArtifacts": "Copy Artifact"}  # step -> plugin
+
+
+def test_readme_parameters_are_the_jenkinsfiles_with_their_defaults():
+    rows = readme.table("Jenkins", "parameter")
+    assert list(rows) == list(JENKINSFILE.parameters)
+    for name, default in JENKINSFILE.parameters.items():
+        shown = rows[name][0]
+        if default == "":
+            assert shown.startswith("empty"), name
+        else:
+            assert shown == (str(default).lower() if isinstance(default, bool) else default), name
+
+
+def test_readme_names_the_plugin_of_every_step_and_the_script_path():
+    setup = readme.section("Jenkins")
+    plugins = setup[setup.index("1. Plugins:") : setup.index("2. ")]
+    used = {step.name for step in Jenkinsfile.read(REPO / "Jenkinsfile", tuple(PLUGINS)).steps}
+    assert used == set(PLUGINS)
+    assert [PLUGINS[name] for name in sorted(used) if PLUGINS[name] not in plugins] == []
+    assert "Script Path `Jenkinsfile`" in setup
+
+
 def _workspace(target: Path) -> Path:
     """A checkout as Jenkins makes one: the repository's files (committed or not, minus ignored ones)."""
     listed = subprocess.run(
@@ -64,9 +103,32 @@ def _workspace(target: Path) -> Path:
     return target
 
 
-def _environment(workspace: Path, build: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}  # nothing of the outer run
-    params = {**JENKINSFILE.parameters, **SELECTION, **BUILD_PARAMS[build]}
+def _admin(command: list[str], env: dict[str, str]) -> str:
+    """A lab admin's command, in a checkout of the repository (README's `.venv/bin/...` paths)."""
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, f"{shlex.join(command)}:\n{result.stdout}{result.stderr}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def coordinator(tmp_path_factory) -> Iterator[str]:
+    """A coordinator with two virtual places, started, shown and stopped with README's commands."""
+    start, show, stop = readme.commands_after(LAB_ADMIN[1], LAB_ADMIN[0])
+    # Its run directory (under the temp directory) is this test's: nothing shared with another lab here.
+    env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("lab-admin"))}
+    started = _admin(start, env)
+    address = re.search(r"^LG_COORDINATOR=(\S+)$", started, re.M).group(1)
+    try:
+        places = _admin([address if arg == "127.0.0.1:<port>" else arg for arg in show], env)
+        assert [line.split()[0] for line in places.splitlines()] == ["vboard-1", "vboard-2"]
+        yield address
+    finally:
+        assert _admin(stop, env).strip() == "stopped: exporter, power, coordinator"
+
+
+def _environment(workspace: Path, build: int, coordinator: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LG_"))}  # nothing of the outer run
+    params = {**JENKINSFILE.parameters, **SELECTION, "COORDINATOR": coordinator, **BUILD_PARAMS[build]}
     # As the pipeline's environment {} sets them: "${params.X}" (Groovy prints booleans as true/false).
     for name, param in JENKINSFILE.environment.items():
         value = params[param]
@@ -77,9 +139,9 @@ def _environment(workspace: Path, build: int) -> dict[str, str]:
     return env
 
 
-def _sh(script: str, workspace: Path, env: dict[str, str]) -> int:
+def _sh(script: str, workspace: Path, env: dict[str, str], name: str = "main") -> int:
     """As Jenkins' durable task runs a script: through its #! line if it has one, else `sh -xe`."""
-    path = workspace.parent / f"script-{os.getpid()}.sh"
+    path = workspace.parent / f"script-{os.getpid()}-{name}.sh"
     path.write_text(script)
     path.chmod(0o755)
     command = [str(path)] if script.startswith("#!") else ["sh", "-xe", str(path)]
@@ -98,10 +160,21 @@ def _copy_artifacts(filters: str, archive: Path | None, workspace: Path) -> None
             shutil.copy2(path, workspace / name)
 
 
-def _build(workspace: Path, number: int, archive: Path | None) -> dict[str, int]:
-    """One build: the main steps in order, the branch steps once per line of reports/branches.txt."""
-    env = _environment(workspace, number)
-    statuses: dict[str, int] = {}
+def _branch(line: str, workspace: Path, env: dict[str, str]) -> tuple[int, float, float]:
+    """One parallel branch: runBranch's steps in order, with the variables its withEnv sets."""
+    branch = "+".join(line.split())
+    branch_env = {**env, "HIL_PAIRS": line, "HIL_BRANCH": branch}
+    started, status = time.time(), 0
+    for step in JENKINSFILE.function_steps(BRANCH_FUNCTION):
+        status = _sh(str(step.args["script"]), workspace, branch_env, branch)
+        assert step.args.get("returnStatus") is True or status == 0
+    return status, started, time.time()
+
+
+def _build(workspace: Path, number: int, archive: Path | None, coordinator: str) -> dict[str, tuple]:
+    """One build: the main steps in order, then one branch per line of reports/branches.txt, all at once
+    as `parallel` runs them. Returns per branch its exit status, start and end."""
+    env = _environment(workspace, number, coordinator)
     for step in JENKINSFILE.main_steps():
         if step.stage == SELFTEST_STAGE:
             continue
@@ -109,63 +182,76 @@ def _build(workspace: Path, number: int, archive: Path | None) -> dict[str, int]
             _copy_artifacts(str(step.args["filter"]), archive, workspace)
             continue
         assert _sh(str(step.args["script"]), workspace, env) == 0, f"sh step at Jenkinsfile line {step.line} failed"
-    for line in (workspace / "reports" / "branches.txt").read_text().splitlines():
-        branch = "+".join(line.split())
-        branch_env = {**env, "HIL_PAIRS": line, "HIL_BRANCH": branch}
-        for step in JENKINSFILE.function_steps(BRANCH_FUNCTION):
-            status = _sh(str(step.args["script"]), workspace, branch_env)
-            assert step.args.get("returnStatus") is True or status == 0
-            statuses[branch] = status
-    return statuses
+    lines = (workspace / "reports" / "branches.txt").read_text().splitlines()
+    with ThreadPoolExecutor(max_workers=len(lines) or 1) as pool:
+        branches = {"+".join(line.split()): pool.submit(_branch, line, workspace, env) for line in lines}
+    return {branch: future.result() for branch, future in branches.items()}
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
+def builds(tmp_path_factory, coordinator):
     """Two builds in fresh workspaces; the second gets the first one's archived reports/** as its last build."""
     first = _workspace(tmp_path_factory.mktemp("build1"))
-    statuses1 = _build(first, 1, archive=None)
+    branches1 = _build(first, 1, None, coordinator)
     second = _workspace(tmp_path_factory.mktemp("build2"))
-    statuses2 = _build(second, 2, archive=first)
-    return first, statuses1, second, statuses2
+    branches2 = _build(second, 2, first, coordinator)
+    return first, branches1, second, branches2
+
+
+def _run(workspace: Path, branch: str) -> dict:
+    return json.loads((workspace / "reports" / branch / "results.json").read_text())
 
 
 def test_build_runs_one_branch_per_selected_pair(builds):
-    first, statuses1, _, statuses2 = builds
-    assert (first / "reports" / "branches.txt").read_text() == "vlab-hs\n"
-    assert list(statuses1) == list(statuses2) == ["vlab-hs"]
+    first, branches1, _, branches2 = builds
+    assert (first / "reports" / "branches.txt").read_text().splitlines() == BRANCHES
+    assert sorted(branches1) == sorted(branches2) == BRANCHES
 
 
-def test_branch_writes_reports_and_exits_with_hil_status(builds):
-    first, statuses, _, _ = builds
-    reports = first / "reports" / "vlab-hs"
-    run = json.loads((reports / "results.json").read_text())
-    assert statuses["vlab-hs"] == run["run"]["exit_status"]
-    assert statuses["vlab-hs"] in (0, 1)  # PASS, or a gate the loaded machine failed: both are verdicts
+def test_branches_run_in_parallel_each_on_a_place_of_its_own(builds, coordinator):
+    for workspace, branches in (builds[0:2], builds[2:4]):
+        (_, start_hs, end_hs), (_, start_ss, end_ss) = branches["remote-hs"], branches["remote-ss"]
+        assert max(start_hs, start_ss) < min(end_hs, end_ss)
+        facts = {branch: _run(workspace, branch)["results"][0]["facts"] for branch in BRANCHES}
+        assert {f["coordinator"] for f in facts.values()} == {coordinator}
+        places = sorted(f["place.vboard"] for f in facts.values())
+        assert places == ["vboard-1 (exporter hil-vlab)", "vboard-2 (exporter hil-vlab)"]
+
+
+@pytest.mark.parametrize("branch", BRANCHES)
+def test_branch_writes_reports_and_exits_with_hil_status(builds, branch):
+    first, branches, _, _ = builds
+    reports = first / "reports" / branch
+    run = _run(first, branch)
+    status = branches[branch][0]
+    assert status == run["run"]["exit_status"]
+    assert status in (0, 1)  # PASS, or a gate the loaded machine failed: both are verdicts
     assert run["run"]["host"]["ci"]["BUILD_NUMBER"] == "1"
     assert "--samples 3" in run["run"]["command"]
-    assert [(r["board"], r["metric"], len(r["samples"])) for r in run["results"]] == [("vlab-hs", "usb.msc.read", 3)]
+    assert [(r["board"], r["metric"], len(r["samples"])) for r in run["results"]] == [(branch, "usb.msc.read", 3)]
     assert "usb.msc.read[bs=1M]" in (reports / "report.html").read_text()
-    meaning = "passed" if statuses["vlab-hs"] == 0 else "gate failed"
-    assert (reports / "summary.txt").read_text().startswith(f"vlab-hs: {meaning}; ")
+    meaning = "passed" if status == 0 else "gate failed"
+    assert (reports / "summary.txt").read_text().startswith(f"{branch}: {meaning}; ")
 
 
-def test_second_build_compares_with_the_baseline_the_first_stored(builds):
+@pytest.mark.parametrize("branch", BRANCHES)
+def test_second_build_compares_with_the_baseline_the_first_stored(builds, branch):
     first, _, second, _ = builds
-    run1 = json.loads((first / "reports" / "vlab-hs" / "results.json").read_text())
-    run2 = json.loads((second / "reports" / "vlab-hs" / "results.json").read_text())
-    stored = first / "reports" / "baselines" / "vlab-hs.json"
-    assert (second / "reports" / "baselines" / "vlab-hs.json").read_bytes() == stored.read_bytes()  # carried
-    assert [r["baseline"]["baseline_run"] for r in run2["results"]] == [run1["run"]["id"]]
+    stored = first / "reports" / "baselines" / f"{branch}.json"
+    assert (second / "reports" / "baselines" / f"{branch}.json").read_bytes() == stored.read_bytes()  # carried
+    baselines = [r["baseline"]["baseline_run"] for r in _run(second, branch)["results"]]
+    assert baselines == [_run(first, branch)["run"]["id"]]
 
 
-def test_second_build_carries_history_into_the_trend(builds):
+@pytest.mark.parametrize("branch", BRANCHES)
+def test_second_build_carries_history_into_the_trend(builds, branch):
     first, _, second, _ = builds
-    runs1 = sorted(p.name for p in (first / "reports" / "vlab-hs" / "history").iterdir())
-    runs2 = sorted(p.name for p in (second / "reports" / "vlab-hs" / "history").iterdir())
+    runs1 = sorted(p.name for p in (first / "reports" / branch / "history").iterdir())
+    runs2 = sorted(p.name for p in (second / "reports" / branch / "history").iterdir())
     assert len(runs1) == 1
     assert len(runs2) == 2
     assert runs2[0] == runs1[0]
-    assert (second / "reports" / "vlab-hs" / "trend.html").is_file()
+    assert (second / "reports" / branch / "trend.html").is_file()
 
 
 # pytest's xunit1 JUnit XML against the xUnit plugin's schema: exactly these differ, nothing else. The JUnit
@@ -180,7 +266,7 @@ XUNIT1_DEVIATIONS = {
 def test_junit_xml_deviates_from_xunit_schema_only_by_xunit1_extras(builds):
     first, _, _, _ = builds
     schema = etree.XMLSchema(etree.parse(str(SCHEMA)))
-    document = etree.parse(str(first / "reports" / "vlab-hs" / "junit.xml"))
+    document = etree.parse(str(first / "reports" / BRANCHES[0] / "junit.xml"))
     schema.validate(document)
     assert {error.message.split(" Expected is")[0] for error in schema.error_log} == XUNIT1_DEVIATIONS
     case = next(c for c in document.iter("testcase") if c.get("name", "").startswith("test_msc_throughput"))

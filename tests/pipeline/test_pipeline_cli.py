@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_branches_of_the_repository_inventory(capsys):
     assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml")]) == 0
     # virtual pairs boot their own QEMU: a branch each
-    assert capsys.readouterr().out == "vlab-hs\nvlab-nvme\nvlab-ss\n"
+    assert capsys.readouterr().out == "vlab-hs\nvlab-nvme\nvlab-ss\nvlab-usbdisk-bot\nvlab-usbdisk-uas\n"
 
 
 def test_branches_select_by_patterns_with_spaces_or_commas(capsys):
@@ -58,3 +58,21 @@ def test_summary_names_a_regression_behind_another_verdict(tmp_path):
     unstable = example_result(Verdict.UNSTABLE, baseline_median=100.0, regression=True)
     (tmp_path / "results.json").write_text(json.dumps({"results": [unstable.to_dict()]}))
     assert "UNSTABLE usb.msc.read[bs=1M] (and regressed -58.7%)" in pipeline.summary(tmp_path, 1, "vlab-hs")
+
+
+def test_branches_of_pairs_on_places(tmp_path, capsys):
+    # Pairs asking by tags get a branch each: the coordinator gives each a place of its own or makes it wait,
+    # so they run side by side on as many places as the lab has. Pairs naming one place share a branch.
+    env = REPO / "hil" / "vlab" / "remote-env.yaml"
+    places = {"tag-a": "{tags: {kind: vlab}}", "tag-b": "{tags: {kind: vlab}}", "rk-a": "{tags: {soc: rk3588}}"}
+    places |= {"one-a": "vboard-1", "one-b": "vboard-1", "two": "vboard-2"}
+    text = "pairs:\n" + "".join(
+        f"  {name}:\n    env: {env}\n    roles:\n      host: {{target: vboard, place: {place}}}\n"
+        f"      device: {{target: vboard, place: {place}}}\n    link: {{type: usb, speed: high}}\n"
+        for name, place in places.items()
+    )
+    (tmp_path / "boards.yaml").write_text(text)
+    assert pipeline.main(["branches", "--boards", str(tmp_path / "boards.yaml")]) == 0
+    assert capsys.readouterr().out == "one-a one-b\nrk-a\ntag-a\ntag-b\ntwo\n"
+    assert pipeline.main(["branches", "--boards", str(REPO / "hil" / "vlab" / "remote-boards.yaml")]) == 0
+    assert capsys.readouterr().out == "remote-hs\nremote-ss\n"
