@@ -88,7 +88,8 @@ def transfer_command(direction: str, *, local: str, remote: str, expected_bytes:
         f"tr '\\r' '\\n' < {q_log} | grep -v '^Progress: '; "
         f"tr '\\r' '\\n' < {q_log} | grep '^Progress: ' | tail -n 1; "
         f"rm -f {q_log}; "
-        f'echo "{MARK} exit=$rc start=$t0 end=$t1 bytes=$(wc -c < {q_local} 2>/dev/null || echo 0)"'
+        # cat, not `wc -c < file`: a missing file then counts 0 bytes without the shell's own error line.
+        f'echo "{MARK} exit=$rc start=$t0 end=$t1 bytes=$(cat {q_local} 2>/dev/null | wc -c)"'
     )
 
 

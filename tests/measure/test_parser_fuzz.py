@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hil.measure
-from hil.measure import dd, pcie_bar
+from hil.measure import dd, mtp, pcie_bar
 from hil.measure.parsing import PARSERS, RegisteredParser, without_kernel_messages
 from hil.verdict.errors import MeasurementError
 from hil.verdict.measurement import Measurement
@@ -170,6 +170,14 @@ def _irq_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     assert printed / 1.3 - 1 <= result.us_per_interrupt <= printed * 1.3 + 1, (printed, result)
 
 
+def _mtp_oracle(text: str, asked: dict[str, Any], result: mtp.MtpTransfer) -> None:
+    last = [line for line in without_kernel_messages(text.replace("\r", "\n")).split("\n") if line.strip()][-1]
+    fields = dict(part.split("=", 1) for part in last.strip().split(" ")[1:])
+    assert fields["exit"] == "0" and int(fields["bytes"]) == result.bytes == asked["expected_bytes"], last
+    assert result.seconds == float(fields["end"]) - float(fields["start"]) >= mtp.MIN_SECONDS, last
+    assert result.direction == asked["direction"] and math.isfinite(result.mb_per_s)
+
+
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.dd.parse": _dd_oracle,
     "hil.measure.cpuload.parse_stat": _procstat_oracle,
@@ -182,6 +190,7 @@ ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.pcie_dmatest.parse_pcitest": _pcitest_oracle,
     "hil.measure.pcie_dmatest.parse_dw_dmatest": _dw_dmatest_oracle,
     "hil.measure.pcie_irq.parse": _irq_oracle,
+    "hil.measure.mtp.parse": _mtp_oracle,
 }
 # Parsers whose tool output has never been captured anywhere (the seed gives the driver's printf only):
 # fuzzed for robustness (only the parse error, whatever the input), but they cannot show a valid value.
