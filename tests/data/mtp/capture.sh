@@ -1,6 +1,7 @@
 #!/bin/sh
 # Regenerate the no-device outputs in this folder (see ../README.md) on a Debian 12 PC with mtp-tools and no
-# MTP device attached: `sh capture.sh`. The commands are the ones hil.measure.mtp.transfer_command builds.
+# MTP device attached: `sh capture.sh` (PYTHON: the project's Python, default .venv/bin/python).
+# The commands are the ones hil.measure.mtp.transfer_command builds.
 #
 # The *-16M-* captures come from the virtual board (they need the MTP gadget): run
 #   pytest testcases/usb_device/test_mtp.py --board vlab-hs --samples 2
@@ -10,7 +11,7 @@ set -u
 cd "$(dirname "$0")"
 here=$(pwd)
 cd ../../..
-python3 - "$here" <<'PY'
+"${PYTHON:-.venv/bin/python}" - "$here" <<'PY'
 import os, subprocess, sys, time
 from hil.measure import mtp
 
