@@ -114,7 +114,7 @@ class MtpResponder(Function):
             ready_timeout_s=READY_TIMEOUT_S,
             name="umtprd",
         )
-        self.responder.__enter__()
+        self.responder.__enter__()  # start and wait; stopped in after_unbind, on every way out of the gadget
 
     def after_unbind(self, role: Role, gadget_path: str) -> None:
         if self.responder is not None:

@@ -38,8 +38,8 @@ def test_mtp_throughput(pair, perf, direction, buffer):
     source = f"{HOST_DIR}/object"
     try:
         _random_file(host, source, size_mb)
-        with pair.gadget(responder) as gadget:
-            facts["responder"] = responder.version(gadget.pair.device)
+        with pair.gadget(responder):
+            facts["responder"] = responder.version(pair.device)
             if direction == "write":
                 current = [source]  # where the object is now: each sample renames it
                 perf.check("usb.mtp.write", buffer=buffer, facts=facts, sample=lambda: _write(pair, responder, current))
