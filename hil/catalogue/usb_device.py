@@ -173,4 +173,33 @@ HID = Family(
     settings=(Setting("hid.reports", int, 2000, "reports moved per sample (the first is not timed)", 2, 10_000_000),),
 )
 
-FAMILIES = (MSC, UVC, HID)
+MTP = Family(
+    name="usb.mtp",
+    title="USB MTP gadget",
+    metrics=(
+        Metric(
+            "usb.mtp.read",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbBus(Transfer.BULK),
+            seed='seed 000 "USB MTP 传输速率分析", table 3-1 (Read: board -> PC)',
+            description="host copies one large object off the board's MTP responder (mtp-getfile), timed on the host",
+        ),
+        Metric(
+            "usb.mtp.write",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbBus(Transfer.BULK),
+            seed='seed 000 "USB MTP 传输速率分析", table 3-1 (Write: PC -> board)',
+            description="host copies one large object to the board's MTP responder (mtp-sendfile), timed on the host",
+        ),
+    ),
+    settings=(
+        Setting("mtp.object_mb", int, 256, "object moved per sample, MiB (in RAM on the virtual board)", 1, 65536),
+        Setting("mtp.timeout_s", int, 600, "bound for one transfer, seconds", 10, 7200),
+    ),
+)
+
+FAMILIES = (MSC, UVC, HID, MTP)

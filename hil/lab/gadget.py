@@ -51,6 +51,13 @@ class Function:
         """A shell script that removes what `tree` built, so the function directory itself can go."""
         return None
 
+    def before_bind(self, role: Role, gadget_path: str) -> None:
+        """After configfs holds the function, before the UDC is bound: FunctionFS daemons start here
+        (they write the descriptors the bind needs)."""
+
+    def after_unbind(self, role: Role, gadget_path: str) -> None:
+        """After the UDC is unbound (or on a leftover gadget), before configfs removes the function."""
+
 
 @dataclass
 class MassStorage(Function):
@@ -314,6 +321,8 @@ class Gadget:
         self.remove()  # leftovers of an earlier crashed test
         try:
             self.create()
+            for function in self.functions:
+                function.before_bind(self.role, self.path)
             self.bind()
         except BaseException:
             self._remove_quietly()
@@ -368,6 +377,8 @@ class Gadget:
         exists = self.role.run_status(f"[ -d {p} ]")[0] == 0
         if exists:
             self.unbind()
+            for function in self.functions:
+                function.after_unbind(self.role, self.path)
             # Links out of the configuration first, then strings, configurations, functions, the gadget.
             script = (
                 f"cd {p} && "

@@ -89,6 +89,10 @@ TOOLS: dict[str, str] = {
     "usbipd": "usbip",
     "date": "coreutils",  # busybox date has no %N: the MSC filesystem write times its sync in nanoseconds
 }
+# libmtp converts its strings with iconv("UTF-16LE"): glibc loads that converter at run time from gconv,
+# which `ldd` does not list. Without it every mtp-* tool fails with "Cannot open iconv() converters".
+GCONV_DIR = Path("/usr/lib/x86_64-linux-gnu/gconv")
+GCONV_MODULES = ("UTF-16",)
 HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod", "gcc": "gcc"}
 
 # hil's own board-side programs (C sources in hil/tools/, one program per file): built statically for the
@@ -220,6 +224,7 @@ def _build(inputs: dict, target: Path) -> None:
         kernel_version = inputs["kernel_version"]
         _install_modules(root, kernel_version)
         _install_tools(root)
+        _install_gconv(root)
         _build_programs(root / "usr/bin")
         (root / "usr/bin/sh").symlink_to("dash")
         _install_busybox(root)
@@ -298,6 +303,18 @@ def _install_tools(root: Path) -> None:
         libraries |= _shared_libraries(binary)
     for library in sorted(libraries):
         _install_file(Path(library), root / library.lstrip("/"))
+
+
+def _install_gconv(root: Path) -> None:
+    """The gconv converters in GCONV_MODULES, with a gconv-modules file that names only them."""
+    rows = [line.split() for line in (GCONV_DIR / "gconv-modules").read_text().splitlines()]
+    modules = [row for row in rows if len(row) >= 4 and row[0] == "module" and row[3] in GCONV_MODULES]
+    names = {name for row in modules for name in row[1:3]}
+    aliases = [row for row in rows if len(row) == 3 and row[0] == "alias" and row[2] in names]
+    dest = root / GCONV_DIR.relative_to("/")
+    for name in GCONV_MODULES:
+        _install_file(GCONV_DIR / f"{name}.so", dest / f"{name}.so")
+    (dest / "gconv-modules").write_text("".join("\t".join(row) + "\n" for row in aliases + modules))
 
 
 def _build_programs(bindir: Path) -> None:

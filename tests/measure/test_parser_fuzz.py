@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hil.measure
-from hil.measure import dd, ddfile, pcie_bar
+from hil.measure import dd, ddfile, mtp, pcie_bar
 from hil.measure.parsing import PARSERS, RegisteredParser, without_kernel_messages
 from hil.verdict.errors import MeasurementError
 from hil.verdict.measurement import Measurement
@@ -229,6 +229,14 @@ def _hid_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     assert abs(float(fields["kB_s"]) - result.kb_per_s) < 0.001
 
 
+def _mtp_oracle(text: str, asked: dict[str, Any], result: mtp.MtpTransfer) -> None:
+    last = [line for line in without_kernel_messages(text.replace("\r", "\n")).split("\n") if line.strip()][-1]
+    fields = dict(part.split("=", 1) for part in last.strip().split(" ")[1:])
+    assert fields["exit"] == "0" and int(fields["bytes"]) == result.bytes == asked["expected_bytes"], last
+    assert result.seconds == float(fields["end"]) - float(fields["start"]) >= mtp.MIN_SECONDS, last
+    assert result.direction == asked["direction"] and math.isfinite(result.mb_per_s)
+
+
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.dd.parse": _dd_oracle,
     "hil.measure.ddfile.parse_synced": _dd_sync_oracle,
@@ -245,6 +253,7 @@ ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.v4l2_fps.parse": _v4l2_fps_oracle,
     "hil.measure.usb_resume.parse": _resume_oracle,
     "hil.measure.hid.parse": _hid_oracle,
+    "hil.measure.mtp.parse": _mtp_oracle,
 }
 # Parsers whose tool output has never been captured anywhere (the seed gives the driver's printf only):
 # fuzzed for robustness (only the parse error, whatever the input), but they cannot show a valid value.

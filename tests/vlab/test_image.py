@@ -136,6 +136,23 @@ def test_a_build_writes_kernel_initramfs_and_manifest(built, inputs):
     assert not [p for p in cache.iterdir() if p.name.startswith(".build-")], "no staging directory is left"
 
 
+def test_the_image_carries_the_utf16_converter_libmtp_loads_at_run_time(built):
+    _, first, _ = built
+    listing = subprocess.run(
+        ["cpio", "-it", "--quiet"], stdin=first.initramfs.open("rb"), capture_output=True, text=True, check=True
+    ).stdout.split()
+    gconv = image.GCONV_DIR.relative_to("/")
+    assert {f"{gconv}/UTF-16.so", f"{gconv}/gconv-modules"} <= set(listing)
+    config = subprocess.run(
+        ["cpio", "-i", "--quiet", "--to-stdout", f"{gconv}/gconv-modules"],
+        stdin=first.initramfs.open("rb"),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "UTF-16LE//" in config and all(line.split()[0] in ("alias", "module") for line in config.splitlines())
+
+
 def test_a_second_call_reuses_the_image(built):
     cache, first, log = built
     manifest_before = (first.directory / "manifest.json").stat()

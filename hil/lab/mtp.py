@@ -1,0 +1,144 @@
+"""An MTP responder on the device role: umtprd (umtp-responder) on a FunctionFS function of a configfs gadget.
+
+umtprd writes the USB descriptors to FunctionFS itself, so it must run before the gadget is bound:
+the function starts it in `before_bind` (mount functionfs, write umtprd's config, start it in the
+background, wait for its endpoints) and stops it in `after_unbind`. Its storage is a directory in RAM
+(tmpfs) so the board's storage does not limit the USB path.
+
+umtprd's USB buffer lengths (`usb_max_rd_buffer_size`, `usb_max_wr_buffer_size`) are what seed 000
+table 3-1 calls the MTP driver's Tx/Rx buffer length (16K/64K/1M); None keeps umtprd's default.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from hil.lab import shell
+from hil.lab.background import Background
+from hil.lab.gadget import Function
+from hil.lab.role import Role
+
+UMTPRD = "umtprd"
+READY_TIMEOUT_S = 30.0
+_VERSION = re.compile(r"Version: (v[0-9][0-9.]*)", re.ASCII)
+
+
+def _quote_conf(value: str) -> str:
+    """A value for umtprd.conf: its parser reads "..." strings without escapes, so none may hold a quote."""
+    if '"' in value or "\n" in value:
+        raise ValueError(f"umtprd.conf cannot hold {value!r} (quote or newline)")
+    return f'"{value}"'
+
+
+@dataclass
+class MtpResponder(Function):
+    """FunctionFS function served by umtprd; `storage` is the directory the host sees as the device's storage."""
+
+    kind: str = "ffs"
+    module: str = "usb_f_fs"
+    instance: str = "mtp"
+    storage: str = "/tmp/hil-mtp/store"
+    buffer_bytes: int | None = None  # umtprd's USB read and write buffer length; None: its default
+    workdir: str = "/tmp/hil-mtp"
+    serial: str = "hil-mtp"
+    responder: Background | None = field(default=None, repr=False)
+
+    @property
+    def mountpoint(self) -> str:
+        return f"/dev/ffs-{self.instance}"
+
+    @property
+    def config_path(self) -> str:
+        return f"{self.workdir}/umtprd.conf"
+
+    def config(self) -> str:
+        """umtprd.conf: one storage, FunctionFS endpoints, no inotify.
+
+        inotify off: with it, umtprd 1.3.10 under dummy_hcd never answers after a SendObject (libmtp:
+        "could not get object handles", the session stays open; measured on the virtual board).
+        """
+        ep = self.mountpoint
+        lines = [
+            "loop_on_disconnect 1",
+            f"storage {_quote_conf(self.storage)} {_quote_conf('hil')} {_quote_conf('rw')}",
+            f"manufacturer {_quote_conf('hil')}",
+            f"product {_quote_conf('hil MTP responder')}",
+            f"serial {_quote_conf(self.serial)}",
+            f"interface {_quote_conf('MTP')}",
+            "usb_vendor_id 0x1D6B",
+            "usb_product_id 0x0100",
+            "usb_class 0x6",
+            "usb_subclass 0x1",
+            "usb_protocol 0x1",
+            "usb_dev_version 0x3008",
+            "no_inotify 0x1",
+            "usb_functionfs_mode 0x1",
+            f"usb_dev_path {_quote_conf(ep + '/ep0')}",
+            f"usb_epin_path {_quote_conf(ep + '/ep1')}",
+            f"usb_epout_path {_quote_conf(ep + '/ep2')}",
+            f"usb_epint_path {_quote_conf(ep + '/ep3')}",
+            "usb_max_packet_size 0x200",
+        ]
+        if self.buffer_bytes is not None:
+            if self.buffer_bytes <= 0 or self.buffer_bytes % 512:
+                raise ValueError(f"MTP buffer length {self.buffer_bytes} is not a positive multiple of 512")
+            # The read cache must be a power of two larger than the USB read buffer (umtprd.conf's rule).
+            cache = max(0x100000, 1 << (2 * self.buffer_bytes - 1).bit_length())
+            lines += [
+                f"usb_max_rd_buffer_size {self.buffer_bytes:#x}",
+                f"usb_max_wr_buffer_size {self.buffer_bytes:#x}",
+                f"read_buffer_cache_size {cache:#x}",
+            ]
+        return "\n".join(lines) + "\n"
+
+    def prepare(self, role: Role) -> None:
+        role.run(shell.cmd("mkdir", "-p", self.workdir, self.storage))
+
+    def before_bind(self, role: Role, gadget_path: str) -> None:
+        ep = shlex.quote(self.mountpoint)
+        role.run(
+            shell.all_of(
+                [
+                    shell.cmd("mkdir", "-p", self.mountpoint),
+                    f"mountpoint -q {ep} || {shell.cmd('mount', '-t', 'functionfs', self.instance, self.mountpoint)}",
+                    f"printf %s {shlex.quote(self.config())} > {shlex.quote(self.config_path)}",
+                ]
+            )
+        )
+        self.responder = role.background(
+            shell.cmd(UMTPRD, "-conf", self.config_path),
+            # Ready once it has written its descriptors: FunctionFS then creates the data endpoints.
+            ready_command=f"[ -e {shlex.quote(self.mountpoint + '/ep1')} ]",
+            ready_timeout_s=READY_TIMEOUT_S,
+            name="umtprd",
+        )
+        self.responder.__enter__()  # start and wait; stopped in after_unbind, on every way out of the gadget
+
+    def after_unbind(self, role: Role, gadget_path: str) -> None:
+        if self.responder is not None:
+            responder, self.responder = self.responder, None
+            responder.stop()
+        ep = shlex.quote(self.mountpoint)
+        role.run(f"! mountpoint -q {ep} || umount {ep}", timeout=30)
+
+    def cleanup(self, role: Role) -> None:
+        role.run(shell.cmd("rm", "-rf", self.workdir), check=False, timeout=60)
+
+    def version(self, role: Role) -> str:
+        """umtprd's version as it printed it at start ("v1.3.10"), or why it is unknown."""
+        if self.responder is None:
+            return "umtprd (not running)"
+        out = role.run(shell.cmd("cat", f"{self.responder.directory}/out"), check=False, timeout=30)
+        match = _VERSION.search(out)
+        return f"umtprd {match[1]}" if match else "umtprd (version not printed)"
+
+    def stored_bytes(self, role: Role, name: str) -> int | None:
+        """Size of an object in the storage directory as the board's filesystem sees it; None if absent."""
+        path = shlex.quote(f"{self.storage}/{name}")
+        out = role.run(f"[ -f {path} ] && wc -c < {path} || echo none", timeout=60).strip()
+        return int(out) if out.isdigit() else None
+
+    def remove_object(self, role: Role, name: str) -> None:
+        role.run(shell.cmd("rm", "-f", f"{self.storage}/{name}"), timeout=60)

@@ -1,0 +1,103 @@
+"""MTP throughput, as in the Rockchip USB guide (seed 000, "USB MTP 传输速率分析", table 3-1): the board is an
+MTP responder, the host copies one large object to it (write) and off it (read), and the copy is timed.
+
+The board runs umtprd on FunctionFS with its USB buffer length as the test parameter (the guide's
+16K/64K/1M Tx/Rx buffer length); the host runs libmtp's mtp-sendfile / mtp-getfile. Objects are random
+data (nothing along the path can shortcut zeros) and live in RAM; every file is removed after its sample.
+"""
+
+import secrets
+
+import pytest
+
+import hil
+from hil.lab import shell
+from hil.lab.mtp import MtpResponder
+from hil.measure import mtp
+from hil.verdict.errors import ParseError
+
+pytestmark = pytest.mark.hil_metrics("usb.mtp.read", "usb.mtp.write")
+HOST_DIR = "/tmp/hil-mtp-host"
+BUFFERS = {"16K": 16 * 1024, "64K": 64 * 1024, "1M": 1024 * 1024}
+
+
+def _random_file(role, path, size_mb):
+    make = shell.cmd("dd", "if=/dev/urandom", f"of={path}", "bs=1M", f"count={size_mb}") + " 2>/dev/null"
+    role.run(shell.all_of([shell.cmd("mkdir", "-p", HOST_DIR), make]), timeout=300)
+
+
+@hil.matrix("buffer", quick=["64K"], full=["16K", "64K", "1M"], ids="buffer={}")
+@pytest.mark.parametrize("direction", ["read", "write"])
+def test_mtp_throughput(pair, perf, direction, buffer):
+    size_mb = pair.setting("mtp.object_mb")
+    expected = size_mb * 1024 * 1024
+    timeout = pair.setting("mtp.timeout_s")
+    host = pair.host
+    facts = {"tool": mtp.version(host), "object": f"{size_mb} MiB of random data"}
+    responder = MtpResponder(buffer_bytes=BUFFERS[buffer])
+    source = f"{HOST_DIR}/object"
+    try:
+        _random_file(host, source, size_mb)
+        with pair.gadget(responder):
+            facts["responder"] = responder.version(pair.device)
+            if direction == "write":
+                current = [source]  # where the object is now: each sample renames it
+                perf.check("usb.mtp.write", buffer=buffer, facts=facts, sample=lambda: _write(pair, responder, current))
+            else:
+                # The object to read is put on the board the way a user would: sent over MTP once.
+                sent, _ = mtp.run(
+                    host, "write", local=source, remote="object", expected_bytes=expected, timeout=timeout
+                )
+                host.run(shell.cmd("rm", "-f", source))
+                _check_stored(pair, responder, "object", expected, "")
+                perf.check(
+                    "usb.mtp.read",
+                    buffer=buffer,
+                    facts=facts,
+                    sample=lambda: _read(pair, str(sent.object_id)),
+                )
+    finally:
+        host.run(shell.cmd("rm", "-rf", HOST_DIR), check=False, timeout=60)
+
+
+def _write(pair, responder, source):
+    size_mb = pair.setting("mtp.object_mb")
+    expected = size_mb * 1024 * 1024
+    # mtp-sendfile names the object after the local file: a fresh name per sample (umtprd keeps the
+    # handles of files removed behind its back, and a name it still knows could collide).
+    name = f"object-{secrets.token_hex(4)}"
+    local = f"{HOST_DIR}/{name}"
+    pair.host.run(shell.cmd("mv", source[0], local), timeout=60)
+    source[0] = local
+    _, sample = mtp.run(
+        pair.host, "write", local=local, remote=name, expected_bytes=expected, timeout=pair.setting("mtp.timeout_s")
+    )
+    try:
+        _check_stored(pair, responder, name, expected, sample.raw)
+    finally:
+        responder.remove_object(pair.device, name)
+    return sample
+
+
+def _read(pair, object_id):
+    size_mb = pair.setting("mtp.object_mb")
+    local = f"{HOST_DIR}/received"
+    try:
+        _, sample = mtp.run(
+            pair.host,
+            "read",
+            local=local,
+            remote=object_id,
+            expected_bytes=size_mb * 1024 * 1024,
+            timeout=pair.setting("mtp.timeout_s"),
+        )
+    finally:
+        pair.host.run(shell.cmd("rm", "-f", local), check=False, timeout=60)
+    return sample
+
+
+def _check_stored(pair, responder, name, expected, raw):
+    """The board must hold exactly what was sent: the host's word for it is not enough."""
+    stored = responder.stored_bytes(pair.device, name)
+    if stored != expected:
+        raise ParseError(f"the board stored {stored} bytes of {name!r}, {expected} were sent", raw_output=raw)
