@@ -16,7 +16,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         params = getattr(getattr(item, "callspec", None), "params", {})
         if item.path.name != "test_camera.py" or "board_pair" not in params:
             continue
-        board = inventory.boards[params["board_pair"]]
+        board = inventory.boards.get(params["board_pair"])
+        if board is None:  # no pair declares the metric: pytest skips the empty parameter set itself
+            continue
         reason = uvc_unavailable(
             getattr(board.config.link, "udc", None),
             bulk=False,
