@@ -19,7 +19,7 @@ from labgrid import Environment
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import UsbLink
-from hil.lab import link, remote, usbhost
+from hil.lab import link, remote, usb_enumeration, usbhost
 from hil.lab.gadget import Function, Gadget
 from hil.lab.role import Role, strategy_of
 
@@ -241,10 +241,21 @@ class BoardPair:
             Gadget(self.device, cfg.udc, list(functions)) as gadget,
             attach(gadget) if attach is not None else contextlib.nullcontext(),
         ):
-            device = usbhost.wait_for_device(self.host, gadget.serial, timeout_s=enumerate_timeout_s)
-            self.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
-            usbhost.require_speed(device, cfg.speed, f"{self.name} ({self.host.label})")
-            yield GadgetOnLink(self, gadget, device)
+            yield GadgetOnLink(self, gadget, self.enumerated(gadget, timeout_s=enumerate_timeout_s))
+
+    def enumerated(self, gadget: Gadget, *, timeout_s: float) -> usbhost.UsbDevice:
+        """The bound gadget as the host role sees it, at the link's speed, or a LabError saying what it saw.
+
+        A host whose target declares a UsbEnumerationDriver (a lab PC) confirms it through pyusb first: what
+        a USB program there sees. Then sysfs, the kernel's word (all the virtual lab's host has): the exact
+        speed, and the device's sysfs path the tests use.
+        """
+        cfg = self.link
+        self.facts.update(usb_enumeration.confirm_gadget(self.host, gadget.identity, cfg.speed, timeout_s=timeout_s))
+        device = usbhost.wait_for_device(self.host, gadget.serial, timeout_s=timeout_s)
+        self.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
+        usbhost.require_speed(device, cfg.speed, f"{self.name} ({self.host.label})")
+        return device
 
 
 def _describe_link(cfg: Any) -> str:
