@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+import yaml
+from labgrid import Environment
+
+from hil.catalogue import usb_device, usb_network
 from hil.inventory.loader import load_inventory
+from hil.lab.local import LocalShellDriver
+from hil.lab.usb_enumeration import UsbEnumerationDriver
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -32,3 +39,112 @@ def test_uvc_examples_load_with_their_seed_bands():
     assert fps.min == 27  # 90% of table 3-3..3-6's MJPEG 1920x1080 @30 fps
     assert fps.params["stream=yuyv-640x480,transfer=iso1024"].min == 10.8  # table 3-3: 12 fps
     assert loaded.boards["rk3588-evb1-camera-usb3"].config.metrics["usb.camera.fps"].nominal == 60
+
+
+RK3399 = EXAMPLES / "boards-rk3399-gadget.yaml"
+# Seed 000's figures the RK3399 bands are 90% of (R1, R2 in the file's header); sources quote them too.
+MTP_TABLE_3_1 = {  # (link speed, direction) -> buffer -> MB/s
+    ("super", "read"): {"16K": 65.6, "64K": 71.3, "1M": 87.3},
+    ("super", "write"): {"16K": 109.0, "64K": 107.5, "1M": 110.0},
+    ("high", "read"): {"16K": 24.7, "64K": 22.8, "1M": 24.7},
+    ("high", "write"): {"16K": 22.8, "64K": 21.5, "1M": 25.6},
+}
+UVC_TABLES = {"iso1024": 12, "iso2048": 24, "iso3072": 30, "bulk": 30}  # tables 3-3..3-6, YUYV 640x480
+HID = {("in", "1ms"): 125, ("in", "125us"): 2659, ("out", "1ms"): 249, ("out", "125us"): 872}  # RK3188, 512 B
+BLOCKS = {"4K": 4, "64K": 64, "128K": 128, "512K": 512, "1M": 1024}
+
+
+def _band(loaded, board, metric, **params):
+    return loaded.boards[board].spec_for(loaded.inventory, metric, params).band
+
+
+def test_rk3399_gadget_example_has_a_super_and_a_high_speed_pair_on_the_lab_pc():
+    loaded = load_inventory(RK3399)
+    assert {name: b.config.link.speed for name, b in loaded.boards.items()} == {
+        "rk3399-evb-usb3": "super",
+        "rk3399-evb-usb2": "high",
+    }
+    for board in loaded.boards.values():
+        config = board.config
+        assert config.link.udc == "fe800000.dwc3" and not config.link.emulated
+        assert {role: r.target for role, r in config.roles.items()} == {"host": "lab-pc", "device": "rk3399-evb"}
+        assert board.env_path == EXAMPLES / "rockchip-usb-env.yaml"
+        tuning = config.tuning
+        assert (tuning.roles, tuning.cpu_governor, tuning.cpu_freq, tuning.cpus_online) == (
+            ["device"],
+            "performance",
+            "max",
+            True,
+        )
+
+
+def test_rk3399_gadget_example_declares_every_gadget_metric_and_says_how_each_band_was_derived():
+    loaded = load_inventory(RK3399)
+    families = (*usb_device.FAMILIES, *usb_network.FAMILIES)  # MSC (+ fs), UVC, HID, MTP, ECM/NCM/RNDIS
+    gadget_metrics = {metric.name for family in families for metric in family.metrics}
+    for name, board in loaded.boards.items():
+        assert set(board.config.metrics) == gadget_metrics, name
+        for metric, entry in board.config.metrics.items():
+            if entry.informative:  # no seed figure: recorded, not gated
+                assert entry.source.startswith("R3: "), (name, metric)
+            elif metric in ("usb.uvc.dropped", "usb.uvc.corrupt"):
+                assert entry.max == 0
+            else:
+                assert entry.source.startswith(("R1", "R2")) and "seed 000" in entry.source, (name, metric)
+    # What the seed has no figure for, on either link; at high speed also the MSC read (its figure is USB 3.0).
+    no_figure = {
+        "usb.msc.write",
+        "usb.msc.fs.read",
+        "usb.msc.fs.write",
+        "usb.net.udp.jitter",
+        "usb.net.udp.loss",
+        "usb.net.udp.out_of_order",
+    }
+    for name, extra in (("rk3399-evb-usb3", set()), ("rk3399-evb-usb2", {"usb.msc.read"})):
+        metrics = loaded.boards[name].config.metrics
+        assert {metric for metric, entry in metrics.items() if entry.informative} == no_figure | extra, name
+
+
+def test_rk3399_gadget_example_bands_are_90_percent_of_seed_000s_figures():
+    loaded = load_inventory(RK3399)
+    for board, speed in (("rk3399-evb-usb3", "super"), ("rk3399-evb-usb2", "high")):
+        for (link, direction), figures in MTP_TABLE_3_1.items():
+            if link == speed:
+                source = loaded.boards[board].config.metrics[f"usb.mtp.{direction}"].source
+                for buffer, figure in figures.items():
+                    band = _band(loaded, board, f"usb.mtp.{direction}", buffer=buffer, direction=direction)
+                    assert band.low == pytest.approx(0.9 * figure), (board, direction, buffer)
+                    assert f"{buffer} {figure}" in source  # the source quotes the figure it is 90% of
+        for transfer, fps in UVC_TABLES.items():
+            assert _band(loaded, board, "usb.uvc.fps", stream="yuyv-640x480", transfer=transfer).low == 0.9 * fps
+        for stream in ("mjpeg-1280x720", "mjpeg-1920x1080"):
+            assert _band(loaded, board, "usb.uvc.fps", stream=stream, transfer="iso1024").low == 0.9 * 30
+        for (direction, interval), figure in HID.items():
+            for report in (512, 1024):
+                band = _band(loaded, board, f"usb.hid.{direction}", report=report, interval=interval)
+                assert band.low == pytest.approx(0.9 * figure), (board, direction, interval, report)
+        for metric in ("usb.net.tcp.tx", "usb.net.tcp.rx", "usb.net.udp.throughput"):
+            for function in ("ecm", "ncm", "rndis"):
+                assert _band(loaded, board, metric, function=function, direction="tx").low == 0.9 * 100
+    # MSC: 250 MB/s at 1M; smaller blocks scaled down by bs / 1 MiB (a smaller read takes no longer).
+    for bs, kib in BLOCKS.items():
+        low = _band(loaded, "rk3399-evb-usb3", "usb.msc.read", bs=bs, direction="read").low
+        assert low <= 0.9 * 250 * kib / 1024 < low * 1.01, bs
+
+
+def test_rk3399_gadget_examples_lab_pc_confirms_enumeration_through_pyusb():
+    env = Environment(config_file=str(EXAMPLES / "rockchip-usb-env.yaml"))
+    try:
+        pc = env.get_target("lab-pc")  # the boards' targets (serial ports, PDU) are not built
+        assert isinstance(pc.get_driver("UsbEnumerationDriver"), UsbEnumerationDriver)
+        assert isinstance(pc.get_driver("CommandProtocol"), LocalShellDriver)
+        board = env.config.data["targets"]["rk3399-evb"]
+        assert set(board["resources"]) == {"RawSerialPort", "NetworkPowerPort"}
+        assert set(board["drivers"]) == {"SerialDriver", "NetworkPowerDriver", "ShellDriver", "BoardStrategy"}
+    finally:
+        env.cleanup()
+
+
+def test_the_virtual_board_has_no_pyusb_driver_so_its_pairs_keep_the_sysfs_check():
+    vlab = yaml.safe_load((EXAMPLES.parent / "hil/vlab/env.yaml").read_text().replace("!template", ""))
+    assert "UsbEnumerationDriver" not in vlab["targets"]["vboard"]["drivers"]
