@@ -137,7 +137,8 @@ class MtpResponder(Function):
     def stored_bytes(self, role: Role, name: str) -> int | None:
         """Size of an object in the storage directory as the board's filesystem sees it; None if absent."""
         path = shlex.quote(f"{self.storage}/{name}")
-        out = role.run(f"[ -f {path} ] && wc -c < {path} || echo none", timeout=60).strip()
+        # stat, not wc: busybox wc reads the whole object to count it (seconds for 256 MiB on the virtual board).
+        out = role.run(f"[ -f {path} ] && stat -c %s {path} || echo none", timeout=60).strip()
         return int(out) if out.isdigit() else None
 
     def remove_object(self, role: Role, name: str) -> None:

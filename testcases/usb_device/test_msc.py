@@ -13,7 +13,7 @@ from hil.measure import dd
 pytestmark = pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write")
 
 
-@hil.matrix("bs", quick=["64K", "1M"], full=["4K", "64K", "128K", "512K", "1M"], ids="bs={}")
+@hil.matrix("bs", quick=["1M"], full=["4K", "64K", "128K", "512K", "1M"], ids="bs={}")
 @pytest.mark.parametrize("direction", ["read", "write"])
 def test_msc_throughput(pair, perf, direction, bs):
     transfer_mb = pair.setting("msc.transfer_mb")
