@@ -2,10 +2,14 @@
 "USB Disk 传输速率分析"), and the time a USB device on the board takes to resume (seed 003).
 
 The disk is measured on its raw block device with dd, O_DIRECT (caches dropped first, conv=fsync on
-writes), so no page cache can serve it whatever the board's RAM.
+writes), so no page cache can serve it whatever the board's RAM; and, as the seed's first method, by
+copying a file with cp between a filesystem on the disk and a directory of the board.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from hil.catalogue.ceilings import UsbBus
 from hil.catalogue.model import Family, Metric, Setting
@@ -13,6 +17,20 @@ from hil.verdict.ceilings import Transfer
 from hil.verdict.spec import Direction
 
 DISK_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 2: dd)'
+CP_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 1: cp); seed 001 (sync time added)'
+VFAT_MAX_FILE_MB = 4095  # FAT32 holds files up to 4 GiB - 1 byte
+
+
+def _copy_file_fits(values: Mapping[str, Any]) -> str | None:
+    if values["disk.fs"] == "vfat" and values["disk.cp_file_mb"] > VFAT_MAX_FILE_MB:
+        return (
+            f"disk.cp_file_mb ({values['disk.cp_file_mb']}) is larger than vfat's largest file "
+            f"({VFAT_MAX_FILE_MB} MiB): choose disk.fs ext4 or a smaller file"
+        )
+    if not values["disk.cp_dir"].startswith("/"):
+        return f"disk.cp_dir ({values['disk.cp_dir']!r}) must be an absolute path on the board"
+    return None
+
 
 DISK = Family(
     name="usb.disk",
@@ -36,6 +54,28 @@ DISK = Family(
             seed=DISK_SEED,
             description="board writes the USB disk's raw device with dd, O_DIRECT and conv=fsync; UAS or BOT recorded",
         ),
+        # Filesystems on both sides and cp's own block size sit in the path (the seed's "actual" copy rate,
+        # compared with dd's when it falls short): metrics of their own, as usb.msc.fs.* beside usb.msc.*.
+        Metric(
+            "usb.disk.cp.read",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbBus(Transfer.BULK),
+            seed=CP_SEED,
+            description="board copies a file with cp from the USB disk (formatted disk.fs, mounted) into disk.cp_dir, "
+            "caches dropped: bytes / (cp time + sync time), timed on the board; UAS or BOT recorded",
+        ),
+        Metric(
+            "usb.disk.cp.write",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbBus(Transfer.BULK),
+            seed=CP_SEED,
+            description="board copies a file with cp from disk.cp_dir onto the USB disk's filesystem, caches dropped: "
+            "bytes / (cp time + sync time), timed on the board; UAS or BOT recorded",
+        ),
     ),
     settings=(
         Setting("disk.serial", str, "", "USB serial number (sysfs `serial`) of the disk on the board"),
@@ -49,7 +89,30 @@ DISK = Family(
         Setting(
             "disk.transfer_mb", int, 256, "bytes moved per dd sample, MiB (raw device: its data is lost)", 1, 65536
         ),
+        Setting(
+            "disk.fs",
+            str,
+            "vfat",
+            "filesystem the board formats the USB disk with for usb.disk.cp.* (its data is lost)",
+            choices=("vfat", "ext2", "ext4"),
+        ),
+        Setting(
+            "disk.cp_file_mb",
+            int,
+            1024,  # seed 000 copies a 1 GiB file (2 GiB on a board with 4 GiB of RAM)
+            "size of the random file each usb.disk.cp.* sample copies, MiB",
+            1,
+            65536,
+        ),
+        Setting(
+            "disk.cp_dir",
+            str,
+            "/tmp",
+            "board directory the file is copied from (write) and into (read): on tmpfs (RAM) the board's storage "
+            "stays out of the figure, on its eMMC (seed 000: /sdcard) it is in it; its filesystem is recorded",
+        ),
     ),
+    checks=(_copy_file_fits,),
 )
 
 RESUME = Family(

@@ -10,9 +10,12 @@ from __future__ import annotations
 import shlex
 import time
 
+import pytest
+
 from hil.errors import LabError
 from hil.lab.role import Role
 from hil.lab.usbhost import UsbDevice
+from hil.plugin import INVENTORY
 
 POLL_S = 0.5
 
@@ -40,6 +43,30 @@ def uvc_unavailable(udc: str | None, *, bulk: bool, bulk_supported: bool) -> str
     if udc is not None and udc.startswith("dummy_udc"):
         return NO_ISO_ON_DUMMY_HCD
     return None
+
+
+def skip_where_no_frame_streams(config: pytest.Config, items: list[pytest.Item], test_file: str) -> None:
+    """At collection, before any board is touched: mark the cases of `test_file` skipped on the pairs where
+    no UVC frame can stream (`uvc_unavailable`). A case whose `transfer` parameter is "bulk" asks for bulk
+    streaming, which the pair's `uvc.bulk` setting must allow. Called from the suites' conftests."""
+    inventory = config.stash.get(INVENTORY, None)
+    if inventory is None:
+        return
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if item.path.name != test_file or "board_pair" not in params:
+            continue
+        board = inventory.boards.get(params["board_pair"])
+        if board is None:  # no pair declares the metric: pytest skips the empty parameter set itself
+            continue
+        bulk = params.get("transfer") == "bulk"
+        reason = uvc_unavailable(
+            getattr(board.config.link, "udc", None),
+            bulk=bulk,
+            bulk_supported=bulk and board.setting("uvc.bulk"),
+        )
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def _capture_nodes(role: Role, parent: str) -> list[str]:

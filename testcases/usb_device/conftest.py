@@ -4,25 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hil.lab.camera import uvc_unavailable
-from hil.plugin import INVENTORY
+from hil.lab.camera import skip_where_no_frame_streams
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    inventory = config.stash.get(INVENTORY, None)
-    if inventory is None:
-        return
-    for item in items:
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.path.name != "test_uvc.py" or "board_pair" not in params:
-            continue
-        board = inventory.boards.get(params["board_pair"])
-        if board is None:  # no pair declares the metric: pytest skips the empty parameter set itself
-            continue
-        reason = uvc_unavailable(
-            getattr(board.config.link, "udc", None),
-            bulk=params.get("transfer") == "bulk",
-            bulk_supported=board.setting("uvc.bulk"),
-        )
-        if reason:
-            item.add_marker(pytest.mark.skip(reason=reason))
+    skip_where_no_frame_streams(config, items, "test_uvc.py")

@@ -1,28 +1,34 @@
-"""USB camera cases skip, before their board is touched, where no frame can stream (hil.lab.camera)."""
+"""USB host suite: camera cases skip, before their board is touched, where no frame can stream
+(hil.lab.camera); the USB disk both disk tests measure, found and checked before any figure."""
 
 from __future__ import annotations
 
 import pytest
 
-from hil.lab.camera import uvc_unavailable
-from hil.plugin import INVENTORY
+from hil.errors import LabError
+from hil.lab import usbhost
+from hil.lab.camera import skip_where_no_frame_streams
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    inventory = config.stash.get(INVENTORY, None)
-    if inventory is None:
-        return
-    for item in items:
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.path.name != "test_camera.py" or "board_pair" not in params:
-            continue
-        board = inventory.boards.get(params["board_pair"])
-        if board is None:  # no pair declares the metric: pytest skips the empty parameter set itself
-            continue
-        reason = uvc_unavailable(
-            getattr(board.config.link, "udc", None),
-            bulk=False,
-            bulk_supported=False,
-        )
-        if reason:
-            item.add_marker(pytest.mark.skip(reason=reason))
+    skip_where_no_frame_streams(config, items, "test_camera.py")
+
+
+@pytest.fixture
+def disk(pair):
+    """The /dev node of the pair's USB disk (disk.serial), once it enumerated at the pair's link speed; the
+    driver that took it (uas or usb-storage, i.e. Bulk-Only) is recorded and must be disk.protocol's."""
+    host = pair.host
+    serial = pair.setting("disk.serial")
+    if not serial:
+        raise LabError(f"{pair.name}: set disk.serial (the USB serial number of the disk on the board)")
+    device = usbhost.wait_for_device(host, serial)
+    protocol = usbhost.storage_protocol(host, device)
+    pair.facts["usb_disk"] = f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}"
+    pair.facts["usb_disk_protocol"] = protocol
+    pair.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
+    usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({host.label}) disk {serial}")
+    wanted = pair.setting("disk.protocol")
+    if wanted != "any" and protocol != wanted:
+        raise LabError(f"{pair.name}: disk {serial} runs {protocol}, the pair specifies {wanted} (disk.protocol)")
+    return usbhost.wait_for_block_device(host, device)

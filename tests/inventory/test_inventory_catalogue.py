@@ -170,3 +170,25 @@ def test_the_msc_family_refuses_a_transfer_larger_than_its_backing_store(write_b
     )
     with pytest.raises(InventoryError, match=r"msc.transfer_mb \(128\) is larger than msc.backing_mb \(100\)"):
         load_inventory(write_boards(text))
+
+
+@pytest.mark.parametrize(
+    ("settings", "says"),
+    [
+        ("disk.cp_file_mb: 4096", r"disk.cp_file_mb \(4096\) is larger than vfat's largest file \(4095 MiB\)"),
+        ("disk.cp_dir: sdcard", r"disk.cp_dir \('sdcard'\) must be an absolute path on the board"),
+    ],
+)
+def test_the_usb_disk_family_refuses_a_copy_it_cannot_make(write_boards, settings, says):
+    text = PAIR.replace("test.backing_mb: 64", f"disk.serial: hil-vlab-bot\n      {settings}").replace(
+        "test.rate: {unit: MB/s, min: 8}", "usb.disk.cp.write: {min: 8}"
+    )
+    with pytest.raises(InventoryError, match=says):
+        load_inventory(write_boards(text))
+
+
+def test_a_large_copy_file_is_fine_on_ext4(write_boards):
+    text = PAIR.replace("test.backing_mb: 64", "disk.fs: ext4\n      disk.cp_file_mb: 8192").replace(
+        "test.rate: {unit: MB/s, min: 8}", "usb.disk.cp.write: {min: 8}"
+    )
+    assert load_inventory(write_boards(text)).boards["vpair"].setting("disk.cp_file_mb") == 8192

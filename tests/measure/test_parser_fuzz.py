@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hil.measure
-from hil.measure import dd, ddfile, mtp, pcie_bar
+from hil.measure import cpfile, dd, ddfile, mtp, pcie_bar
 from hil.measure.parsing import PARSERS, RegisteredParser, without_kernel_messages
 from hil.verdict.errors import MeasurementError
 from hil.verdict.measurement import Measurement
@@ -237,6 +237,16 @@ def _mtp_oracle(text: str, asked: dict[str, Any], result: mtp.MtpTransfer) -> No
     assert result.direction == asked["direction"] and math.isfinite(result.mb_per_s)
 
 
+def _cp_oracle(text: str, asked: dict[str, Any], result: cpfile.FileCopy) -> None:
+    lines = [line.strip() for line in without_kernel_messages(text.replace("\r", "\n")).split("\n") if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("hil-cp: "), lines
+    fields = dict(part.split("=", 1) for part in lines[0].split(" ")[1:])
+    start, copied, synced = (int(fields[key]) for key in ("start", "copied", "synced"))
+    assert int(fields["bytes"]) == result.bytes == asked["expected_bytes"], lines[0]
+    assert (result.cp_seconds, result.sync_seconds) == ((copied - start) / 1e9, (synced - copied) / 1e9)
+    assert result.cp_seconds + result.sync_seconds >= cpfile.MIN_SECONDS and math.isfinite(result.mb_per_s)
+
+
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.dd.parse": _dd_oracle,
     "hil.measure.ddfile.parse_synced": _dd_sync_oracle,
@@ -254,6 +264,7 @@ ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.usb_resume.parse": _resume_oracle,
     "hil.measure.hid.parse": _hid_oracle,
     "hil.measure.mtp.parse": _mtp_oracle,
+    "hil.measure.cpfile.parse": _cp_oracle,
 }
 # Parsers whose tool output has never been captured anywhere (the seed gives the driver's printf only):
 # fuzzed for robustness (only the parse error, whatever the input), but they cannot show a valid value.
