@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-INVENTORIES = ["boards.yaml", "hil/vlab/remote-boards.yaml"]
+INVENTORIES = ["boards.yaml", "hil/vlab/remote-boards.yaml", "examples/boards-android.yaml"]
 
 
 @pytest.mark.parametrize("inventory", INVENTORIES)
