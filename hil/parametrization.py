@@ -6,6 +6,9 @@
 `pytest --matrix full` runs every value; the default (`quick`) runs the representative subset. The
 quick values must be a subset of the full ones, so a quick run's result keys always exist in a full
 run's baseline.
+
+A pair narrows this in boards.yaml: `matrix: full` leaves it out of quick runs (unless `--board` names
+it), and `only: {bs: [1M]}` keeps just those values of a parameter on it (`runs_on_pair`).
 """
 
 from __future__ import annotations
@@ -36,3 +39,13 @@ def parametrize(metafunc: pytest.Metafunc, size: str) -> None:
         values = marker.kwargs[size]
         template = marker.kwargs.get("ids")
         metafunc.parametrize(name, values, ids=[template.format(v) if template else str(v) for v in values])
+
+
+def pair_in_run(pair_matrix: str, size: str, *, named: bool) -> bool:
+    """Whether a pair whose boards.yaml says `matrix: pair_matrix` runs at this --matrix size."""
+    return named or SIZES.index(size) >= SIZES.index(pair_matrix)
+
+
+def runs_on_pair(params: dict[str, Any], only: dict[str, list[Any]]) -> bool:
+    """Whether a case with these parameters is one of the values the pair's `only` keeps."""
+    return all(str(params[name]) in {str(value) for value in values} for name, values in only.items() if name in params)

@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from hil import parametrization
 from hil.errors import InventoryError
 from hil.inventory.loader import load_inventory
 from hil.report.exitcodes import HilExit
@@ -40,14 +41,20 @@ _MEANING = {
 _NAMED = 3  # metrics named per verdict in the one-line summary; the rest are counted
 
 
-def branches(inventory_path: str, select: str = "") -> list[list[str]]:
-    """The pairs to run, grouped so that no two branches drive one board; `select`: patterns, spaces or commas."""
+def branches(inventory_path: str, select: str = "", matrix: str = "quick") -> list[list[str]]:
+    """The pairs to run, grouped so that no two branches drive one board; `select`: patterns, spaces or commas.
+    A pair that runs only in the full matrix (`matrix: full`) has no branch in a quick run unless named."""
     inventory = load_inventory(inventory_path)
     patterns = [p for p in re.split(r"[\s,]+", select) if p]
     unknown = [p for p in patterns if not fnmatch.filter(inventory.boards, p)]
     if unknown:
         raise InventoryError(str(inventory.path), "", f"no pair matches {', '.join(unknown)}")
-    wanted = [n for n in inventory.boards if not patterns or any(fnmatch.fnmatch(n, p) for p in patterns)]
+    wanted = [
+        name
+        for name, board in inventory.boards.items()
+        if (not patterns or any(fnmatch.fnmatch(name, p) for p in patterns))
+        and parametrization.pair_in_run(board.config.matrix, matrix, named=name in patterns)
+    ]
     groups: dict[str, list[str]] = {}
     for name, group in board_groups(inventory.boards.values()).items():
         if name in wanted:
@@ -97,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     listing = commands.add_parser("branches", help="one line per parallel branch: its pairs")
     listing.add_argument("--boards", default="boards.yaml", metavar="PATH", help="board inventory")
     listing.add_argument("--select", default="", metavar="PATTERNS", help="pair name patterns (default: all)")
+    listing.add_argument("--matrix", choices=parametrization.SIZES, default="quick", help="the run's --matrix")
     summing = commands.add_parser("summary", help="one line on a finished run")
     summing.add_argument("reports", type=Path, metavar="DIR", help="the run's reports directory")
     summing.add_argument("--status", type=int, required=True, help="the run's exit status")
@@ -106,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         print(summary(args.reports, args.status, args.label))
         return 0
     try:
-        groups = branches(args.boards, args.select)
+        groups = branches(args.boards, args.select, args.matrix)
     except InventoryError as exc:
         print(f"invalid board inventory: {exc}", file=sys.stderr)
         return HilExit.USAGE_ERROR

@@ -145,11 +145,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             f"--board {', '.join(unknown)}: no such pair in {inventory.path} (pairs: {', '.join(inventory.boards)})"
         )
     wanted = _wanted_metrics(metafunc.definition, inventory)
+    size = metafunc.config.getoption("matrix")
     names = [
         name
         for name, board in inventory.boards.items()
         if (not patterns or any(fnmatch.fnmatch(name, p) for p in patterns))
         and (not wanted or wanted & set(board.config.metrics))
+        and matrix.pair_in_run(board.config.matrix, size, named=name in patterns)
     ]
     # Session scope: the board boots once and all tests of a pair run together.
     metafunc.parametrize("board_pair", names, indirect=True, scope="session", ids=names)
@@ -160,12 +162,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     inventory = config.stash.get(INVENTORY, None)
     if inventory is None:
         return
+    _keep_only_the_pairs_values(config, items, inventory)
     groups = board_groups(inventory.boards.values())
     for item in items:
         callspec = getattr(item, "callspec", None)
         name = callspec.params.get("board_pair") if callspec is not None else None
         if name in groups:
             item.add_marker(pytest.mark.xdist_group(name=f"board:{groups[name]}"))
+
+
+def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:
+    """Deselect the cases a pair's `only` in boards.yaml leaves out (hil.parametrization)."""
+    kept, dropped = [], []
+    for item in items:
+        params = dict(getattr(getattr(item, "callspec", None), "params", {}))
+        board = inventory.boards.get(params.pop("board_pair", None))
+        keep = board is None or matrix.runs_on_pair(params, board.config.only)
+        (kept if keep else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 _LOST_GROUPS = pytest.StashKey[str]()

@@ -11,7 +11,12 @@ import pytest
 from tests import readme
 
 REPO = Path(__file__).resolve().parents[1]
-INVENTORIES = ["boards.yaml", "hil/vlab/remote-boards.yaml", "examples/boards-rk3399-gadget.yaml"]
+INVENTORIES = [
+    "boards.yaml",
+    "hil/vlab/remote-boards.yaml",
+    "examples/boards-rk3399-gadget.yaml",
+    "examples/boards-android.yaml",
+]
 
 
 @pytest.mark.parametrize("inventory", INVENTORIES)

@@ -233,6 +233,34 @@ def _one_of(known: tuple[int, ...], what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+# The sys.usb.config function names hil's gadget functions have on Android (Function.android_name).
+ANDROID_FUNCTIONS = ("mass_storage", "mtp", "rndis", "ncm", "ecm")
+AndroidFunction = Literal[ANDROID_FUNCTIONS]  # type: ignore[valid-type]
+
+
+class AndroidGadgetConfig(Strict):
+    """How the android gadget backend (hil.lab.android) drives this board's sys.usb.config."""
+
+    # The functions this BSP's init.*.usb.rc has triggers for: AOSP's init.usb.configfs.rc has mtp and
+    # rndis; mass_storage, ncm and ecm are vendors' additions. A gadget with any other is refused up front.
+    functions: list[AndroidFunction] = Field(default_factory=lambda: ["mtp", "rndis"], min_length=1)
+    # The board's adb must stay up (the lab talks to it over adb, or loses it otherwise): every
+    # configuration hil sets keeps `adb` in it ("mass_storage,adb").
+    keep_adb: bool = False
+    # Bound on `getprop sys.usb.state` reaching the value set; beyond it the test is an ERROR.
+    state_timeout_s: float = Field(default=10.0, gt=0, le=300)
+    # Where the board's own MTP responder stores the objects the host sends (Android: /sdcard).
+    mtp_storage: str = Field(default="/sdcard", pattern=r"^/[A-Za-z0-9_./-]*$")
+
+    @field_validator("functions")
+    @classmethod
+    def _no_repeats(cls, value: list[str]) -> list[str]:
+        repeated = sorted({name for name in value if value.count(name) > 1})
+        if repeated:
+            raise ValueError(f"functions named twice: {', '.join(repeated)}")
+        return value
+
+
 class UsbLink(Strict):
     type: Literal["usb"]
     speed: Annotated[str, AfterValidator(_usb_speed)]
@@ -240,6 +268,22 @@ class UsbLink(Strict):
     driver: ModuleConfig | None = None
     # dummy_hcd moves data by memcpy, not over a bus: it has no physical ceiling to check against.
     emulated: bool = False
+    # Who builds the gadget: hil through configfs, or Android's init through sys.usb.config (hil.lab.gadget).
+    gadget: Literal["configfs", "android"] = "configfs"
+    android: AndroidGadgetConfig | None = None  # with gadget: android; its defaults when omitted
+
+    @model_validator(mode="after")
+    def _android_settings_need_android(self) -> UsbLink:
+        if self.android is not None and self.gadget != "android":
+            raise ValueError("`android` settings apply to `gadget: android` only (this link's gadget is configfs)")
+        if self.gadget == "android" and self.udc is None:
+            raise ValueError("gadget: android needs `udc`: the controller Android binds its gadget to")
+        return self
+
+    @property
+    def android_gadget(self) -> AndroidGadgetConfig:
+        """The android backend's settings (its defaults when boards.yaml gives none)."""
+        return self.android or AndroidGadgetConfig()
 
 
 class PcieLink(Strict):
@@ -304,6 +348,22 @@ class PairConfig(Strict):
     metrics: dict[str, MetricConfig] = Field(default_factory=dict)
     # The performance profile applied on the roles before each measurement (hil.inventory.tuning).
     tuning: TuningConfig | None = None
+    # The smallest `--matrix` that runs this pair: `full` keeps it out of the quick suite unless `--board`
+    # names it (say why beside it).
+    matrix: Literal["quick", "full"] = "quick"
+    # Only these values of these test parameters on this pair, e.g. {bs: [1M], function: [ecm]}: its other
+    # cases are deselected. Parameters not named here run all their values.
+    only: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], list[str | int]] = Field(
+        default_factory=dict
+    )
+
+    @field_validator("only")
+    @classmethod
+    def _only_lists_values(cls, value: dict[str, list[str | int]]) -> dict[str, list[str | int]]:
+        empty = [name for name, values in value.items() if not values]
+        if empty:
+            raise ValueError(f"`only` lists no value for {', '.join(empty)}: that would deselect all its cases")
+        return value
 
     @field_validator("roles")
     @classmethod

@@ -1,16 +1,26 @@
-"""USB gadgets on the device role through configfs (libcomposite): create, bind, unbind, remove.
+"""USB gadgets on the device role: the functions a test asks for, and the backends that run them.
 
-A `Gadget` is a context manager: whatever happens inside the `with` block, the gadget is unbound and its
-configfs tree removed on the way out, so the next test finds the UDC free. A gadget left over by a crashed
-run (same name) is removed before a new one is created.
+A test names its functions (`MassStorage`, `Ecm`, `MtpResponder`, ...) and the pair's `link.gadget` in
+boards.yaml picks the backend (`BoardPair.gadget`), behind one interface, `GadgetBackend`:
+
+- `Gadget` (configfs, the default): hil builds its own gadget through configfs (libcomposite), binds it,
+  and on the way out unbinds it and removes its configfs tree. A gadget left over by a crashed run (same
+  name) is removed before a new one is created. The virtual lab and Linux BSPs.
+- `hil.lab.android.AndroidGadget`: Android's init owns the gadget; hil switches its functions with
+  `setprop sys.usb.config` and restores the previous value on the way out. Android BSPs.
+
+Either way the backend is a context manager: whatever happens inside the `with` block, the next test
+finds the UDC free of what this one used.
 """
 
 from __future__ import annotations
 
+import abc
 import logging
 import secrets
 import shlex
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from hil.errors import LabError
 from hil.lab import shell
@@ -28,6 +38,9 @@ class Function:
     module: str  # kernel module providing it
     instance: str = "0"
     attributes: dict[str, object] = field(default_factory=dict)  # path below the function dir -> value
+    # Its name in Android's sys.usb.config (hil.lab.android); None: Android offers no such function that
+    # hil could configure, so the android backend refuses it.
+    android_name: ClassVar[str | None] = None
 
     @property
     def dirname(self) -> str:
@@ -65,6 +78,7 @@ class MassStorage(Function):
 
     kind: str = "mass_storage"
     module: str = "usb_f_mass_storage"
+    android_name: ClassVar[str | None] = "mass_storage"
     backing_file: str = "/tmp/hil-msc-lun0.img"
     size_mb: int = 256
     removable: bool = False
@@ -106,9 +120,10 @@ class NetworkFunction(Function):
         wanted = {"dev_addr": self.dev_addr, "host_addr": self.host_addr, "qmult": self.qmult}
         self.attributes = {name: value for name, value in wanted.items() if value is not None}
 
-    def interface(self, role: Role, gadget_path: str) -> str:
-        """The gadget-side interface name the kernel gave this function (usb0, ...), once it is bound."""
-        name = role.read(f"{gadget_path}/functions/{self.dirname}/ifname")
+    def interface(self, role: Role, function_dir: str) -> str:
+        """The gadget-side interface name the kernel gave this function (usb0, ...), once it is bound;
+        `function_dir` is its configfs directory (`GadgetBackend.function_dir`)."""
+        name = role.read(f"{function_dir}/ifname")
         if not name or name == "(unnamed net_device)" or not name.replace("_", "").isalnum():
             raise LabError(f"{role.label}: {self.dirname} has no network interface (ifname: {name!r})")
         return name
@@ -120,6 +135,7 @@ class Ecm(NetworkFunction):
 
     kind: str = "ecm"
     module: str = "usb_f_ecm"
+    android_name: ClassVar[str | None] = "ecm"
 
 
 @dataclass
@@ -128,6 +144,7 @@ class Ncm(NetworkFunction):
 
     kind: str = "ncm"
     module: str = "usb_f_ncm"
+    android_name: ClassVar[str | None] = "ncm"
 
 
 @dataclass
@@ -136,6 +153,7 @@ class Rndis(NetworkFunction):
 
     kind: str = "rndis"
     module: str = "usb_f_rndis"
+    android_name: ClassVar[str | None] = "rndis"
 
 
 NETWORK_FUNCTIONS: dict[str, type[NetworkFunction]] = {"ecm": Ecm, "ncm": Ncm, "rndis": Rndis}
@@ -294,7 +312,43 @@ class GadgetIdentity:
     serial: str = field(default_factory=lambda: f"hil{secrets.token_hex(6)}")
 
 
-class Gadget:
+class GadgetBackend(abc.ABC):
+    """One way of running a set of functions on the device role's UDC (see the module docstring).
+
+    Entering binds the functions (the host may enumerate them from then on); leaving, on every way out,
+    leaves the UDC as it was found. A failure while leaving never hides the `with` block's own exception.
+    """
+
+    backend: ClassVar[str]  # as boards.yaml's link.gadget names it
+    role: Role
+    functions: list[Function]
+    identity: GadgetIdentity | None  # VID:PID and serial the host should see (known once bound)
+
+    @property
+    @abc.abstractmethod
+    def serial(self) -> str:
+        """The serial number the host sees: how `usbhost.wait_for_device` finds this gadget."""
+
+    @abc.abstractmethod
+    def function_dir(self, function: Function) -> str:
+        """The configfs directory of a bound function (its `ifname`, `lun.0/file`, `dev` live there)."""
+
+    @abc.abstractmethod
+    def describe(self) -> str:
+        """What ran, for the results' facts."""
+
+    @abc.abstractmethod
+    def __enter__(self) -> GadgetBackend: ...
+
+    @abc.abstractmethod
+    def __exit__(self, *exc_info: object) -> None: ...
+
+
+class Gadget(GadgetBackend):
+    """hil's own configfs gadget (see the module docstring)."""
+
+    backend = "configfs"
+
     def __init__(
         self,
         role: Role,
@@ -316,6 +370,12 @@ class Gadget:
     @property
     def serial(self) -> str:
         return self.identity.serial
+
+    def function_dir(self, function: Function) -> str:
+        return f"{self.path}/functions/{function.dirname}"
+
+    def describe(self) -> str:
+        return f"configfs gadget {self.path}"
 
     def __enter__(self) -> Gadget:
         self.remove()  # leftovers of an earlier crashed test

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from hil.lab import shell
 from hil.lab.background import Background
@@ -39,11 +40,14 @@ class MtpResponder(Function):
     kind: str = "ffs"
     module: str = "usb_f_fs"
     instance: str = "mtp"
+    android_name: ClassVar[str | None] = "mtp"
     storage: str = "/tmp/hil-mtp/store"
     buffer_bytes: int | None = None  # umtprd's USB read and write buffer length; None: its default
     workdir: str = "/tmp/hil-mtp"
     serial: str = "hil-mtp"
     responder: Background | None = field(default=None, repr=False)
+    # Set by a backend whose board runs its own responder (Android's): what version() reports.
+    board_responder: str | None = None
 
     @property
     def mountpoint(self) -> str:
@@ -127,7 +131,10 @@ class MtpResponder(Function):
         role.run(shell.cmd("rm", "-rf", self.workdir), check=False, timeout=60)
 
     def version(self, role: Role) -> str:
-        """umtprd's version as it printed it at start ("v1.3.10"), or why it is unknown."""
+        """umtprd's version as it printed it at start ("v1.3.10"), the board's own responder, or why it is
+        unknown."""
+        if self.board_responder is not None:
+            return self.board_responder
         if self.responder is None:
             return "umtprd (not running)"
         out = role.run(shell.cmd("cat", f"{self.responder.directory}/out"), check=False, timeout=30)

@@ -195,7 +195,7 @@ def usb_network(
     if len(functions) != 1:
         raise LabError(f"{gadget.pair.name}: usb_network needs exactly one network function in the gadget")
     device_role, host_role = gadget.pair.device, gadget.pair.host
-    device_if = functions[0].interface(device_role, gadget.gadget.path)
+    device_if = functions[0].interface(device_role, gadget.gadget.function_dir(functions[0]))
     host_if = _host_interface(host_role, gadget.usb_device.sysfs, timeout_s=timeout_s)
     # One kernel for both ends (the virtual lab): namespaces, or the kernel would short-cut over loopback.
     shared = device_role.target is host_role.target

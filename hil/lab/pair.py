@@ -20,7 +20,8 @@ from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import UsbLink
 from hil.lab import link, remote, usb_enumeration, usbhost
-from hil.lab.gadget import Function, Gadget
+from hil.lab.android import AndroidGadget
+from hil.lab.gadget import Function, Gadget, GadgetBackend
 from hil.lab.role import Role, strategy_of
 
 
@@ -99,7 +100,7 @@ class GadgetOnLink:
     """A bound gadget as the host sees it: enumerated device, negotiated speed, its nodes."""
 
     pair: BoardPair
-    gadget: Gadget
+    gadget: GadgetBackend
     usb_device: usbhost.UsbDevice
 
     def block_device(self, *, timeout_s: float = 30.0) -> str:
@@ -227,10 +228,12 @@ class BoardPair:
         self,
         *functions: Function,
         enumerate_timeout_s: float = 30.0,
-        attach: Callable[[Gadget], contextlib.AbstractContextManager[Any]] | None = None,
+        attach: Callable[[GadgetBackend], contextlib.AbstractContextManager[Any]] | None = None,
     ) -> Iterator[GadgetOnLink]:
         """Run a gadget on the device role, wait for the host to enumerate it, check the link speed.
 
+        The backend is the link's `gadget` in boards.yaml (hil.lab.gadget): hil's own configfs gadget, or
+        Android's switched through sys.usb.config.
         attach: what must run on the device before the host can see the gadget (a UVC gadget stays off
         the bus until its frame source opens the video node); it is left when the gadget goes.
         """
@@ -238,12 +241,12 @@ class BoardPair:
         if not isinstance(cfg, UsbLink) or cfg.udc is None:
             raise LabError(f"{self.name}: gadget tests need a USB link with a `udc` in boards.yaml")
         with (
-            Gadget(self.device, cfg.udc, list(functions)) as gadget,
+            self._gadget_backend(cfg, list(functions), enumerate_timeout_s) as gadget,
             attach(gadget) if attach is not None else contextlib.nullcontext(),
         ):
             yield GadgetOnLink(self, gadget, self.enumerated(gadget, timeout_s=enumerate_timeout_s))
 
-    def enumerated(self, gadget: Gadget, *, timeout_s: float) -> usbhost.UsbDevice:
+    def enumerated(self, gadget: GadgetBackend, *, timeout_s: float) -> usbhost.UsbDevice:
         """The bound gadget as the host role sees it, at the link's speed, or a LabError saying what it saw.
 
         A host whose target declares a UsbEnumerationDriver (a lab PC) confirms it through pyusb first: what
@@ -251,11 +254,23 @@ class BoardPair:
         speed, and the device's sysfs path the tests use.
         """
         cfg = self.link
+        self.facts["gadget"] = gadget.describe()
         self.facts.update(usb_enumeration.confirm_gadget(self.host, gadget.identity, cfg.speed, timeout_s=timeout_s))
         device = usbhost.wait_for_device(self.host, gadget.serial, timeout_s=timeout_s)
         self.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
         usbhost.require_speed(device, cfg.speed, f"{self.name} ({self.host.label})")
         return device
+
+    def _gadget_backend(self, cfg: UsbLink, functions: list[Function], timeout_s: float) -> GadgetBackend:
+        assert cfg.udc is not None
+        if cfg.gadget == "android":
+            # Android's gadget keeps its serial across configurations: the host must drop the old device
+            # before the new one is looked for, or the test would find the one that is going away.
+            def host_lets_go(serial: str) -> None:
+                usbhost.wait_until_gone(self.host, serial, timeout_s=timeout_s)
+
+            return AndroidGadget(self.device, cfg.udc, functions, cfg.android_gadget, on_disconnect=host_lets_go)
+        return Gadget(self.device, cfg.udc, functions)
 
 
 def _describe_link(cfg: Any) -> str:

@@ -72,6 +72,22 @@ def wait_for_device(host: Role, serial: str, *, timeout_s: float = 20.0) -> UsbD
     return UsbDevice(sysfs=path, speed_mbps=float(speed), vendor_id=vendor, product_id=product, serial=serial)
 
 
+def wait_until_gone(host: Role, serial: str, *, timeout_s: float = 20.0) -> None:
+    """Wait until no device with this serial number is enumerated on the host (it was disconnected)."""
+    exitcode, output = _poll(
+        host,
+        f"s={shlex.quote(serial)}",
+        'gone=1; for d in /sys/bus/usb/devices/*; do [ "$(cat "$d/serial" 2>/dev/null)" = "$s" ] && gone=0; done; '
+        '[ "$gone" = 1 ] && exit 0',
+        timeout_s,
+    )
+    if exitcode != 0:
+        raise LabError(
+            f"{host.label}: the USB device with serial {serial} is still enumerated {timeout_s:.0f} s after the "
+            f"board disconnected it{': ' + output.strip() if output.strip() else ''}"
+        )
+
+
 def require_speed(device: UsbDevice, expected: str, where: str) -> None:
     """A link that trained below the speed the pair is specified for is an error, not a slow pass."""
     if device.speed_mbps != SPEED_MBPS[expected]:

@@ -95,6 +95,9 @@ GCONV_DIR = Path("/usr/lib/x86_64-linux-gnu/gconv")
 GCONV_MODULES = ("UTF-16",)
 HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod", "gcc": "gcc"}
 
+# Android's property service and USB triggers, emulated for the android gadget backend (see the script).
+ANDROID_USB = "android-usb.sh"
+
 # hil's own board-side programs (C sources in hil/tools/, one program per file): built statically for the
 # virtual board with the PC's gcc; real boards build them with their cross compiler (hil/tools/Makefile).
 PROGRAMS_DIR = HERE.parent / "tools"
@@ -174,7 +177,8 @@ def build_inputs() -> dict:
         _which(tool, package)
     packages = sorted({f"linux-image-{kernel_version}", *HOST_TOOLS.values(), *TOOLS.values()})
     sources = {
-        name: hashlib.sha256((HERE / name).read_bytes()).hexdigest() for name in ("image.py", "init.sh", "profile.sh")
+        name: hashlib.sha256((HERE / name).read_bytes()).hexdigest()
+        for name in ("image.py", "init.sh", "profile.sh", ANDROID_USB)
     }
     programs = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in _program_sources()}
     return {
@@ -230,6 +234,7 @@ def _build(inputs: dict, target: Path) -> None:
         _install_busybox(root)
         _install_file(HERE / "init.sh", root / "init", mode=0o755)
         _install_file(HERE / "profile.sh", root / "etc/profile", mode=0o644)
+        _install_android_usb(root / "usr/bin")
         (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
         (root / "etc/group").write_text("root:x:0:\n")
         shutil.copyfile(inputs["kernel_image"], staging / "vmlinuz")
@@ -274,6 +279,14 @@ def _install_file(source: Path, dest: Path, *, mode: int | None = None) -> None:
     shutil.copy2(source, dest)  # keeps the mode: the dynamic loader must stay executable
     if mode is not None:
         dest.chmod(mode)
+
+
+def _install_android_usb(bindir: Path) -> None:
+    """The emulation of Android's setprop/getprop and USB triggers (see android-usb.sh), one script by three
+    names, as toybox is one binary by many."""
+    _install_file(HERE / ANDROID_USB, bindir / "android-usb", mode=0o755)
+    for name in ("setprop", "getprop"):
+        (bindir / name).symlink_to("android-usb")
 
 
 def _install_modules(root: Path, kernel_version: str) -> None:

@@ -11,6 +11,9 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs -o size=80% tmpfs /tmp
 mount -t tmpfs tmpfs /run
 modprobe configfs && mount -t configfs configfs /sys/kernel/config
+# The emulation of Android's property service and USB triggers (android-usb.sh) for the android gadget
+# backend: its `on boot` part makes the gadget g1, unbound.
+android-usb boot
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # No udev here: mdev loads the driver of each device that appears (usb-storage, uvcvideo, cdc_ether, ...)
 # from its modalias, as udev would on a distribution.

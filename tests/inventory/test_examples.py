@@ -148,3 +148,32 @@ def test_rk3399_gadget_examples_lab_pc_confirms_enumeration_through_pyusb():
 def test_the_virtual_board_has_no_pyusb_driver_so_its_pairs_keep_the_sysfs_check():
     vlab = yaml.safe_load((EXAMPLES.parent / "hil/vlab/env.yaml").read_text().replace("!template", ""))
     assert "UsbEnumerationDriver" not in vlab["targets"]["vboard"]["drivers"]
+
+
+def test_android_example_loads_with_the_android_backend_and_table_3_1_bands():
+    loaded = load_inventory(EXAMPLES / "boards-android.yaml")
+    assert set(loaded.boards) == {"rk3399-box-android-usb3", "rk3399-box-android-usb2"}
+    usb3 = loaded.boards["rk3399-box-android-usb3"]
+    link = usb3.config.link
+    assert (link.gadget, link.speed, link.udc) == ("android", "super", "fe800000.dwc3")
+    assert link.android_gadget.keep_adb and link.android_gadget.functions == ["mtp", "rndis"]
+    # 90% of seed 000 table 3-1 (RK3399 BOX SDK, Android N), per buffer length
+    bands = {
+        (metric, buffer): usb3.spec_for(loaded.inventory, metric, {"buffer": buffer}).band.low
+        for metric in ("usb.mtp.read", "usb.mtp.write")
+        for buffer in ("16K", "64K", "1M")
+    }
+    figures = {
+        ("usb.mtp.read", "16K"): 65.6,
+        ("usb.mtp.read", "64K"): 71.3,
+        ("usb.mtp.read", "1M"): 87.3,
+        ("usb.mtp.write", "16K"): 109.0,
+        ("usb.mtp.write", "64K"): 107.5,
+        ("usb.mtp.write", "1M"): 110.0,
+    }
+    assert bands == pytest.approx({key: 0.9 * figure for key, figure in figures.items()}, abs=0.05)
+    usb2 = loaded.boards["rk3399-box-android-usb2"]
+    assert usb2.config.link.speed == "high"
+    assert usb2.spec_for(loaded.inventory, "usb.mtp.write", {"buffer": "1M"}).band.low == pytest.approx(
+        0.9 * 25.6, abs=0.05
+    )

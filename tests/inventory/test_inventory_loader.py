@@ -37,6 +37,7 @@ def test_the_repository_inventory_loads(monkeypatch):
         "vlab-nvme",
         "vlab-usbdisk-bot",
         "vlab-usbdisk-uas",
+        "vlab-android-hs",
     }
     for name, speed in (("vlab-hs", "high"), ("vlab-ss", "super")):
         board = loaded.boards[name]

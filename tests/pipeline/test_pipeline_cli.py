@@ -16,6 +16,14 @@ def test_branches_of_the_repository_inventory(capsys):
     assert capsys.readouterr().out == "vlab-hs\nvlab-nvme\nvlab-ss\nvlab-usbdisk-bot\nvlab-usbdisk-uas\n"
 
 
+def test_a_full_matrix_pair_has_a_branch_in_full_runs_or_when_named(capsys):
+    assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml"), "--matrix", "full"]) == 0
+    assert "vlab-android-hs\n" in capsys.readouterr().out
+    assert pipeline.branches(str(REPO / "boards.yaml"), "vlab-android-hs") == [["vlab-android-hs"]]
+    quick = [name for group in pipeline.branches(str(REPO / "boards.yaml"), "vlab-*") for name in group]
+    assert "vlab-hs" in quick and "vlab-android-hs" not in quick  # a pattern does not name it
+
+
 def test_branches_select_by_patterns_with_spaces_or_commas(capsys):
     assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml"), "--select", " vlab-s*, nothing-else"]) == 4
     assert "no pair matches nothing-else" in capsys.readouterr().err

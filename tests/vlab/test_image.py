@@ -24,7 +24,7 @@ def test_inputs_describe_the_installed_kernel_and_packages(inputs):
     assert (inputs["kernel_version"], inputs["kernel_image"]) == (version, str(vmlinuz))
     assert f"linux-image-{version}" in inputs["packages"]
     assert {"coreutils", "busybox-static", "kmod"} <= set(inputs["packages"])
-    assert set(inputs["sources"]) == {"image.py", "init.sh", "profile.sh"}
+    assert set(inputs["sources"]) == {"image.py", "init.sh", "profile.sh", "android-usb.sh"}
     assert set(inputs["programs"]) == {path.name for path in image.PROGRAMS_DIR.glob("*.c")}
 
 
@@ -129,6 +129,7 @@ def test_a_build_writes_kernel_initramfs_and_manifest(built, inputs):
     # Merged /usr, as on Debian 12: /lib is a link to usr/lib.
     modules = f"usr/lib/modules/{inputs['kernel_version']}"
     assert {"init", "etc/profile", "usr/bin/dd", "usr/bin/dash", "usr/bin/sh", "usr/bin/busybox", "lib"} <= set(listing)
+    assert {"usr/bin/android-usb", "usr/bin/setprop", "usr/bin/getprop"} <= set(listing)  # hil/vlab/android-usb.sh
     assert any(name.startswith(f"{modules}/") and name.endswith("/dummy_hcd.ko") for name in listing)
     assert f"{modules}/modules.dep" in listing
     # What _shared_libraries found for the tools went in, the loader included.

@@ -1,0 +1,106 @@
+"""A pair narrows the matrix in boards.yaml: `matrix: full` keeps it out of quick runs unless --board names it,
+`only` keeps just the listed values of a parameter on it (hil.parametrization). Collected for real by pytest."""
+
+import pytest
+from pc_lab import PC_ENV
+
+from hil import parametrization
+
+TESTS = """
+import pytest
+import hil
+
+pytestmark = pytest.mark.hil_metrics("usb.msc.read")
+
+
+@hil.matrix("bs", quick=["64K", "1M"], full=["4K", "64K", "1M"], ids="bs={}")
+@pytest.mark.parametrize("direction", ["read", "write"])
+def test_msc(pair, bs, direction):
+    pass
+
+
+@hil.matrix("report", quick=[1024], full=[512, 1024], ids="report={}")
+def test_hid(pair, report):
+    pass
+"""
+
+PAIRS = """\
+pairs:
+  everything:
+    env: lab.yaml
+    roles: {host: {target: lab-pc}, device: {target: lab-pc}}
+    link: {type: usb, speed: high, udc: none.0, emulated: true}
+    metrics: {usb.msc.read: {unit: MB/s, min: 1}}
+  narrowed:
+    env: lab.yaml
+    only: {bs: [1M], report: [512]}
+    roles: {host: {target: lab-pc}, device: {target: lab-pc}}
+    link: {type: usb, speed: high, udc: none.0, emulated: true}
+    metrics: {usb.msc.read: {unit: MB/s, min: 1}}
+  slow:
+    env: lab.yaml
+    matrix: full
+    roles: {host: {target: lab-pc}, device: {target: lab-pc}}
+    link: {type: usb, speed: high, udc: none.0, emulated: true}
+    metrics: {usb.msc.read: {unit: MB/s, min: 1}}
+"""
+
+
+@pytest.fixture
+def collect(pytester):
+    pytester.makepyfile(test_cases=TESTS)
+    (pytester.path / "lab.yaml").write_text(PC_ENV)
+    (pytester.path / "boards.yaml").write_text(PAIRS)
+
+    def collect(*args: str) -> dict[str, list[str]]:
+        result = pytester.runpytest_subprocess(
+            "--collect-only", "-q", "-p", "no:cacheprovider", f"--hil-reports={pytester.path / 'reports'}", *args
+        )
+        assert result.ret == 0, result.stdout.str() + result.stderr.str()
+        ids: dict[str, list[str]] = {}
+        for line in result.stdout.lines:
+            if "::test_" in line:
+                params = line.partition("[")[2]
+                for pair in ("everything", "narrowed", "slow"):
+                    if f"-{pair}" in params or params.startswith(f"{pair}"):
+                        ids.setdefault(pair, []).append(line.split("::")[1])
+        return ids
+
+    return collect
+
+
+def test_a_quick_run_leaves_out_the_full_matrix_pair_and_only_narrows_its_pair(collect):
+    ids = collect()
+    assert "slow" not in ids
+    assert len(ids["everything"]) == 5  # 2 bs x 2 directions + 1 report
+    # bs: only 1M of 64K/1M; report: 512 is not in the quick set, so no HID case at all
+    assert sorted(ids["narrowed"]) == ["test_msc[bs=1M-narrowed-read]", "test_msc[bs=1M-narrowed-write]"]
+
+
+def test_the_full_matrix_runs_the_full_matrix_pair_and_only_still_narrows(collect):
+    ids = collect("--matrix=full")
+    assert len(ids["slow"]) == len(ids["everything"]) == 8  # 3 bs x 2 directions + 2 reports
+    assert sorted(ids["narrowed"]) == [
+        "test_hid[report=512-narrowed]",
+        "test_msc[bs=1M-narrowed-read]",
+        "test_msc[bs=1M-narrowed-write]",
+    ]
+
+
+def test_naming_the_full_matrix_pair_runs_it_in_a_quick_run(collect):
+    ids = collect("--board=slow")
+    assert list(ids) == ["slow"] and len(ids["slow"]) == 5
+
+
+@pytest.mark.parametrize(
+    ("params", "kept"),
+    [
+        ({"bs": "1M", "direction": "read"}, True),
+        ({"bs": "64K", "direction": "read"}, False),
+        ({"report": 512}, True),  # boards.yaml's 512 and the test's 512 compare as text
+        ({"report": 1024}, False),
+        ({"function": "ecm"}, True),  # a parameter `only` does not name keeps all its values
+    ],
+)
+def test_runs_on_pair(params, kept):
+    assert parametrization.runs_on_pair(params, {"bs": ["1M"], "report": [512]}) is kept
