@@ -32,3 +32,16 @@ def test_uvc_examples_load_with_their_seed_bands():
     assert fps.min == 27  # 90% of table 3-3..3-6's MJPEG 1920x1080 @30 fps
     assert fps.params["stream=yuyv-640x480,transfer=iso1024"].min == 10.8  # table 3-3: 12 fps
     assert loaded.boards["rk3588-evb1-camera-usb3"].config.metrics["usb.camera.fps"].nominal == 60
+
+
+def test_usb_ethernet_examples_load_with_the_seeds_rates_and_the_adapters_link():
+    loaded = load_inventory(EXAMPLES / "boards-usb-ethernet.yaml")
+    assert set(loaded.boards) == {"rk3399-evb-usb3-ethernet", "rk3399-evb-usb2-ethernet"}
+    usb3 = loaded.boards["rk3399-evb-usb3-ethernet"]
+    assert set(usb3.config.roles) == {"host", "device", "peer"} and usb3.config.roles["peer"].target == "lab-pc"
+    assert usb3.config.link.speed == "super" and usb3.setting("ethernet.link_mbps") == 1000
+    assert usb3.config.metrics["usb.ethernet.tcp.rx"].min == 750  # seed 000: 750-800 Mbit/s on USB 3.0
+    assert loaded.boards["rk3399-evb-usb2-ethernet"].config.metrics["usb.ethernet.udp.throughput"].min == 95
+    # The adapter's 1000 Mbit/s is the ceiling once the test passes it as the case's link_mbps.
+    spec = usb3.spec_for(loaded.inventory, "usb.ethernet.tcp.tx", {"link_mbps": 1000})
+    assert spec.ceiling.value == 1000 and spec.ceiling.enforced
