@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab import bound, tuning
 from hil.lab.pair import BoardPair
-from hil.measure import cpuload
+from hil.measure import cpuload, netdev
 from hil.report import collect, live
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
@@ -78,9 +79,11 @@ class Perf:
                 board=board.name,
                 on_sample=self._progress,
             )
+        warned: set[str] = set()  # the metrics of one check share their runs: one warning for all
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts.update(known)
             self._note_cpu_load(result)
+            self._note_interface_errors(result, warned)
             entry = board.config.metrics.get(result.metric)
             if entry is not None and entry.source:
                 result.facts["band_source"] = entry.source
@@ -99,6 +102,24 @@ class Perf:
         if saturated:
             result.facts["cpu_saturated"] = ", ".join(saturated)
             log.warning("%s %s: CPU at its limit during the transfer: %s", self.pair.name, result.metric, saturated[0])
+
+    def _note_interface_errors(self, result: MetricResult, warned: set[str]) -> None:
+        """Error and drop counters of the measured interface over every run (warm-up included), and a
+        warning when its error counters grew: a link that damages frames, whatever the rate says (seed 000
+        §2.2: look at the error rate first, then the USB signal). Flagged, not an ERROR: the rate was
+        measured correctly, and the band still decides."""
+        counted = netdev.summary([*result.warmup, *result.samples])
+        if counted is None:
+            return
+        line, grew = counted
+        result.facts["interface_errors"] = line
+        if grew:
+            result.facts["interface_errors_grew"] = ", ".join(grew)
+            if line not in warned:
+                warned.add(line)
+                message = f"{self.pair.name}: interface error counters grew while measuring {result.metric}: {line}"
+                log.warning(message)
+                warnings.warn(netdev.InterfaceErrorsWarning(message), stacklevel=3)
 
     def _facts(self) -> dict[str, Any]:
         if "kernel" not in self.pair.facts:

@@ -1,11 +1,19 @@
-"""USB network gadgets (ECM, NCM, RNDIS): iperf3 between the board's gadget interface and the host's
-(seed 000 "USB Ethernet 传输速率分析" §2.2 for the procedure, "USB Rndis 传输速率分析" for the figures).
+"""USB network interfaces, measured with iperf3 as seed 000 "USB Ethernet 传输速率分析" (§2.2) does.
 
-Directions are the board's: tx is the gadget sending to the host, rx the host sending to the gadget.
+- `usb.net`: the board is a network gadget (ECM, NCM, RNDIS); iperf3 between the board's gadget interface
+  and the host's ("USB Rndis 传输速率分析" for the figures). Tx is the gadget sending to the host.
+- `usb.ethernet`: the board is the USB host of a USB Ethernet adapter (§2.2 itself); iperf3 between the
+  board and the lab PC at the other end of the adapter's cable (the pair's `peer` role). Tx is the board
+  sending to the PC.
+
 The function (ecm, ncm, rndis) and, for UDP, the direction are test parameters.
 """
 
 from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from typing import Any
 
 from hil.catalogue.ceilings import UsbNetwork
 from hil.catalogue.model import Family, Metric, Setting
@@ -13,6 +21,47 @@ from hil.verdict.spec import Direction
 
 IPERF = 'seed 000 "USB Ethernet 传输速率分析" (iperf), "USB Rndis 传输速率分析"'
 UDP = 'seed 000 "USB Ethernet 传输速率分析": UDP at the link rate, then at the measured rate'
+
+
+def _udp_metrics(prefix: str) -> tuple[Metric, ...]:
+    return (
+        Metric(
+            f"{prefix}.udp.throughput",
+            unit="Mbit/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbNetwork(phy_mbit_param="link_mbps"),
+            seed=UDP,
+            description="iperf3 -J UDP at the rate a first run at the link rate measured: the receiver's throughput",
+        ),
+        Metric(
+            f"{prefix}.udp.jitter",
+            unit="ms",
+            direction=Direction.LOWER,
+            reads="jitter",
+            seed=UDP,
+            description="the same UDP runs: jitter the receiver measured",
+        ),
+        Metric(
+            f"{prefix}.udp.loss",
+            unit="%",
+            direction=Direction.LOWER,
+            reads="loss",
+            seed=UDP,
+            description="the same UDP runs: datagrams lost",
+            check_cv=False,
+        ),
+        Metric(
+            f"{prefix}.udp.out_of_order",
+            unit="count",
+            direction=Direction.LOWER,
+            reads="out_of_order",
+            seed=UDP,
+            description="the same UDP runs: datagrams that arrived out of order",
+            check_cv=False,
+        ),
+    )
+
 
 NET = Family(
     name="usb.net",
@@ -36,41 +85,7 @@ NET = Family(
             seed=IPERF,
             description="iperf3 -J TCP, host to gadget: the receiver's throughput",
         ),
-        Metric(
-            "usb.net.udp.throughput",
-            unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbNetwork(),
-            seed=UDP,
-            description="iperf3 -J UDP at the rate a first run at the link rate measured: the receiver's throughput",
-        ),
-        Metric(
-            "usb.net.udp.jitter",
-            unit="ms",
-            direction=Direction.LOWER,
-            reads="jitter",
-            seed=UDP,
-            description="the same UDP runs: jitter the receiver measured",
-        ),
-        Metric(
-            "usb.net.udp.loss",
-            unit="%",
-            direction=Direction.LOWER,
-            reads="loss",
-            seed=UDP,
-            description="the same UDP runs: datagrams lost",
-            check_cv=False,
-        ),
-        Metric(
-            "usb.net.udp.out_of_order",
-            unit="count",
-            direction=Direction.LOWER,
-            reads="out_of_order",
-            seed=UDP,
-            description="the same UDP runs: datagrams that arrived out of order",
-            check_cv=False,
-        ),
+        *_udp_metrics("usb.net"),
     ),
     settings=(
         Setting("net.duration_s", int, 10, "seconds per iperf3 run", 1, 3600),
@@ -86,4 +101,82 @@ NET = Family(
     ),
 )
 
-FAMILIES = (NET,)
+
+def _addresses_fit(values: Mapping[str, Any]) -> str | None:
+    """The board's address is an interface address (with its prefix), the peer's lies in its network."""
+    board, peer, listen = (values[f"ethernet.{name}"] for name in ("board_address", "peer_address", "peer_listen"))
+    try:
+        network = ipaddress.ip_interface(board).network if board else None
+        if board and "/" not in board:
+            return f"ethernet.board_address {board!r} needs its prefix length, e.g. 192.168.1.2/24"
+        peer_ip = ipaddress.ip_address(peer) if peer else None
+        if listen:
+            ipaddress.ip_address(listen)
+    except ValueError as exc:
+        return f"ethernet address settings: {exc}"
+    if network is not None and peer_ip is not None and peer_ip not in network:
+        return f"ethernet.peer_address {peer} is outside ethernet.board_address's network {network}"
+    return None
+
+
+ETHERNET_SEED = 'seed 000 "USB Ethernet 传输速率分析" (iperf, board as client, PC as server)'
+
+# The board is the USB host of an Ethernet adapter; its peer is the lab PC at the other end of the cable.
+ETHERNET = Family(
+    name="usb.ethernet",
+    title="USB Ethernet adapter on the board (the board is the USB host, the lab PC its peer)",
+    metrics=(
+        Metric(
+            "usb.ethernet.tcp.tx",
+            unit="Mbit/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbNetwork(phy_mbit_param="link_mbps"),
+            seed=ETHERNET_SEED,
+            description="iperf3 -J TCP, board to PC through the adapter: the receiver's throughput",
+        ),
+        Metric(
+            "usb.ethernet.tcp.rx",
+            unit="Mbit/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbNetwork(phy_mbit_param="link_mbps"),
+            seed=ETHERNET_SEED,
+            description="iperf3 -J TCP, PC to board through the adapter: the receiver's throughput",
+        ),
+        *_udp_metrics("usb.ethernet"),
+    ),
+    settings=(
+        Setting("ethernet.serial", str, "", "USB serial number (sysfs `serial`) of the Ethernet adapter on the board"),
+        Setting("ethernet.board_address", str, "", "address/prefix the board's adapter gets, e.g. 192.168.1.2/24"),
+        Setting("ethernet.peer_address", str, "", "the lab PC's address as the board reaches it through the adapter"),
+        Setting(
+            "ethernet.peer_listen",
+            str,
+            "",
+            "address the PC's iperf3 server binds to (empty: ethernet.peer_address; the virtual lab: 127.0.0.1)",
+        ),
+        Setting(
+            "ethernet.link_mbps",
+            int,
+            0,
+            "Ethernet rate the adapter must negotiate (sysfs `speed`), Mbit/s; also the ceiling (0: not checked)",
+            0,
+            100000,
+        ),
+        Setting("ethernet.duration_s", int, 10, "seconds per iperf3 run", 1, 3600),
+        Setting(
+            "ethernet.udp_start_mbps",
+            float,
+            0.0,
+            "UDP rate of the first run, Mbit/s (0: the link's rate: the negotiated Ethernet rate, at most the USB "
+            "bulk bound)",
+            0,
+            100000,
+        ),
+        Setting("ethernet.carrier_timeout_s", int, 20, "bound for the adapter's carrier to come up", 1, 600),
+    ),
+    checks=(_addresses_fit,),
+)
+
+FAMILIES = (NET, ETHERNET)

@@ -295,7 +295,8 @@ class PcieLink(Strict):
 
 
 Link = Annotated[UsbLink | PcieLink, Field(discriminator="type")]
-RoleName = Literal["host", "device", "rc", "ep"]
+# peer: the far end of a USB network adapter's cable (the lab PC running iperf3), on USB host pairs.
+RoleName = Literal["host", "device", "rc", "ep", "peer"]
 
 
 # labgrid's own rules for tag keys (labgrid.remote.common.TAG_KEY); values are kept to a plain charset.
@@ -372,10 +373,12 @@ class PairConfig(Strict):
         if link is None:  # the link itself is invalid: that error is reported instead
             return value
         wanted = {"usb": {"host", "device"}, "pcie": {"rc", "ep"}}[link.type]
+        optional = {"usb": {"peer"}, "pcie": set()}[link.type]
         if link.type == "pcie" and set(value) == {"rc"}:  # an endpoint that is a drive (NVMe), not a target
             return value
-        if set(value) != wanted:
-            raise ValueError(f"a {link.type} pair needs roles {sorted(wanted)}, found {sorted(value)}")
+        if set(value) - optional != wanted:
+            also = f" (and optionally {sorted(optional)})" if optional else ""
+            raise ValueError(f"a {link.type} pair needs roles {sorted(wanted)}{also}, found {sorted(value)}")
         on_places = {name for name, role in value.items() if role.place is not None}
         if on_places and on_places != set(value):
             raise ValueError(

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import logging
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hil.errors import LabError
 from hil.inventory.schema import UsbLink
-from hil.lab import shell
+from hil.lab import shell, usbhost
 from hil.lab.gadget import NetworkFunction
 from hil.lab.role import Role
+from hil.measure import netdev
 from hil.verdict import ceilings
 from hil.verdict.errors import MeasurementError
 from hil.verdict.measurement import Measurement
@@ -60,14 +61,14 @@ class NetEnd:
     def run(self, command: str, *, timeout: float = 60.0) -> str:
         return self.role.run(self.wrap(command), timeout=timeout)
 
+    def statistics(self, names: Sequence[str] = netdev.COUNTERS) -> dict[str, int]:
+        """The interface's counters (sysfs statistics), read inside its namespace."""
+        return netdev.read(self.role, self.ifname, names, wrap=self.wrap)
+
     def counters(self) -> tuple[int, int]:
         """(rx_bytes, tx_bytes) of the interface."""
-        stats = f"/sys/class/net/{self.ifname}/statistics"
-        output = self.run(shell.cmd("cat", f"{stats}/rx_bytes", f"{stats}/tx_bytes"), timeout=30)
-        values = output.split()
-        if len(values) != 2 or not all(value.isascii() and value.isdigit() for value in values):
-            raise LabError(f"{self.role.label}: unreadable byte counters of {self.ifname}: {output!r}")
-        return int(values[0]), int(values[1])
+        counters = self.statistics(netdev.BYTES)
+        return counters["rx_bytes"], counters["tx_bytes"]
 
 
 @dataclass(frozen=True)
@@ -97,25 +98,6 @@ class UsbNetLink:
                 measurement.raw,
             )
         return measurement
-
-
-def _host_interface(host: Role, usb_sysfs: str, *, timeout_s: float) -> str:
-    """The network interface the host's driver (cdc_ether, cdc_ncm, rndis_host) made for the device."""
-    tries = max(1, int(timeout_s / 0.2))
-    script = (
-        f"d={shlex.quote(usb_sysfs)}; for i in $(seq {tries}); do "
-        'for n in "$d"/*:*/net/*; do [ -e "$n" ] && { basename "$n"; exit 0; }; done; '
-        "sleep 0.2; done; exit 1"
-    )
-    exitcode, output = host.run_status(script, timeout=timeout_s + 30)
-    name = output.strip().splitlines()[-1] if output.strip() else ""
-    if exitcode != 0 or not name.replace("_", "").isalnum():
-        drivers = host.run(f"ls -l {shlex.quote(usb_sysfs)}/*:*/driver 2>&1; true", timeout=30)
-        raise LabError(
-            f"{host.label}: no network interface appeared for {usb_sysfs} within {timeout_s:.0f} s "
-            f"(interface drivers:\n{drivers})"
-        )
-    return name
 
 
 def wait_for_carrier(end: NetEnd, *, timeout_s: float) -> None:
@@ -196,7 +178,7 @@ def usb_network(
         raise LabError(f"{gadget.pair.name}: usb_network needs exactly one network function in the gadget")
     device_role, host_role = gadget.pair.device, gadget.pair.host
     device_if = functions[0].interface(device_role, gadget.gadget.function_dir(functions[0]))
-    host_if = _host_interface(host_role, gadget.usb_device.sysfs, timeout_s=timeout_s)
+    host_if = usbhost.network_interface(host_role, gadget.usb_device.sysfs, timeout_s=timeout_s)
     # One kernel for both ends (the virtual lab): namespaces, or the kernel would short-cut over loopback.
     shared = device_role.target is host_role.target
     ip = _iproute2(device_role) if shared else "ip"

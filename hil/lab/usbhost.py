@@ -149,3 +149,23 @@ def storage_protocol(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) 
         f"{host.label}: {device.sysfs} (serial {device.serial}) was bound to no storage driver within "
         f"{timeout_s:.0f} s (interfaces: {', '.join(drivers) or 'none bound'})"
     )
+
+
+def network_interface(host: Role, usb_sysfs: str, *, timeout_s: float = 20.0) -> str:
+    """The network interface a driver (cdc_ether, cdc_ncm, rndis_host, r8152, ax88179_178a...) made for
+    the USB device at `usb_sysfs`, once it has; an error naming the bound drivers if none appears."""
+    tries = max(1, int(timeout_s / 0.2))
+    script = (
+        f"d={shlex.quote(usb_sysfs)}; for i in $(seq {tries}); do "
+        'for n in "$d"/*:*/net/*; do [ -e "$n" ] && { basename "$n"; exit 0; }; done; '
+        "sleep 0.2; done; exit 1"
+    )
+    exitcode, output = host.run_status(script, timeout=timeout_s + 30)
+    name = output.strip().splitlines()[-1] if output.strip() else ""
+    if exitcode != 0 or not name.replace("_", "").isalnum():
+        drivers = host.run(f"ls -l {shlex.quote(usb_sysfs)}/*:*/driver 2>&1; true", timeout=30)
+        raise LabError(
+            f"{host.label}: no network interface appeared for {usb_sysfs} within {timeout_s:.0f} s "
+            f"(interface drivers:\n{drivers})"
+        )
+    return name

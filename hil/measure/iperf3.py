@@ -11,11 +11,14 @@ The client runs where `NetEnd.wrap` puts it (inside a network namespace on the v
 from __future__ import annotations
 
 import math
+import random
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import Any, Protocol
 
 from hil.lab import shell
-from hil.lab.background import Background
+from hil.lab.background import Background, BackgroundError
 from hil.lab.role import Role
 from hil.measure.parsing import json_object, number_at, parser
 from hil.verdict.errors import ParseError
@@ -36,9 +39,10 @@ class Endpoint(Protocol):
     def wrap(self, command: str) -> str: ...
 
 
-def server_command(*, port: int = PORT) -> str:
-    """A server that takes one test after another; `Server listening` is its readiness line."""
-    return shell.cmd("iperf3", "--server", "--port", port, "--forceflush")
+def server_command(*, port: int = PORT, bind: str | None = None) -> str:
+    """A server that takes one test after another; `Server listening` is its readiness line.
+    bind: the one local address it listens on (default: all)."""
+    return shell.cmd("iperf3", "--server", "--port", port, "--forceflush", *(["--bind", bind] if bind else []))
 
 
 SERVER_READY = r"Server listening"
@@ -197,9 +201,35 @@ def version(role: Role) -> str:
     return output.strip() or "iperf3 (version unknown)"
 
 
-def server(end: Endpoint, *, port: int = PORT) -> Background:
+def server(end: Endpoint, *, port: int = PORT, bind: str | None = None) -> Background:
     """The server in the background at `end` (a context manager; stopped on every way out)."""
-    return end.role.background(end.wrap(server_command(port=port)), ready=SERVER_READY, name="iperf3 server")
+    return end.role.background(end.wrap(server_command(port=port, bind=bind)), ready=SERVER_READY, name="iperf3 server")
+
+
+# Below Linux's ephemeral range (32768-60999), so no client socket of the PC takes the port meanwhile.
+FREE_PORTS = range(20000, 30000)
+PORT_IN_USE = "Address already in use"
+
+
+@contextmanager
+def server_on_free_port(
+    end: Endpoint, *, bind: str | None = None, tries: int = 8, ports: Sequence[int] = FREE_PORTS
+) -> Iterator[int]:
+    """A server on a port no other server of this machine holds (two virtual boards, two pytest sessions
+    or workers each run one on the same lab PC): a random port, another one while iperf3 finds it taken.
+    Yields the port."""
+    chosen = random.SystemRandom()
+    with ExitStack() as stack:
+        for attempt in range(1, tries + 1):
+            port = chosen.choice(ports)
+            try:
+                stack.enter_context(server(end, port=port, bind=bind))
+            except BackgroundError as exc:
+                if PORT_IN_USE in exc.output and attempt < tries:
+                    continue
+                raise
+            yield port
+            return
 
 
 def mbps(measurement: Measurement) -> float:

@@ -80,7 +80,7 @@ def test_rk3399_gadget_example_has_a_super_and_a_high_speed_pair_on_the_lab_pc()
 
 def test_rk3399_gadget_example_declares_every_gadget_metric_and_says_how_each_band_was_derived():
     loaded = load_inventory(RK3399)
-    families = (*usb_device.FAMILIES, *usb_network.FAMILIES)  # MSC (+ fs), UVC, HID, MTP, ECM/NCM/RNDIS
+    families = (*usb_device.FAMILIES, usb_network.NET)  # MSC (+ fs), UVC, HID, MTP, ECM/NCM/RNDIS (gadget side)
     gadget_metrics = {metric.name for family in families for metric in family.metrics}
     for name, board in loaded.boards.items():
         assert set(board.config.metrics) == gadget_metrics, name
@@ -177,3 +177,16 @@ def test_android_example_loads_with_the_android_backend_and_table_3_1_bands():
     assert usb2.spec_for(loaded.inventory, "usb.mtp.write", {"buffer": "1M"}).band.low == pytest.approx(
         0.9 * 25.6, abs=0.05
     )
+
+
+def test_usb_ethernet_examples_load_with_the_seeds_rates_and_the_adapters_link():
+    loaded = load_inventory(EXAMPLES / "boards-usb-ethernet.yaml")
+    assert set(loaded.boards) == {"rk3399-evb-usb3-ethernet", "rk3399-evb-usb2-ethernet"}
+    usb3 = loaded.boards["rk3399-evb-usb3-ethernet"]
+    assert set(usb3.config.roles) == {"host", "device", "peer"} and usb3.config.roles["peer"].target == "lab-pc"
+    assert usb3.config.link.speed == "super" and usb3.setting("ethernet.link_mbps") == 1000
+    assert usb3.config.metrics["usb.ethernet.tcp.rx"].min == 750  # seed 000: 750-800 Mbit/s on USB 3.0
+    assert loaded.boards["rk3399-evb-usb2-ethernet"].config.metrics["usb.ethernet.udp.throughput"].min == 95
+    # The adapter's 1000 Mbit/s is the ceiling once the test passes it as the case's link_mbps.
+    spec = usb3.spec_for(loaded.inventory, "usb.ethernet.tcp.tx", {"link_mbps": 1000})
+    assert spec.ceiling.value == 1000 and spec.ceiling.enforced

@@ -38,6 +38,7 @@ def test_the_repository_inventory_loads(monkeypatch):
         "vlab-usbdisk-bot",
         "vlab-usbdisk-uas",
         "vlab-android-hs",
+        "vlab-usbnet",
     }
     for name, speed in (("vlab-hs", "high"), ("vlab-ss", "super")):
         board = loaded.boards[name]
@@ -127,7 +128,7 @@ CASES = {
             ("device: {target: vboard}", "ep: {target: vboard}"),
         ],
         "pairs/vpair/roles",
-        "a usb pair needs roles ['device', 'host'], found ['ep', 'rc']",
+        "a usb pair needs roles ['device', 'host'] (and optionally ['peer']), found ['ep', 'rc']",
     ),
     "unknown link speed": (
         [("speed: high,", "speed: hihg,"), ("udc: dummy_udc.0}\n", f"udc: dummy_udc.0}}  {MARK}\n")],

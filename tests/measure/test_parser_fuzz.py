@@ -247,6 +247,14 @@ def _cp_oracle(text: str, asked: dict[str, Any], result: cpfile.FileCopy) -> Non
     assert result.cp_seconds + result.sync_seconds >= cpfile.MIN_SECONDS and math.isfinite(result.mb_per_s)
 
 
+def _netdev_oracle(text: str, asked: dict[str, Any], result: dict[str, int]) -> None:
+    lines = [line.strip() for line in without_kernel_messages(text.replace("\r", "\n")).split("\n") if line.strip()]
+    assert len(lines) == len(asked["names"]) == len(result), (lines, result)
+    for name in asked["names"]:
+        (value,) = [line.split(f"/statistics/{name}:")[1] for line in lines if f"/statistics/{name}:" in line]
+        assert value.isascii() and value.isdigit() and int(value) == result[name], (name, value)
+
+
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.dd.parse": _dd_oracle,
     "hil.measure.ddfile.parse_synced": _dd_sync_oracle,
@@ -265,6 +273,7 @@ ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
     "hil.measure.hid.parse": _hid_oracle,
     "hil.measure.mtp.parse": _mtp_oracle,
     "hil.measure.cpfile.parse": _cp_oracle,
+    "hil.measure.netdev.parse_statistics": _netdev_oracle,
 }
 # Parsers whose tool output has never been captured anywhere (the seed gives the driver's printf only):
 # fuzzed for robustness (only the parse error, whatever the input), but they cannot show a valid value.

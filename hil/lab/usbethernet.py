@@ -1,0 +1,181 @@
+"""A USB Ethernet adapter on the board (the board is its USB host) and the lab PC at the other end of its
+cable (the pair's `peer` role), as seed 000 §2.2 sets them up: the PC serves iperf3, the board is the client.
+
+    with usb_ethernet(pair) as nic, iperf3.server_on_free_port(nic.peer, bind=nic.peer.listen) as port:
+        nic.measure(lambda: iperf3.tcp(nic.board, nic.peer.address, port=port, ...), board_sends=True)
+
+Before anything is measured: the adapter (found by its USB serial number) enumerated at the pair's USB
+speed, the driver that took it and the Ethernet rate it negotiated are recorded (the rate must be
+`ethernet.link_mbps` when that is set), its address is set, its carrier is up within a bound, and the
+board's route to the PC goes through it. A measurement counts only if the adapter's byte counters moved by
+at least what iperf3 says arrived; its error and drop counters are stored with every run (hil.measure.netdev).
+
+On the virtual lab the adapter is QEMU's `usb-net` on the board's xHCI, its far end QEMU's user-mode
+network: the board reaches the PC's loopback at the gateway address, where the PC's iperf3 listens.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hil.errors import LabError
+from hil.lab import shell, usbhost
+from hil.lab.netns import NetEnd, wait_for_carrier
+from hil.lab.role import Role
+from hil.measure import netdev
+from hil.verdict import ceilings
+from hil.verdict.errors import MeasurementError
+from hil.verdict.measurement import Measurement
+
+if TYPE_CHECKING:
+    from hil.lab.pair import BoardPair
+
+ROUTE_DEVICE = re.compile(r"\bdev ([^\s]+)")
+
+
+@dataclass(frozen=True)
+class Peer:
+    """The lab PC as the board sees it: where its iperf3 runs, the address the board connects to, and the
+    address the PC's server binds (they differ where the PC is reached through a NAT, as on the virtual lab)."""
+
+    role: Role
+    address: str
+    listen: str
+
+    def wrap(self, command: str) -> str:
+        return command
+
+
+@dataclass
+class UsbEthernetLink:
+    board: NetEnd  # the adapter's interface on the board (the USB host)
+    peer: Peer
+    link_rate_mbps: float  # what the first UDP run offers: the negotiated Ethernet rate, at most the USB bound
+    params: dict[str, Any] = field(default_factory=dict)  # case parameters the ceiling reads (link_mbps)
+
+    def measure(self, run: Callable[[], Measurement], *, board_sends: bool) -> Measurement:
+        """Run one measurement with the adapter's counters read before and after it (stored with the run),
+        and prove it crossed the adapter: the board's tx (sending) or rx (receiving) bytes moved by at least
+        the bytes iperf3 says were received."""
+        before = self.board.statistics()
+        measurement = run()
+        after = self.board.statistics()
+        measurement.details[netdev.DETAILS_KEY] = netdev.record(self.board.ifname, self.board.role, before, after)
+        received = measurement.details.get("bytes_received")
+        if not isinstance(received, int):
+            raise MeasurementError("the measurement says nothing about the bytes it received", measurement.raw)
+        counter = "tx_bytes" if board_sends else "rx_bytes"
+        moved = netdev.moved(before, after)[counter]
+        if moved < received:
+            raise MeasurementError(
+                f"traffic did not cross the USB Ethernet adapter: {received} bytes received, but "
+                f"{self.board.ifname} on {self.board.role.label} {counter} moved {moved} bytes",
+                measurement.raw,
+            )
+        return measurement
+
+    @staticmethod
+    def counters_moved(measurement: Measurement) -> str:
+        """The adapter's error and drop counters over one measured run, as one line."""
+        counted = netdev.summary([measurement])
+        return counted[0] if counted else "interface counters not read"
+
+
+def _setting(pair: BoardPair, name: str) -> str:
+    value = pair.setting(name)
+    if not value:
+        raise LabError(f"{pair.name}: set {name} in boards.yaml (see the catalogue's ethernet.* settings)")
+    return value
+
+
+def interface_driver(role: Role, ifname: str) -> str:
+    """The driver of the interface's device (cdc_ether, rndis_host, r8152, ax88179_178a...)."""
+    output = role.run(f'basename "$(readlink {shlex.quote(f"/sys/class/net/{ifname}/device/driver")})"', timeout=30)
+    driver = output.strip()
+    if not driver or not re.fullmatch(r"[A-Za-z0-9_.-]+", driver):
+        raise LabError(f"{role.label}: {ifname} has no driver bound (readlink gave {output!r})")
+    return driver
+
+
+def ethernet_speed(role: Role, ifname: str) -> int | None:
+    """The negotiated Ethernet rate (sysfs `speed`, Mbit/s); None where the driver reports none (-1, or
+    EINVAL as cdc_ether gives without a speed notification)."""
+    exitcode, output = role.run_status(shell.cmd("cat", f"/sys/class/net/{ifname}/speed"), timeout=30)
+    text = output.strip()
+    if exitcode != 0 or not text.isascii() or not text.isdigit() or int(text) <= 0:
+        return None
+    return int(text)
+
+
+def route_device(role: Role, address: str) -> str:
+    """The interface the board's routing table sends traffic for `address` through."""
+    output = role.run(shell.cmd("ip", "route", "get", address), timeout=30)
+    found = ROUTE_DEVICE.search(output)
+    if found is None:
+        raise LabError(f"{role.label}: `ip route get {address}` names no device: {output.strip()!r}")
+    return found.group(1)
+
+
+def _configure(role: Role, ifname: str, cidr: str) -> None:
+    role.run(
+        shell.all_of(
+            [
+                shell.cmd("ip", "addr", "flush", "dev", ifname),
+                shell.cmd("ip", "addr", "add", cidr, "dev", ifname),
+                shell.cmd("ip", "link", "set", ifname, "up"),
+            ]
+        ),
+        timeout=60,
+    )
+
+
+@contextmanager
+def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Iterator[UsbEthernetLink]:
+    """The board's adapter addressed, up and routed to the peer; addresses removed again on the way out."""
+    host, peer_role = pair.host, pair.role("peer")
+    serial = _setting(pair, "ethernet.serial")
+    cidr = _setting(pair, "ethernet.board_address")
+    peer_address = _setting(pair, "ethernet.peer_address")
+    device = usbhost.wait_for_device(host, serial, timeout_s=enumerate_timeout_s)
+    pair.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
+    usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({host.label}) Ethernet adapter {serial}")
+    ifname = usbhost.network_interface(host, device.sysfs, timeout_s=enumerate_timeout_s)
+    driver = interface_driver(host, ifname)
+    pair.facts["usb_ethernet"] = f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}: {ifname}"
+    pair.facts["usb_ethernet_driver"] = driver
+    board = NetEnd(host, ifname, cidr.split("/")[0])
+    try:
+        _configure(host, ifname, cidr)
+        wait_for_carrier(board, timeout_s=pair.setting("ethernet.carrier_timeout_s"))
+        speed = ethernet_speed(host, ifname)
+        pair.facts["ethernet_speed"] = f"{speed} Mbit/s" if speed else "not reported by the driver"
+        wanted = pair.setting("ethernet.link_mbps")
+        if wanted and speed != wanted:
+            raise LabError(
+                f"{pair.name}: {ifname} ({driver}) negotiated "
+                f"{f'{speed} Mbit/s' if speed else 'no reported rate'}, the pair specifies {wanted} Mbit/s "
+                "(ethernet.link_mbps)"
+            )
+        through = route_device(host, peer_address)
+        if through != ifname:
+            raise LabError(
+                f"{pair.name}: the board routes {peer_address} (ethernet.peer_address) through {through}, "
+                f"not the USB Ethernet adapter's {ifname}: another interface is in that network"
+            )
+        pair.facts["usb_ethernet_route"] = f"{cidr} on {ifname} -> peer {peer_address}"
+        rate = ceilings.usb_ethernet_ceiling(pair.link.speed, float(speed) if speed else None).value
+        yield UsbEthernetLink(
+            board=board,
+            peer=Peer(peer_role, peer_address, pair.setting("ethernet.peer_listen") or peer_address),
+            link_rate_mbps=rate,
+            params={"link_mbps": wanted} if wanted else {},
+        )
+    finally:
+        with suppress(Exception):  # never hide the test's own exception
+            down = [shell.cmd("ip", "addr", "flush", "dev", ifname), shell.cmd("ip", "link", "set", ifname, "down")]
+            host.run(shell.quiet("; ".join(down)), timeout=30)

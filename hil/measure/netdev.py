@@ -1,0 +1,124 @@
+"""A network interface's counters (sysfs `statistics/`), read before and after each sample.
+
+Two jobs, both from the same reads:
+- proof that a measurement crossed the interface: its byte counters moved by at least what the tool
+  says arrived (hil.lab.netns, hil.lab.usbethernet);
+- the link's health: error and drop counters that grew while the tool ran. Seed 000 §2.2 says to look at
+  them first when a USB Ethernet adapter misses its rate (a high error rate points at the USB signal).
+  They are stored with every sample; `summary` totals them for the result's facts, and the error
+  counters (not the drops: a receiver overrun at the link's rate drops on a healthy link) are flagged.
+
+    counters = read(role, "usb0")               # {"rx_bytes": ..., "tx_errors": ..., ...}
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hil.lab import shell
+from hil.measure.parsing import ascii_int, output_lines, parser
+from hil.verdict.errors import ParseError
+from hil.verdict.measurement import Measurement
+from hil.verdict.result import Sample
+
+if TYPE_CHECKING:
+    from hil.lab.role import Role
+
+BYTES = ("rx_bytes", "tx_bytes")
+ERRORS = ("rx_errors", "tx_errors")  # frames the driver or the adapter refused: a faulty link
+DROPS = ("rx_dropped", "tx_dropped")  # also a healthy link under overload (UDP at the link's rate)
+COUNTERS = (*BYTES, "rx_packets", "tx_packets", *ERRORS, *DROPS)
+DETAILS_KEY = "interface_counters"
+
+
+class InterfaceErrorsWarning(UserWarning):
+    """An interface's error counters grew while a metric was measured across it."""
+
+
+def statistics_command(ifname: str, names: Sequence[str] = COUNTERS) -> str:
+    """`grep -H . <counter file>...`: one `<path>:<value>` line per counter. A plain command with paths, no
+    `cd`, so that `ip netns exec` can run it."""
+    return shell.cmd("grep", "-H", ".", *(f"/sys/class/net/{ifname}/statistics/{name}" for name in names))
+
+
+def _asked(command: str) -> dict[str, Any]:
+    """The counters a capture's command asked for: the file names after `grep -H .`."""
+    words = shlex.split(command)
+    return {"names": tuple(word.rsplit("/", 1)[-1] for word in words[words.index("-H") + 2 :])}
+
+
+@parser("netdev", asked=_asked)
+def parse_statistics(text: str, *, names: Sequence[str]) -> dict[str, int]:
+    """`<statistics dir>/<name>:<value>` lines, exactly one for each counter asked for, all from one
+    directory; anything else is a ParseError."""
+    values: dict[str, int] = {}
+    directories = set()
+    for line in output_lines(text, "interface statistics"):
+        if not line.strip():
+            continue
+        path, sep, value = line.strip().rpartition(":")
+        directory, _, name = path.rpartition("/")
+        interface = directory.removeprefix("/sys/class/net/").removesuffix("/statistics")
+        if not sep or directory != f"/sys/class/net/{interface}/statistics" or "/" in interface or name not in names:
+            raise ParseError(f"interface statistics: unexpected line {line[:120]!r}", raw_output=text)
+        if name in values:
+            raise ParseError(f"interface statistics: {name} given twice", raw_output=text)
+        directories.add(directory)
+        values[name] = ascii_int(value, f"interface counter {name}", text)
+    if len(directories) > 1:
+        raise ParseError(f"interface statistics of several interfaces: {sorted(directories)}", raw_output=text)
+    missing = [name for name in names if name not in values]
+    if missing:
+        raise ParseError(f"interface statistics: no {', '.join(missing)} in the output", raw_output=text)
+    return values
+
+
+def read(
+    role: Role, ifname: str, names: Sequence[str] = COUNTERS, *, wrap: Callable[[str], str] = lambda command: command
+) -> dict[str, int]:
+    """The interface's counters on `role` (wrap: how a command reaches it, e.g. inside its namespace)."""
+    exitcode, output = role.run_status(wrap(statistics_command(ifname, names)), timeout=30)
+    counters = parse_statistics(output, names=names)  # parse first: it names what is wrong with the output
+    if exitcode != 0:
+        raise ParseError(f"reading {ifname}'s statistics exited {exitcode}", raw_output=output)
+    return counters
+
+
+def moved(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
+    """How much each counter moved; a counter that went backwards (reset, a new interface) is an error."""
+    delta = {name: after[name] - before[name] for name in before if name in after}
+    backwards = [name for name, value in delta.items() if value < 0]
+    if backwards:
+        raise ParseError(
+            f"interface counters went backwards ({', '.join(backwards)}): the interface was reset or replaced",
+            raw_output=f"before: {dict(before)}\nafter: {dict(after)}",
+        )
+    return delta
+
+
+def record(ifname: str, role: Role, before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, Any]:
+    """What a sample stores: the interface, where it is, and its counters before and after the run."""
+    return {"interface": ifname, "role": role.label, "before": dict(before), "after": dict(after)}
+
+
+def summary(samples: Sequence[Sample | Measurement]) -> tuple[str, list[str]] | None:
+    """Error and drop counters totalled over the samples that recorded them, as one line, and the error
+    counters that grew (flagged); None when no sample recorded interface counters."""
+    records = [s.details[DETAILS_KEY] for s in samples if DETAILS_KEY in s.details]
+    if not records:
+        return None
+    totals = {name: 0 for name in (*ERRORS, *DROPS)}
+    for entry in records:
+        for name, value in moved(entry["before"], entry["after"]).items():
+            if name in totals:
+                totals[name] += value
+    interfaces = sorted({entry["interface"] for entry in records})
+    line = (
+        f"{', '.join(interfaces)}: "
+        + ", ".join(f"{name} +{value}" for name, value in totals.items())
+        + f" over {len(records)} runs"
+    )
+    grew = [f"{name} +{totals[name]}" for name in ERRORS if totals[name] > 0]
+    return line, grew

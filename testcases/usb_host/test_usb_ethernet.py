@@ -1,0 +1,92 @@
+"""A USB Ethernet adapter on the board, the board being the USB host, as the Rockchip USB guide measures it
+(seed 000, "USB Ethernet 传输速率分析"): the lab PC at the other end of the cable runs the iperf3 server, the
+board the client; TCP both ways, and UDP first at the link's rate, then again at the rate that run measured.
+Directions are the board's (tx: the board sends).
+
+Before any figure: the adapter enumerated at the pair's USB speed, its driver and Ethernet rate are recorded,
+and the board's route to the PC goes through it (hil.lab.usbethernet). Every sample must show in the
+adapter's byte counters; its error and drop counters are stored with each sample, errors that grew flagged.
+"""
+
+import pytest
+
+import hil
+from hil.lab.usbethernet import usb_ethernet
+from hil.measure import iperf3
+
+pytestmark = pytest.mark.hil_metrics(
+    "usb.ethernet.tcp.tx",
+    "usb.ethernet.tcp.rx",
+    "usb.ethernet.udp.throughput",
+    "usb.ethernet.udp.jitter",
+    "usb.ethernet.udp.loss",
+    "usb.ethernet.udp.out_of_order",
+)
+UDP = [
+    "usb.ethernet.udp.throughput",
+    "usb.ethernet.udp.jitter",
+    "usb.ethernet.udp.loss",
+    "usb.ethernet.udp.out_of_order",
+]
+
+
+@pytest.fixture
+def nic(pair):
+    """The adapter up and routed to the PC, the PC's iperf3 server on a free port: (link, port)."""
+    with usb_ethernet(pair) as link, iperf3.server_on_free_port(link.peer, bind=link.peer.listen) as port:
+        yield link, port
+
+
+def _tools(pair, link):
+    return f"{iperf3.version(pair.host)} (board), {iperf3.version(link.peer.role)} (peer)"
+
+
+@pytest.mark.parametrize("direction", ["tx", "rx"])
+def test_usb_ethernet_tcp(pair, perf, nic, direction):
+    link, port = nic
+    seconds = pair.setting("ethernet.duration_s")
+    perf.check(
+        f"usb.ethernet.tcp.{direction}",
+        cpu_load_on="host",
+        facts={"tool": _tools(pair, link)},
+        sample=lambda: link.measure(
+            lambda: iperf3.tcp(link.board, link.peer.address, duration_s=seconds, reverse=direction == "rx", port=port),
+            board_sends=direction == "tx",
+        ),
+        **link.params,
+    )
+
+
+@hil.matrix("direction", quick=["tx"], full=["tx", "rx"], ids="{}")
+def test_usb_ethernet_udp(pair, perf, nic, direction):
+    link, port = nic
+    seconds = pair.setting("ethernet.duration_s")
+    start_mbps = pair.setting("ethernet.udp_start_mbps") or link.link_rate_mbps
+
+    def udp(rate_mbps):
+        return link.measure(
+            lambda: iperf3.udp(
+                link.board,
+                link.peer.address,
+                rate_mbps=rate_mbps,
+                duration_s=seconds,
+                reverse=direction == "rx",
+                port=port,
+            ),
+            board_sends=direction == "tx",
+        )
+
+    first = udp(start_mbps)
+    measured = iperf3.mbps(first)
+    perf.check(
+        UDP,
+        direction=direction,
+        cpu_load_on="host",
+        facts={
+            "tool": _tools(pair, link),
+            "udp_first_run": f"{start_mbps:.1f} Mbit/s offered, {measured:.1f} Mbit/s received, "
+            f"{first.values['loss'].value:.2f}% lost; {link.counters_moved(first)}",
+        },
+        sample=lambda: udp(measured),
+        **link.params,
+    )
