@@ -3,9 +3,12 @@ testcases/usb_device/test_mtp.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hil.errors import LabError
+from hil.inventory.loader import load_inventory
 from hil.lab.mtp import MtpResponder
 
 
@@ -69,3 +72,12 @@ def test_the_shim_and_the_dump_go_into_umtprds_environment(role, tmp_path):
     shim.write_bytes(b"")
     responder = MtpResponder(speed="super", superspeed_shim=str(shim), descriptor_dump="/tmp/d.bin")
     assert responder._shim_environment(role) == [f"LD_PRELOAD={shim}", "HIL_FFS_DUMP=/tmp/d.bin"]
+
+
+def test_both_virtual_pairs_gate_mtp():
+    """README: both virtual pairs run MTP, super speed included, with bands (not only recorded)."""
+    boards = load_inventory(Path(__file__).resolve().parents[2] / "boards.yaml").boards
+    for name in ("vlab-hs", "vlab-ss"):
+        for metric in ("usb.mtp.read", "usb.mtp.write"):
+            entry = boards[name].config.metrics[metric]
+            assert entry.has_band and not entry.informative, f"{name} {metric}"

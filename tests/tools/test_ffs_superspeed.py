@@ -35,6 +35,11 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def rewrite(library: Path):
+    return load_rewrite(library)
+
+
+def load_rewrite(library: Path):
+    """ffs_superspeed_rewrite of the library at `library`, as a Python function of the blob."""
     lib = ctypes.CDLL(str(library))  # RTLD_LOCAL: its write() does not replace this process's own
     fn = lib.ffs_superspeed_rewrite
     fn.restype = ctypes.c_size_t
@@ -263,3 +268,11 @@ def test_writes_to_anything_but_a_functionfs_ep0_pass_through_untouched(library,
     )
     assert target.read_bytes() == proc.stdout == captured("super")
     assert proc.stderr == b"" and not (tmp_path / "dump").exists()
+
+
+def test_the_makefile_builds_the_library_for_real_boards(tmp_path, rewrite):
+    """What README tells a real board's user: `make -C hil/tools` leaves lib/ffs_superspeed.so, the same rewrite."""
+    out = tmp_path / "build"
+    library = out / "lib" / "ffs_superspeed.so"
+    subprocess.run(["make", "-s", "-C", str(image.PROGRAMS_DIR), f"OUT={out}", str(library)], check=True)
+    assert load_rewrite(library)(captured("super")) == rewrite(captured("super"))
