@@ -7,6 +7,12 @@ background, wait for its endpoints) and stops it in `after_unbind`. Its storage 
 
 umtprd's USB buffer lengths (`usb_max_rd_buffer_size`, `usb_max_wr_buffer_size`) are what seed 000
 table 3-1 calls the MTP driver's Tx/Rx buffer length (16K/64K/1M); None keeps umtprd's default.
+
+Speed: umtprd ends a transfer that fills whole packets with a zero-length packet, judged by its
+`usb_max_packet_size`, so that must be the bulk packet size of the speed the link runs at: the speed the
+pair is specified for (pair.gadget fails a link that trained at any other). Debian 12's umtprd writes no
+SuperSpeed descriptors, and f_fs leaves such a function out at super speed, so there umtprd runs with hil's
+LD_PRELOAD library ffs_superspeed (hil/tools/preload/), which adds them to the descriptors umtprd writes.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from hil.errors import LabError
 from hil.lab import shell
 from hil.lab.background import Background
 from hil.lab.gadget import Function
@@ -24,6 +31,10 @@ from hil.lab.role import Role
 UMTPRD = "umtprd"
 READY_TIMEOUT_S = 30.0
 _VERSION = re.compile(r"Version: (v[0-9][0-9.]*)", re.ASCII)
+# Where hil/vlab/image.py installs hil/tools/preload/ffs_superspeed.c (real boards: hil/tools/Makefile).
+SUPERSPEED_SHIM = "/usr/lib/hil/ffs_superspeed.so"
+_SHIM_LINE = re.compile(r"^ffs_superspeed: (?P<what>.*)$", re.MULTILINE | re.ASCII)
+BULK_MAXPACKET = {"full": 64, "high": 512, "super": 1024}  # bytes, per USB speed
 
 
 def _quote_conf(value: str) -> str:
@@ -45,9 +56,22 @@ class MtpResponder(Function):
     buffer_bytes: int | None = None  # umtprd's USB read and write buffer length; None: its default
     workdir: str = "/tmp/hil-mtp"
     serial: str = "hil-mtp"
+    speed: str = "high"  # the link's USB speed (full, high, super): umtprd's packet size, the shim at super
+    superspeed_shim: str = SUPERSPEED_SHIM
+    descriptor_dump: str | None = None  # a file on the board: the shim copies umtprd's descriptors there
     responder: Background | None = field(default=None, repr=False)
     # Set by a backend whose board runs its own responder (Android's): what version() reports.
     board_responder: str | None = None
+    descriptors: str | None = field(default=None, repr=False)  # what the shim did, as it said it
+
+    def __post_init__(self) -> None:
+        if self.speed not in BULK_MAXPACKET:
+            raise ValueError(f"MTP over USB {self.speed!r} speed: known speeds are {', '.join(BULK_MAXPACKET)}")
+
+    @property
+    def uses_shim(self) -> bool:
+        """ffs_superspeed runs at super speed, and when a descriptor dump is asked (it writes the dump)."""
+        return self.speed == "super" or self.descriptor_dump is not None
 
     @property
     def mountpoint(self) -> str:
@@ -83,7 +107,7 @@ class MtpResponder(Function):
             f"usb_epin_path {_quote_conf(ep + '/ep1')}",
             f"usb_epout_path {_quote_conf(ep + '/ep2')}",
             f"usb_epint_path {_quote_conf(ep + '/ep3')}",
-            "usb_max_packet_size 0x200",
+            f"usb_max_packet_size {BULK_MAXPACKET[self.speed]:#x}",
         ]
         if self.buffer_bytes is not None:
             if self.buffer_bytes <= 0 or self.buffer_bytes % 512:
@@ -101,6 +125,7 @@ class MtpResponder(Function):
         role.run(shell.cmd("mkdir", "-p", self.workdir, self.storage))
 
     def before_bind(self, role: Role, gadget_path: str) -> None:
+        self.descriptors = None
         ep = shlex.quote(self.mountpoint)
         role.run(
             shell.all_of(
@@ -111,14 +136,44 @@ class MtpResponder(Function):
                 ]
             )
         )
+        argv = [UMTPRD, "-conf", self.config_path]
+        if self.uses_shim:
+            argv = ["env", *self._shim_environment(role), *argv]
         self.responder = role.background(
-            shell.cmd(UMTPRD, "-conf", self.config_path),
+            shell.cmd(*argv),
             # Ready once it has written its descriptors: FunctionFS then creates the data endpoints.
             ready_command=f"[ -e {shlex.quote(self.mountpoint + '/ep1')} ]",
             ready_timeout_s=READY_TIMEOUT_S,
             name="umtprd",
         )
         self.responder.__enter__()  # start and wait; stopped in after_unbind, on every way out of the gadget
+        if self.uses_shim:
+            self.descriptors = self._shim_said(role)
+
+    def _shim_environment(self, role: Role) -> list[str]:
+        """What runs umtprd under ffs_superspeed; a board without the library is an error naming it (ld.so
+        would only warn and run umtprd without it, and the gadget would never enumerate at super speed)."""
+        if role.run_status(shell.cmd("test", "-f", self.superspeed_shim))[0] != 0:
+            raise LabError(
+                f"{role.label}: {self.superspeed_shim} is missing: umtprd needs it for SuperSpeed descriptors "
+                "(build it with `make -C hil/tools`, copy lib/ffs_superspeed.so there)"
+            )
+        env = [f"LD_PRELOAD={self.superspeed_shim}"]
+        if self.descriptor_dump is not None:
+            env.append(f"HIL_FFS_DUMP={self.descriptor_dump}")
+        return env
+
+    def _shim_said(self, role: Role) -> str:
+        """The shim's line about umtprd's descriptors; an error unless they have a SuperSpeed set now."""
+        assert self.responder is not None
+        out = role.run(shell.cmd("cat", f"{self.responder.directory}/out"), check=False, timeout=30)
+        said = [match["what"] for match in _SHIM_LINE.finditer(out)]
+        if not said or not (said[-1].startswith("added ") or "already has SuperSpeed" in said[-1]):
+            raise LabError(
+                f"{role.label}: umtprd's descriptors have no SuperSpeed set "
+                f"(ffs_superspeed: {said[-1] if said else 'said nothing: not loaded?'})\n--- umtprd's output ---\n{out}"
+            )
+        return said[-1]
 
     def after_unbind(self, role: Role, gadget_path: str) -> None:
         if self.responder is not None:
@@ -139,7 +194,8 @@ class MtpResponder(Function):
             return "umtprd (not running)"
         out = role.run(shell.cmd("cat", f"{self.responder.directory}/out"), check=False, timeout=30)
         match = _VERSION.search(out)
-        return f"umtprd {match[1]}" if match else "umtprd (version not printed)"
+        version = f"umtprd {match[1]}" if match else "umtprd (version not printed)"
+        return f"{version}, ffs_superspeed: {self.descriptors}" if self.descriptors else version
 
     def stored_bytes(self, role: Role, name: str) -> int | None:
         """Size of an object in the storage directory as the board's filesystem sees it; None if absent."""

@@ -101,6 +101,9 @@ ANDROID_USB = "android-usb.sh"
 # hil's own board-side programs (C sources in hil/tools/, one program per file): built statically for the
 # virtual board with the PC's gcc; real boards build them with their cross compiler (hil/tools/Makefile).
 PROGRAMS_DIR = HERE.parent / "tools"
+# hil's LD_PRELOAD libraries (hil/tools/preload/*.c, one per file): shared objects in LIBRARY_DIR on the board.
+PRELOADS_DIR = PROGRAMS_DIR / "preload"
+LIBRARY_DIR = "/usr/lib/hil"
 
 
 @dataclass(frozen=True)
@@ -180,7 +183,10 @@ def build_inputs() -> dict:
         name: hashlib.sha256((HERE / name).read_bytes()).hexdigest()
         for name in ("image.py", "init.sh", "profile.sh", ANDROID_USB)
     }
-    programs = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in _program_sources()}
+    programs = {
+        path.relative_to(PROGRAMS_DIR).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in [*_program_sources(), *_preload_sources()]
+    }
     return {
         "builder_version": BUILDER_VERSION,
         "kernel_version": kernel_version,
@@ -195,6 +201,10 @@ def build_inputs() -> dict:
 
 def _program_sources() -> list[Path]:
     return sorted(PROGRAMS_DIR.glob("*.c"))
+
+
+def _preload_sources() -> list[Path]:
+    return sorted(PRELOADS_DIR.glob("*.c"))
 
 
 def inputs_hash(inputs: dict) -> str:
@@ -230,6 +240,7 @@ def _build(inputs: dict, target: Path) -> None:
         _install_tools(root)
         _install_gconv(root)
         _build_programs(root / "usr/bin")
+        _build_preloads(root / LIBRARY_DIR.lstrip("/"))
         (root / "usr/bin/sh").symlink_to("dash")
         _install_busybox(root)
         _install_file(HERE / "init.sh", root / "init", mode=0o755)
@@ -343,6 +354,26 @@ def _build_programs(bindir: Path) -> None:
         )
         if proc.returncode != 0:
             raise VlabImageError(f"{source.name} does not build:\n{proc.stderr}")
+
+
+def _build_preloads(libdir: Path) -> None:
+    """Compile each hil/tools/preload/*.c into LIBDIR/<name>.so (against the image's glibc, copied from the PC)."""
+    libdir.mkdir(parents=True, exist_ok=True)
+    for source in _preload_sources():
+        build_preload(source, libdir / f"{source.stem}.so")
+
+
+def build_preload(source: Path, output: Path) -> None:
+    """One LD_PRELOAD library, with the flags hil/tools/Makefile uses (tests load the same build)."""
+    gcc = _which("gcc", "gcc")
+    proc = subprocess.run(
+        [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", str(output), str(source)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise VlabImageError(f"{source.name} does not build:\n{proc.stderr}")
 
 
 def _shared_libraries(binary: Path) -> set[str]:

@@ -34,7 +34,7 @@ def test_mtp_throughput(pair, perf, direction, buffer):
     timeout = pair.setting("mtp.timeout_s")
     host = pair.host
     facts = {"tool": mtp.version(host), "object": f"{size_mb} MiB of random data"}
-    responder = MtpResponder(buffer_bytes=BUFFERS[buffer])
+    responder = MtpResponder(buffer_bytes=BUFFERS[buffer], speed=pair.link.speed)
     source = f"{HOST_DIR}/object"
     try:
         _random_file(host, source, size_mb)

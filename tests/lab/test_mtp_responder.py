@@ -1,9 +1,14 @@
-"""hil.lab.mtp: the umtprd.conf it writes (the responder itself runs in testcases/usb_device/test_mtp.py)."""
+"""hil.lab.mtp: the umtprd.conf it writes and how it runs umtprd under ffs_superspeed (the responder itself runs in
+testcases/usb_device/test_mtp.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from hil.errors import LabError
+from hil.inventory.loader import load_inventory
 from hil.lab.mtp import MtpResponder
 
 
@@ -37,3 +42,42 @@ def test_a_buffer_umtprd_cannot_use_is_refused(buffer):
 def test_a_storage_path_with_a_quote_is_refused_not_pasted():
     with pytest.raises(ValueError, match="cannot hold"):
         MtpResponder(storage='/tmp/a"b').config()
+
+
+@pytest.mark.parametrize(("speed", "size"), [("full", "0x40"), ("high", "0x200"), ("super", "0x400")])
+def test_the_packet_size_is_the_bulk_maxpacket_of_the_link_speed(speed, size):
+    # umtprd sends a zero-length packet after a transfer that fills whole packets of this size.
+    assert _settings(MtpResponder(speed=speed).config())["usb_max_packet_size"] == size
+
+
+def test_an_unknown_speed_is_refused():
+    with pytest.raises(ValueError, match="'super-plus' speed: known speeds are full, high, super"):
+        MtpResponder(speed="super-plus")
+
+
+def test_only_super_speed_or_a_descriptor_dump_runs_umtprd_under_the_shim():
+    assert MtpResponder(speed="super").uses_shim
+    assert not MtpResponder(speed="high").uses_shim
+    assert MtpResponder(speed="high", descriptor_dump="/tmp/blob").uses_shim
+
+
+def test_a_board_without_the_shim_is_an_error_naming_it(role, tmp_path):
+    missing = tmp_path / "no" / "ffs_superspeed.so"
+    with pytest.raises(LabError, match=rf"{missing} is missing: umtprd needs it for SuperSpeed descriptors"):
+        MtpResponder(speed="super", superspeed_shim=str(missing))._shim_environment(role)
+
+
+def test_the_shim_and_the_dump_go_into_umtprds_environment(role, tmp_path):
+    shim = tmp_path / "ffs superspeed.so"  # a space: the value is quoted where the command is built
+    shim.write_bytes(b"")
+    responder = MtpResponder(speed="super", superspeed_shim=str(shim), descriptor_dump="/tmp/d.bin")
+    assert responder._shim_environment(role) == [f"LD_PRELOAD={shim}", "HIL_FFS_DUMP=/tmp/d.bin"]
+
+
+def test_both_virtual_pairs_gate_mtp():
+    """README: both virtual pairs run MTP, super speed included, with bands (not only recorded)."""
+    boards = load_inventory(Path(__file__).resolve().parents[2] / "boards.yaml").boards
+    for name in ("vlab-hs", "vlab-ss"):
+        for metric in ("usb.mtp.read", "usb.mtp.write"):
+            entry = boards[name].config.metrics[metric]
+            assert entry.has_band and not entry.informative, f"{name} {metric}"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hil.errors import VlabImageError
+from hil.lab.mtp import SUPERSPEED_SHIM
 from hil.vlab import image
 
 
@@ -25,7 +26,9 @@ def test_inputs_describe_the_installed_kernel_and_packages(inputs):
     assert f"linux-image-{version}" in inputs["packages"]
     assert {"coreutils", "busybox-static", "kmod"} <= set(inputs["packages"])
     assert set(inputs["sources"]) == {"image.py", "init.sh", "profile.sh", "android-usb.sh"}
-    assert set(inputs["programs"]) == {path.name for path in image.PROGRAMS_DIR.glob("*.c")}
+    sources = [*image.PROGRAMS_DIR.glob("*.c"), *image.PRELOADS_DIR.glob("*.c")]
+    assert set(inputs["programs"]) == {path.relative_to(image.PROGRAMS_DIR).as_posix() for path in sources}
+    assert "preload/ffs_superspeed.c" in inputs["programs"]
 
 
 def test_the_hash_is_stable_for_equal_inputs(inputs):
@@ -135,6 +138,14 @@ def test_a_build_writes_kernel_initramfs_and_manifest(built, inputs):
     # What _shared_libraries found for the tools went in, the loader included.
     assert {"usr/lib/x86_64-linux-gnu/libc.so.6", "usr/lib64/ld-linux-x86-64.so.2"} <= set(listing)
     assert not [p for p in cache.iterdir() if p.name.startswith(".build-")], "no staging directory is left"
+
+
+def test_the_image_carries_the_preload_library_where_the_mtp_responder_looks(built):
+    _, first, _ = built
+    listing = subprocess.run(
+        ["cpio", "-it", "--quiet"], stdin=first.initramfs.open("rb"), capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert SUPERSPEED_SHIM.lstrip("/") in listing
 
 
 def test_the_image_carries_the_utf16_converter_libmtp_loads_at_run_time(built):
