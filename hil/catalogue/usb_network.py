@@ -23,7 +23,8 @@ IPERF = 'seed 000 "USB Ethernet 传输速率分析" (iperf), "USB Rndis 传输�
 UDP = 'seed 000 "USB Ethernet 传输速率分析": UDP at the link rate, then at the measured rate'
 
 
-def _udp_metrics(prefix: str) -> tuple[Metric, ...]:
+def _udp_metrics(prefix: str, *, jitter_check_cv: bool = True) -> tuple[Metric, ...]:
+    """The UDP run's figures. jitter_check_cv=False: the band alone decides the jitter (see ETHERNET)."""
     return (
         Metric(
             f"{prefix}.udp.throughput",
@@ -41,6 +42,7 @@ def _udp_metrics(prefix: str) -> tuple[Metric, ...]:
             reads="jitter",
             seed=UDP,
             description="the same UDP runs: jitter the receiver measured",
+            check_cv=jitter_check_cv,
         ),
         Metric(
             f"{prefix}.udp.loss",
@@ -144,7 +146,9 @@ ETHERNET = Family(
             seed=ETHERNET_SEED,
             description="iperf3 -J TCP, PC to board through the adapter: the receiver's throughput",
         ),
-        *_udp_metrics("usb.ethernet"),
+        # Jitter is bounded from above, like loss: 0.01 ms in most runs and 0.3 ms in one is spread, not an
+        # unstable link (the virtual lab's runs spread 27-243% around medians of 0.01-0.17 ms).
+        *_udp_metrics("usb.ethernet", jitter_check_cv=False),
     ),
     settings=(
         Setting("ethernet.serial", str, "", "USB serial number (sysfs `serial`) of the Ethernet adapter on the board"),

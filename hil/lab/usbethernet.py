@@ -6,9 +6,10 @@ cable (the pair's `peer` role), as seed 000 §2.2 sets them up: the PC serves ip
 
 Before anything is measured: the adapter (found by its USB serial number) enumerated at the pair's USB
 speed, the driver that took it and the Ethernet rate it negotiated are recorded (the rate must be
-`ethernet.link_mbps` when that is set), its address is set, its carrier is up within a bound, and the
-board's route to the PC goes through it. A measurement counts only if the adapter's byte counters moved by
-at least what iperf3 says arrived; its error and drop counters are stored with every run (hil.measure.netdev).
+`ethernet.link_mbps` when that is set), its address is set, its carrier is up within a bound, the board's
+route to the PC goes through it, and the PC answers pings there. A measurement counts only if the adapter's
+byte counters moved by at least what iperf3 says arrived; its error and drop counters are stored with every
+run (hil.measure.netdev).
 
 On the virtual lab the adapter is QEMU's `usb-net` on the board's xHCI, its far end QEMU's user-mode
 network: the board reaches the PC's loopback at the gateway address, where the PC's iperf3 listens.
@@ -121,6 +122,16 @@ def route_device(role: Role, address: str) -> str:
     return found.group(1)
 
 
+def reach(role: Role, address: str, ifname: str, *, count: int = 3) -> None:
+    """The peer answers pings through the adapter: a dead cable or a PC on another address is a LabError
+    naming both here, not an iperf3 error later. (It is also the link's first traffic, before any run.)"""
+    exitcode, output = role.run_status(
+        shell.cmd("ping", "-c", count, "-W", 2, "-I", ifname, address), timeout=count * 3 + 30
+    )
+    if exitcode != 0:
+        raise LabError(f"{role.label}: the peer {address} does not answer through {ifname}:\n{output.strip()}")
+
+
 def _configure(role: Role, ifname: str, cidr: str) -> None:
     role.run(
         shell.all_of(
@@ -168,6 +179,7 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
                 f"not the USB Ethernet adapter's {ifname}: another interface is in that network"
             )
         pair.facts["usb_ethernet_route"] = f"{cidr} on {ifname} -> peer {peer_address}"
+        reach(host, peer_address, ifname)
         rate = ceilings.usb_ethernet_ceiling(pair.link.speed, float(speed) if speed else None).value
         yield UsbEthernetLink(
             board=board,

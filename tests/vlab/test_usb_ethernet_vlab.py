@@ -1,7 +1,7 @@
-"""The virtual board's USB Ethernet adapter (QEMU usb-net on xHCI): what hil records about it, and the two
+"""The virtual board's USB Ethernet adapter (QEMU usb-net on xHCI): what hil records about it, and the
 set-ups it refuses before measuring, which the suite's cases (testcases/usb_host/test_usb_ethernet.py) never
-meet: an adapter that negotiated another rate than the pair specifies, and a peer the board does not reach
-through the adapter."""
+meet: an adapter that negotiated another rate than the pair specifies, a peer the board routes to through
+another interface, and a peer that does not answer."""
 
 from __future__ import annotations
 
@@ -82,4 +82,11 @@ def test_a_peer_the_board_reaches_another_way_is_an_error_naming_the_interface(b
         pytest.raises(LabError, match=r"routes 127\.0\.0\.1 .* through lo, not the USB Ethernet adapter's usb"),
         usb_ethernet(pair),
     ):
+        pass
+
+
+def test_a_peer_that_does_not_answer_is_an_error_before_any_run(board):
+    # In the adapter's network, so routed through it, but no one (QEMU's user network neither) has it.
+    pair = _Pair(*board, overrides={"ethernet.peer_address": "10.0.2.99"})
+    with pytest.raises(LabError, match=r"the peer 10\.0\.2\.99 does not answer through usb"), usb_ethernet(pair):
         pass
