@@ -13,9 +13,9 @@ from hil.lab import android
 from hil.lab.gadget import Ecm, Gadget, Hid, MassStorage, Ncm, Rndis, Uvc
 from hil.lab.mtp import MtpResponder
 from hil.lab.pair import BoardPair, Environments
+from tests.pc_lab import PC_ENV
 
 EVERY_FUNCTION = ["mass_storage", "mtp", "rndis", "ncm", "ecm"]
-PC_ENV = "targets:\n  lab-pc: {drivers: {LocalShellDriver: {}}}\nimports:\n  - hil.lab.local\n"
 PC_PAIR = """\
 pairs:
   pc-pair:
