@@ -8,7 +8,8 @@ quick values must be a subset of the full ones, so a quick run's result keys alw
 run's baseline.
 
 A pair narrows this in boards.yaml: `matrix: full` leaves it out of quick runs (unless `--board` names
-it), and `only: {bs: [1M]}` keeps just those values of a parameter on it (`runs_on_pair`).
+it), `only: {bs: [1M]}` keeps just those values of a parameter on it (`runs_on_pair`), and `quick_only`
+does the same in quick runs only.
 """
 
 from __future__ import annotations

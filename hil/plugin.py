@@ -172,12 +172,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:
-    """Deselect the cases a pair's `only` in boards.yaml leaves out (hil.parametrization)."""
+    """Deselect the cases a pair's `only` (and in quick runs its `quick_only`) in boards.yaml leaves out
+    (hil.parametrization)."""
+    quick = config.getoption("matrix") == "quick"
     kept, dropped = [], []
     for item in items:
         params = dict(getattr(getattr(item, "callspec", None), "params", {}))
         board = inventory.boards.get(params.pop("board_pair", None))
-        keep = board is None or matrix.runs_on_pair(params, board.config.only)
+        keep = board is None or (
+            matrix.runs_on_pair(params, board.config.only)
+            and (not quick or matrix.runs_on_pair(params, board.config.quick_only))
+        )
         (kept if keep else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -1,5 +1,6 @@
 """A pair narrows the matrix in boards.yaml: `matrix: full` keeps it out of quick runs unless --board names it,
-`only` keeps just the listed values of a parameter on it (hil.parametrization). Collected for real by pytest."""
+`only` keeps just the listed values of a parameter on it, `quick_only` does so in quick runs only
+(hil.parametrization). Collected for real by pytest."""
 
 import pytest
 from pc_lab import PC_ENV
@@ -37,6 +38,12 @@ pairs:
     roles: {host: {target: lab-pc}, device: {target: lab-pc}}
     link: {type: usb, speed: high, udc: none.0, emulated: true}
     metrics: {usb.msc.read: {unit: MB/s, min: 1}}
+  halved:
+    env: lab.yaml
+    quick_only: {direction: [write]}
+    roles: {host: {target: lab-pc}, device: {target: lab-pc}}
+    link: {type: usb, speed: high, udc: none.0, emulated: true}
+    metrics: {usb.msc.read: {unit: MB/s, min: 1}}
   slow:
     env: lab.yaml
     matrix: full
@@ -61,7 +68,7 @@ def collect(pytester):
         for line in result.stdout.lines:
             if "::test_" in line:
                 params = line.partition("[")[2]
-                for pair in ("everything", "narrowed", "slow"):
+                for pair in ("everything", "narrowed", "halved", "slow"):
                     if f"-{pair}" in params or params.startswith(f"{pair}"):
                         ids.setdefault(pair, []).append(line.split("::")[1])
         return ids
@@ -75,11 +82,17 @@ def test_a_quick_run_leaves_out_the_full_matrix_pair_and_only_narrows_its_pair(c
     assert len(ids["everything"]) == 5  # 2 bs x 2 directions + 1 report
     # bs: only 1M of 64K/1M; report: 512 is not in the quick set, so no HID case at all
     assert sorted(ids["narrowed"]) == ["test_msc[bs=1M-narrowed-read]", "test_msc[bs=1M-narrowed-write]"]
+    # quick_only: the write cases of both quick block sizes; a test without `direction` keeps its cases
+    assert sorted(ids["halved"]) == [
+        "test_hid[report=1024-halved]",
+        "test_msc[bs=1M-halved-write]",
+        "test_msc[bs=64K-halved-write]",
+    ]
 
 
 def test_the_full_matrix_runs_the_full_matrix_pair_and_only_still_narrows(collect):
     ids = collect("--matrix=full")
-    assert len(ids["slow"]) == len(ids["everything"]) == 8  # 3 bs x 2 directions + 2 reports
+    assert len(ids["slow"]) == len(ids["everything"]) == len(ids["halved"]) == 8  # 3 bs x 2 directions + 2 reports
     assert sorted(ids["narrowed"]) == [
         "test_hid[report=512-narrowed]",
         "test_msc[bs=1M-narrowed-read]",

@@ -357,13 +357,20 @@ class PairConfig(Strict):
     only: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], list[str | int]] = Field(
         default_factory=dict
     )
+    # The same, in quick runs only: what the quick gate measures on this pair when other pairs cover the rest
+    # (say which beside it); `--matrix full` runs every value.
+    quick_only: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], list[str | int]] = Field(
+        default_factory=dict
+    )
 
-    @field_validator("only")
+    @field_validator("only", "quick_only")
     @classmethod
-    def _only_lists_values(cls, value: dict[str, list[str | int]]) -> dict[str, list[str | int]]:
+    def _only_lists_values(cls, value: dict[str, list[str | int]], info: ValidationInfo) -> dict[str, list[str | int]]:
         empty = [name for name, values in value.items() if not values]
         if empty:
-            raise ValueError(f"`only` lists no value for {', '.join(empty)}: that would deselect all its cases")
+            raise ValueError(
+                f"`{info.field_name}` lists no value for {', '.join(empty)}: that would deselect all its cases"
+            )
         return value
 
     @field_validator("roles")

@@ -27,8 +27,9 @@ def _random_file(role, path, size_mb):
 
 
 @hil.matrix("buffer", quick=["64K"], full=["16K", "64K", "1M"], ids="buffer={}")
-@pytest.mark.parametrize("direction", ["read", "write"])
-def test_mtp_throughput(pair, perf, direction, buffer):
+# Named apart from the other tests' `direction` so a pair's quick_only can pick MTP's alone (boards.yaml).
+@pytest.mark.parametrize("mtp_direction", ["read", "write"])
+def test_mtp_throughput(pair, perf, mtp_direction, buffer):
     size_mb = pair.setting("mtp.object_mb")
     expected = size_mb * 1024 * 1024
     timeout = pair.setting("mtp.timeout_s")
@@ -40,7 +41,7 @@ def test_mtp_throughput(pair, perf, direction, buffer):
         _random_file(host, source, size_mb)
         with pair.gadget(responder):
             facts["responder"] = responder.version(pair.device)
-            if direction == "write":
+            if mtp_direction == "write":
                 current = [source]  # where the object is now: each sample renames it
                 perf.check("usb.mtp.write", buffer=buffer, facts=facts, sample=lambda: _write(pair, responder, current))
             else:

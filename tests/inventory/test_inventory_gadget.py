@@ -64,6 +64,7 @@ def test_a_wrong_gadget_setting_names_its_key(write_boards, boards_yaml, link, k
         ("    matrix: fast\n", "pairs/vpair/matrix", "'quick' or 'full'"),
         ("    only: {bs: []}\n", "pairs/vpair/only", "lists no value for bs"),
         ("    only: {b s: [1M]}\n", "pairs/vpair/only", "pattern"),
+        ("    quick_only: {direction: []}\n", "pairs/vpair/quick_only", "`quick_only` lists no value for direction"),
     ],
 )
 def test_a_wrong_matrix_or_only_names_its_key(write_boards, boards_yaml, line, key, problem):
@@ -73,5 +74,7 @@ def test_a_wrong_matrix_or_only_names_its_key(write_boards, boards_yaml, line, k
 
 
 def test_matrix_and_only_are_read(write_boards, boards_yaml):
-    config = _load(write_boards, boards_yaml, LINK, LINK + "    matrix: full\n    only: {bs: [1M]}\n").boards["vpair"]
+    lines = "    matrix: full\n    only: {bs: [1M]}\n    quick_only: {direction: [read]}\n"
+    config = _load(write_boards, boards_yaml, LINK, LINK + lines).boards["vpair"]
     assert (config.config.matrix, config.config.only) == ("full", {"bs": ["1M"]})
+    assert config.config.quick_only == {"direction": ["read"]}
