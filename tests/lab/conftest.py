@@ -18,9 +18,10 @@ imports:
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory):
+def env(request, tmp_path_factory):
+    """The labgrid environment of LOCAL_ENV, or of the test module's own LAB_ENV when it declares one."""
     path = tmp_path_factory.mktemp("lab") / "env.yaml"
-    path.write_text(LOCAL_ENV)
+    path.write_text(getattr(request.module, "LAB_ENV", LOCAL_ENV))
     env = Environment(config_file=str(path))
     yield env
     env.cleanup()

@@ -29,7 +29,8 @@ from hil.lab.role import Role
 
 NO_USB_BUS = not Path("/sys/bus/usb/devices").exists()
 
-PC_WITH_PYUSB = """\
+# The lab PC with pyusb, and one without it (tests/lab/conftest.py builds the environment).
+LAB_ENV = """\
 targets:
   lab-pc:
     drivers:
@@ -42,15 +43,6 @@ imports:
   - hil.lab.local
   - hil.lab.usb_enumeration
 """
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    path = tmp_path_factory.mktemp("lab") / "env.yaml"
-    path.write_text(PC_WITH_PYUSB)
-    env = Environment(config_file=str(path))
-    yield env
-    env.cleanup()
 
 
 def test_libusb_loads_through_pyusb_and_names_both_versions():
@@ -131,7 +123,7 @@ def test_the_driver_confirms_through_libusb_and_names_the_role(env):
 
 def test_a_zero_poll_interval_is_refused_when_the_environment_builds_the_driver(tmp_path):
     path = tmp_path / "env.yaml"
-    path.write_text(PC_WITH_PYUSB.replace("UsbEnumerationDriver: {}", "UsbEnumerationDriver: {poll_s: 0}"))
+    path.write_text(LAB_ENV.replace("UsbEnumerationDriver: {}", "UsbEnumerationDriver: {poll_s: 0}"))
     env = Environment(config_file=str(path))
     try:
         with pytest.raises(ValueError, match="poll_s"):
@@ -161,7 +153,7 @@ pairs:
     ],
 )
 def test_a_pair_checks_a_bound_gadget_through_pyusb_when_its_host_declares_the_driver(tmp_path, host, error):
-    (tmp_path / "lab.yaml").write_text(PC_WITH_PYUSB)
+    (tmp_path / "lab.yaml").write_text(LAB_ENV)
     (tmp_path / "boards.yaml").write_text(PAIR.format(host=host))
     board = load_inventory(tmp_path / "boards.yaml").boards["pc-gadget"]
     environments = Environments()
@@ -191,7 +183,7 @@ class _Listed:
 
 
 def test_what_pyusb_saw_goes_into_the_pairs_facts_before_the_sysfs_check(tmp_path):
-    (tmp_path / "lab.yaml").write_text(PC_WITH_PYUSB)
+    (tmp_path / "lab.yaml").write_text(LAB_ENV)
     (tmp_path / "boards.yaml").write_text(PAIR.format(host="lab-pc"))
     board = load_inventory(tmp_path / "boards.yaml").boards["pc-gadget"]
     environments = Environments()
