@@ -67,7 +67,7 @@ static unsigned int ep_address;
 static enum usb_device_speed speed;
 static unsigned int payload; /* dwMaxPayloadTransferSize at the connected speed */
 static volatile sig_atomic_t stop;
-static unsigned long aborted; /* SET_CUR data stages gadgetfs aborted (see set_cur_data) */
+static unsigned long aborted; /* requests gadgetfs aborted under this program (see recover) */
 
 /* The stream thread, driven by the ep0 thread through `want` and interrupted (SIGUSR1) out of write(). */
 static pthread_t streamer;
@@ -500,28 +500,35 @@ static void fill_control(struct uvc_streaming_control *ctrl)
 	ctrl->bMaxVersion = 1;
 }
 
+static void recover(void);
+
 static void stall(const struct usb_ctrlrequest *req)
 {
 	uint8_t data[256];
 
 	/* gadgetfs stalls on the "wrong direction": read for an IN request, write for an OUT one. An OUT
 	 * request with a data stage cannot be stalled (gadgetfs has taken its data already): drop the data. */
-	if (!(req->bRequestType & USB_DIR_IN) && req->wLength) {
-		if (read(ep0, data, req->wLength < sizeof(data) ? req->wLength : sizeof(data)) < 0)
-			perror("uvc_gadgetfs: dropping an OUT data stage");
-		return;
-	}
-	if (req->bRequestType & USB_DIR_IN) {
-		if (read(ep0, NULL, 0) < 0 && errno != EL2HLT)
-			perror("uvc_gadgetfs: stalling ep0");
-	} else if (write(ep0, NULL, 0) < 0 && errno != EL2HLT) {
+	ssize_t done;
+
+	if (!(req->bRequestType & USB_DIR_IN) && req->wLength)
+		done = read(ep0, data, req->wLength < sizeof(data) ? req->wLength : sizeof(data));
+	else if (req->bRequestType & USB_DIR_IN)
+		done = read(ep0, NULL, 0);
+	else
+		done = write(ep0, NULL, 0);
+	if (done < 0 && errno == EIDRM)
+		recover();
+	else if (done < 0 && errno != EL2HLT)
 		perror("uvc_gadgetfs: stalling ep0");
-	}
 }
 
 static void ack(void)
 {
-	if (read(ep0, NULL, 0) < 0)
+	if (read(ep0, NULL, 0) >= 0)
+		return;
+	if (errno == EIDRM)
+		recover();
+	else
 		perror("uvc_gadgetfs: ack on ep0");
 }
 
@@ -529,43 +536,53 @@ static void reply(const struct usb_ctrlrequest *req, const void *data, size_t n)
 {
 	if (n > req->wLength)
 		n = req->wLength;
-	if (write(ep0, data, n) < 0)
+	if (write(ep0, data, n) >= 0)
+		return;
+	if (errno == EIDRM)
+		recover();
+	else if (errno != EINVAL) /* a second answer to a request already answered by recover() */
 		perror("uvc_gadgetfs: ep0 reply");
 }
 
 /*
- * The OUT data stage of a SET_CUR. gadgetfs has taken the data before this program sees the request, so
- * the host may already have sent its next request (uvcvideo follows a probe SET_CUR with GET_MIN, GET_MAX
- * or GET_CUR at once): then gadgetfs aborts this data stage (EIDRM) and holds ep0 in the new request's
- * setup state, without a way to read which request that is. Every GET of the probe and commit controls
- * has one answer here (one format, one frame, one interval), so that answer goes out blindly; should the
- * new request be an OUT one instead (write fails with ESRCH), its data stage is read. Returns 0 when the
- * SET_CUR's own data was read into `data`, 1 when it was lost this way.
+ * gadgetfs takes the OUT data of a control request before this program sees the request, so the host may
+ * send its next request before this program has read (or answered) the current one: uvcvideo follows a
+ * probe SET_CUR with GET_MIN, GET_MAX or GET_CUR at once. Then gadgetfs aborts what this program was doing
+ * (EIDRM) and holds ep0 in the new request's setup state, without a way to read which request that is (a
+ * read would stall it). Every GET of the probe and commit controls has one answer here (one format, one
+ * frame, one interval), so that answer goes out blindly; should the new request be an OUT one instead
+ * (the write fails with ESRCH), its data stage is read. The new request's event, still queued, is answered
+ * again when read: gadgetfs refuses the second answer or dummy_hcd drops it as stale at the next setup.
  */
-static int set_cur_data(uint8_t *data, size_t n)
+static void recover(void)
 {
 	struct uvc_streaming_control ctrl;
+	uint8_t data[256];
 	int tries;
 
-	if (read(ep0, data, n) >= 0)
-		return 0;
-	if (errno != EIDRM) {
-		perror("uvc_gadgetfs: SET_CUR data stage");
-		return 1;
-	}
 	aborted++;
 	fill_control(&ctrl);
 	for (tries = 0; tries < 8; tries++) {
 		if (write(ep0, &ctrl, sizeof(ctrl)) >= 0)
-			return 1;
-		if (errno == ESRCH && read(ep0, data, n) >= 0)
-			return 1;
+			return;
+		if (errno == ESRCH && read(ep0, data, sizeof(data)) >= 0)
+			return;
 		if (errno != EIDRM && errno != ESRCH) {
-			perror("uvc_gadgetfs: ep0 after an aborted data stage");
-			return 1;
+			perror("uvc_gadgetfs: ep0 after an aborted request");
+			return;
 		}
 	}
-	return 1;
+}
+
+/* The OUT data stage of a SET_CUR (see recover). */
+static void set_cur_data(uint8_t *data, size_t n)
+{
+	if (read(ep0, data, n) >= 0)
+		return;
+	if (errno == EIDRM)
+		recover();
+	else
+		perror("uvc_gadgetfs: SET_CUR data stage");
 }
 
 static int class_request(const struct usb_ctrlrequest *req)
@@ -670,7 +687,11 @@ static int events(void)
 	size_t i;
 
 	if (got < 0) {
-		if (errno == EINTR || errno == EAGAIN || errno == EIDRM)
+		if (errno == EIDRM) {
+			recover();
+			return 0;
+		}
+		if (errno == EINTR || errno == EAGAIN)
 			return 0;
 		perror("uvc_gadgetfs: reading ep0 events");
 		return -1;
@@ -780,7 +801,7 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&lock);
 	pthread_join(streamer, NULL);
 	close(ep0);
-	printf("uvc_gadgetfs aborted_data_stages=%lu\n", aborted);
+	printf("uvc_gadgetfs aborted_requests=%lu\n", aborted);
 	printf("uvc_gadgetfs frames=%llu\n", frames_sent);
 	return failed;
 }

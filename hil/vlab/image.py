@@ -355,7 +355,7 @@ def _build_programs(bindir: Path) -> None:
     for source in _program_sources():
         output = bindir / source.stem
         proc = subprocess.run(
-            [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-o", str(output), str(source)],
+            [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-pthread", "-o", str(output), str(source)],
             capture_output=True,
             text=True,
             check=False,
