@@ -25,8 +25,8 @@
  *
  * Refuses a UDC that another gadget driver holds. Closing ep0 (exit, even a crash) releases the UDC.
  * Prints "uvc_gadgetfs ready UDC" once bound, "uvc_gadgetfs connected SPEED", "uvc_gadgetfs streaming
- * FORMAT WxH payload=N" on each commit, and on SIGTERM/SIGINT "uvc_gadgetfs frames=N" (whole frames the
- * UDC took) before exiting 0.
+ * FORMAT WxH payload=N" on each commit, and on SIGTERM/SIGINT "uvc_gadgetfs aborted_requests=N" (see
+ * recover()) and "uvc_gadgetfs frames=N" (whole frames the UDC took) before exiting 0.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
