@@ -19,6 +19,13 @@ CAMERA = Family(
         Setting("camera.device", str, "", "the camera's V4L2 node; empty: the one capture node uvcvideo registers"),
         Setting("camera.frames", int, 300, "frames streamed per sample (the issue asks for >= 300)", 300, 1_000_000),
         Setting("camera.frame_timeout_s", int, 10, "seconds to wait for any one frame before it is an error", 1, 600),
+        Setting(
+            "camera.gadgetfs",
+            bool,
+            False,
+            "the camera is the board's own GadgetFS bulk camera (uvc_gadgetfs) seen through the pair's USB link: "
+            "the virtual lab, where host and device are one board",
+        ),
     ),
 )
 

@@ -142,6 +142,13 @@ UVC = Family(
             False,
             "the device kernel's f_uvc has the vendor's bulk streaming attribute `streaming_bulk` (mainline has none)",
         ),
+        Setting(
+            "uvc.gadgetfs",
+            bool,
+            False,
+            "`transfer=bulk` streams from hil's GadgetFS bulk camera (uvc_gadgetfs, high speed at most) instead of "
+            "f_uvc: the way a UDC without isochronous endpoints (the virtual lab's dummy_hcd) carries UVC frames",
+        ),
     ),
 )
 

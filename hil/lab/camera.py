@@ -1,5 +1,6 @@
 """V4L2 camera nodes on a role: the capture node uvcvideo registers for a USB camera (a UVC gadget seen
-by the host, or a camera plugged into the board), and what the virtual lab cannot stream.
+by the host, or a camera plugged into the board), the camera gadgets the UVC and camera cases stream from,
+and what the virtual lab cannot stream.
 
 uvcvideo registers two nodes per camera since Linux 5.x: the video capture node (index 0) and a metadata
 node (index 1); frames come from the first.
@@ -7,39 +8,51 @@ node (index 1); frames come from the first.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from hil.errors import LabError
+from hil.lab.gadget import GadgetBackend, Uvc
 from hil.lab.role import Role
 from hil.lab.usbhost import UsbDevice
+from hil.lab.uvc_gadgetfs import GadgetfsCamera
+from hil.measure import v4l2_fps
 from hil.plugin import INVENTORY
+
+if TYPE_CHECKING:
+    from hil.lab.pair import BoardPair, GadgetOnLink
 
 POLL_S = 0.5
 
 # Verified on the virtual board (Linux 6.1, dummy_hcd): binding a UVC function fails with
 # "uvc: Unable to allocate streaming EP" / "udc dummy_udc.0: failed to start g: -22". dummy_udc offers
 # bulk and interrupt endpoints only, its host side fails every isochronous URB, and f_uvc streams over
-# an isochronous endpoint only. So no UVC frame crosses a dummy_hcd link, in either direction. The
-# kernel's other virtual UDC, USB/IP's vudc (with vhci_hcd), binds and enumerates the gadget and carries
-# the probe/commit requests, but fails every isochronous URB with -EXDEV ("TODO: support" in
-# vudc_transfer.c): tests/vlab/test_uvc_vlab.py checks both facts.
+# an isochronous endpoint only. So no isochronous UVC frame crosses a dummy_hcd link, in either direction.
+# The kernel's other virtual UDC, USB/IP's vudc (with vhci_hcd), binds and enumerates the gadget and
+# carries the probe/commit requests, but fails every isochronous URB with -EXDEV ("TODO: support" in
+# vudc_transfer.c): tests/vlab/test_uvc_vlab.py checks both facts. What does cross dummy_hcd is a bulk
+# camera: hil's GadgetFS program (hil.lab.uvc_gadgetfs), for the pairs that set uvc.gadgetfs (the UVC
+# cases' `transfer=bulk`) or camera.gadgetfs (the board's camera is its own gadget, seen through the link).
 NO_ISO_ON_DUMMY_HCD = (
     "dummy_udc has no isochronous endpoints and mainline f_uvc (Linux 6.1) streams isochronously only: "
-    "the UVC function cannot bind on the virtual lab ('uvc: Unable to allocate streaming EP', verified)"
+    "the UVC function cannot bind on the virtual lab ('uvc: Unable to allocate streaming EP', verified); "
+    "bulk streaming runs there through hil's GadgetFS camera (uvc.gadgetfs / camera.gadgetfs)"
 )
 NO_BULK_IN_MAINLINE = (
     "mainline f_uvc (Linux 6.1) has no bulk streaming endpoint; a board whose vendor kernel has one "
-    "(seed 000 table 3-6) sets uvc.bulk: true"
+    "(seed 000 table 3-6) sets uvc.bulk: true, a pair that streams from hil's GadgetFS camera uvc.gadgetfs: true"
 )
 
 
 def uvc_unavailable(udc: str | None, *, bulk: bool, bulk_supported: bool) -> str | None:
     """Why a UVC gadget cannot stream on this UDC with this transfer type, or None when it can."""
-    if bulk and not bulk_supported:
-        return NO_BULK_IN_MAINLINE
+    if bulk:
+        return None if bulk_supported else NO_BULK_IN_MAINLINE
     if udc is not None and udc.startswith("dummy_udc"):
         return NO_ISO_ON_DUMMY_HCD
     return None
@@ -48,7 +61,9 @@ def uvc_unavailable(udc: str | None, *, bulk: bool, bulk_supported: bool) -> str
 def skip_where_no_frame_streams(config: pytest.Config, items: list[pytest.Item], test_file: str) -> None:
     """At collection, before any board is touched: mark the cases of `test_file` skipped on the pairs where
     no UVC frame can stream (`uvc_unavailable`). A case whose `transfer` parameter is "bulk" asks for bulk
-    streaming, which the pair's `uvc.bulk` setting must allow. Called from the suites' conftests."""
+    streaming, which the pair's `uvc.bulk` or `uvc.gadgetfs` setting must allow; the camera cases stream over
+    bulk where the pair's `camera.gadgetfs` makes the board's own GadgetFS camera its camera. Called from
+    the suites' conftests."""
     inventory = config.stash.get(INVENTORY, None)
     if inventory is None:
         return
@@ -59,14 +74,61 @@ def skip_where_no_frame_streams(config: pytest.Config, items: list[pytest.Item],
         board = inventory.boards.get(params["board_pair"])
         if board is None:  # no pair declares the metric: pytest skips the empty parameter set itself
             continue
-        bulk = params.get("transfer") == "bulk"
-        reason = uvc_unavailable(
-            getattr(board.config.link, "udc", None),
-            bulk=bulk,
-            bulk_supported=bulk and board.setting("uvc.bulk"),
-        )
+        if "transfer" in params:
+            bulk = params["transfer"] == "bulk"
+            supported = bulk and (board.setting("uvc.bulk") or board.setting("uvc.gadgetfs"))
+        else:
+            bulk = supported = bool(board.setting("camera.gadgetfs"))
+        reason = uvc_unavailable(getattr(board.config.link, "udc", None), bulk=bulk, bulk_supported=supported)
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@contextlib.contextmanager
+def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
+    """The pair's device role streaming as `camera`, enumerated by the host: a bulk camera on a pair with
+    uvc.gadgetfs is hil's GadgetFS camera (hil.lab.uvc_gadgetfs); otherwise the configfs UVC function fed
+    by uvc_source, which opens the gadget's video node (the gadget stays off the bus until it does)."""
+    if camera.bulk and pair.setting("uvc.gadgetfs"):
+        with pair.gadget(camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
+            yield gadget
+        return
+
+    def frame_source(gadget: GadgetBackend) -> contextlib.AbstractContextManager[object]:
+        node = camera.video_node(pair.device)
+        max_payload = camera.max_payload(pair.link.speed)
+        command = v4l2_fps.source_command(node, camera.fmt, camera.width, camera.height, max_payload=max_payload)
+        return pair.device.background(command, ready=r"uvc_source ready", name="uvc_source")
+
+    with pair.gadget(camera, attach=frame_source) as gadget:
+        yield gadget
+
+
+def numbered_frames(gadget: GadgetOnLink) -> bool:
+    """Whether the host can check frame counters (v4l2_fps ... counter): hil's GadgetFS camera sends every
+    frame it numbers, in order, within a session; f_uvc may drop a frame uvc_source numbered on the device
+    side (an underrun), which the check would take for a corrupt one."""
+    return isinstance(gadget.gadget, GadgetfsCamera)
+
+
+@contextlib.contextmanager
+def board_camera(pair: BoardPair, fmt: str, width: int, height: int) -> Iterator[str]:
+    """The capture node of the camera on the board (the pair's host role): camera.device, else the one
+    uvcvideo registered. On a pair with camera.gadgetfs the camera is the board's own GadgetFS bulk camera
+    in `fmt` at `width` x `height`, seen through the pair's link (the virtual lab's dummy_hcd)."""
+    if pair.setting("camera.gadgetfs"):
+        camera = Uvc(fmt=fmt, width=width, height=height, bulk=True)
+        with pair.gadget(camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
+            yield uvc_capture_node(pair.host, gadget.usb_device)
+        return
+    yield pair.setting("camera.device") or board_camera_node(pair.host)
+
+
+def _gadgetfs_camera(pair: BoardPair, camera: Uvc) -> GadgetfsCamera:
+    udc = getattr(pair.link, "udc", None)
+    if udc is None:
+        raise LabError(f"{pair.name}: the GadgetFS camera needs a USB link with a `udc` in boards.yaml")
+    return GadgetfsCamera(pair.device, udc, camera)
 
 
 def _capture_nodes(role: Role, parent: str) -> list[str]:

@@ -320,6 +320,7 @@ class GadgetBackend(abc.ABC):
     """
 
     backend: ClassVar[str]  # as boards.yaml's link.gadget names it
+    max_speed: ClassVar[str | None] = None  # a USB speed name when the backend cannot run at the link's speed
     role: Role
     functions: list[Function]
     identity: GadgetIdentity | None  # VID:PID and serial the host should see (known once bound)

@@ -229,6 +229,7 @@ class BoardPair:
         *functions: Function,
         enumerate_timeout_s: float = 30.0,
         attach: Callable[[GadgetBackend], contextlib.AbstractContextManager[Any]] | None = None,
+        backend: GadgetBackend | None = None,
     ) -> Iterator[GadgetOnLink]:
         """Run a gadget on the device role, wait for the host to enumerate it, check the link speed.
 
@@ -236,12 +237,14 @@ class BoardPair:
         Android's switched through sys.usb.config.
         attach: what must run on the device before the host can see the gadget (a UVC gadget stays off
         the bus until its frame source opens the video node); it is left when the gadget goes.
+        backend: a gadget that is a program of its own instead of the link's backend running `functions`
+        (hil.lab.uvc_gadgetfs: the GadgetFS bulk camera).
         """
         cfg = self.link
         if not isinstance(cfg, UsbLink) or cfg.udc is None:
             raise LabError(f"{self.name}: gadget tests need a USB link with a `udc` in boards.yaml")
         with (
-            self._gadget_backend(cfg, list(functions), enumerate_timeout_s) as gadget,
+            backend or self._gadget_backend(cfg, list(functions), enumerate_timeout_s) as gadget,
             attach(gadget) if attach is not None else contextlib.nullcontext(),
         ):
             yield GadgetOnLink(self, gadget, self.enumerated(gadget, timeout_s=enumerate_timeout_s))
@@ -255,10 +258,14 @@ class BoardPair:
         """
         cfg = self.link
         self.facts["gadget"] = gadget.describe()
-        self.facts.update(usb_enumeration.confirm_gadget(self.host, gadget.identity, cfg.speed, timeout_s=timeout_s))
+        speed = cfg.speed
+        if gadget.max_speed is not None and usbhost.SPEED_MBPS[gadget.max_speed] < usbhost.SPEED_MBPS[speed]:
+            speed = gadget.max_speed  # the gadget cannot run faster than this on any link: recorded, not hidden
+            self.facts["gadget_max_speed"] = f"{gadget.max_speed} ({gadget.describe()}) on a {cfg.speed}-speed link"
+        self.facts.update(usb_enumeration.confirm_gadget(self.host, gadget.identity, speed, timeout_s=timeout_s))
         device = usbhost.wait_for_device(self.host, gadget.serial, timeout_s=timeout_s)
         self.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
-        usbhost.require_speed(device, cfg.speed, f"{self.name} ({self.host.label})")
+        usbhost.require_speed(device, speed, f"{self.name} ({self.host.label})")
         return device
 
     def _gadget_backend(self, cfg: UsbLink, functions: list[Function], timeout_s: float) -> GadgetBackend:

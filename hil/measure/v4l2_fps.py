@@ -5,8 +5,10 @@ buffer timestamps: hil's v4l2_fps (hil/tools/v4l2_fps.c) streams N mmap frames, 
              bytes=184320000 first_seq=0 last_seq=299
 
 One run gives `fps` (frames/s), `dropped` (frames the sequence numbers skipped) and `corrupt` (frames with
-the error flag, a YUYV size other than width*height*2, or MJPEG without SOI/EOI markers).
-The frame source of a UVC gadget is hil's uvc_source (hil/tools/uvc_source.c), run in the background.
+the error flag, a YUYV size other than width*height*2, or MJPEG without SOI/EOI markers; with `counter`,
+also frames whose hil frame counter does not increase: the cameras hil runs itself number their frames).
+The frame source of a UVC gadget is hil's uvc_source (hil/tools/uvc_source.c), run in the background, or
+hil's GadgetFS bulk camera (hil/tools/uvc_gadgetfs.c, hil.lab.uvc_gadgetfs).
 """
 
 from __future__ import annotations
@@ -88,12 +90,15 @@ def parse(text: str, *, fmt: str, width: int, height: int, frames: int) -> Frame
     return FrameRate(fmt, width, height, ints["frames"], span_s, fps, ints["dropped"], ints["corrupt"], ints["bytes"])
 
 
-def command(device: str, fmt: str, width: int, height: int, *, frames: int, timeout_s: int) -> str:
+def command(
+    device: str, fmt: str, width: int, height: int, *, frames: int, timeout_s: int, counter: bool = False
+) -> str:
+    """counter: the camera is one of hil's (uvc_frames.h), whose frame counters v4l2_fps checks."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
     if frames < MIN_FRAMES:
         raise ValueError(f"at least {MIN_FRAMES} frames give a frame rate, got {frames}")
-    return shell.cmd(PROGRAM, device, fmt, width, height, frames, timeout_s)
+    return shell.cmd(PROGRAM, device, fmt, width, height, frames, timeout_s, *(["counter"] if counter else []))
 
 
 def source_command(device: str, fmt: str, width: int, height: int, *, max_payload: int) -> str:
@@ -104,11 +109,20 @@ def source_command(device: str, fmt: str, width: int, height: int, *, max_payloa
 
 
 def run(
-    role: Role, device: str, fmt: str, width: int, height: int, *, frames: int = 300, frame_timeout_s: int = 10
+    role: Role,
+    device: str,
+    fmt: str,
+    width: int,
+    height: int,
+    *,
+    frames: int = 300,
+    frame_timeout_s: int = 10,
+    counter: bool = False,
 ) -> Measurement:
-    """Stream `frames` frames from `device` on `role` (timed there): `fps`, `dropped` and `corrupt`."""
+    """Stream `frames` frames from `device` on `role` (timed there): `fps`, `dropped` and `corrupt`
+    (`counter`: the camera is hil's own, its frame counters are checked too)."""
     started = time.time()
-    cmd = command(device, fmt, width, height, frames=frames, timeout_s=frame_timeout_s)
+    cmd = command(device, fmt, width, height, frames=frames, timeout_s=frame_timeout_s, counter=counter)
     exitcode, output = role.run_status(cmd, timeout=frames * frame_timeout_s + 60)
     duration = time.time() - started
     if exitcode != 0:

@@ -15,13 +15,7 @@
  * host sees the highest frame rate the link and both drivers carry (what seed 000 tables 3-3..3-6
  * report), not the nominal frame interval.
  *
- * Frame content, so the host can check every frame:
- *   yuyv   WIDTH*HEIGHT*2 bytes; the first 4 bytes are the frame counter (little endian), the rest a
- *          pattern that moves with the counter.
- *   mjpeg  a real baseline JPEG of a flat grey picture, built here: greyscale, one Huffman code per
- *          table (DC difference 0, end of block), so every 8x8 block is 2 bits. It is far smaller than
- *          a camera's JPEG of a real scene (about 8 KiB at 1920x1080): the fps it gives is a
- *          transport figure, not one for a real sensor. A COM segment carries the frame counter.
+ * Frame content: uvc_frames.h (shared with uvc_gadgetfs.c).
  *
  * Prints "uvc_source ready DEVICE" once it listens for events, "uvc_source streaming" on STREAMON,
  * and on SIGTERM/SIGINT "uvc_source frames=N" (frames handed to the driver) before exiting 0.
@@ -42,6 +36,8 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <unistd.h>
+
+#include "uvc_frames.h"
 
 #define NBUFS 4
 #define FRAME_INTERVAL 333333 /* 100 ns units: the 30 fps the descriptors declare */
@@ -81,76 +77,13 @@ static int xioctl(unsigned long request, void *arg)
 
 static size_t frame_bytes_max(void)
 {
-	return mjpeg ? (size_t)width * height / 2 + 4096 : (size_t)width * height * 2;
-}
-
-/* ---- the JPEG of a flat picture ------------------------------------------------------------- */
-
-static size_t put(uint8_t *out, size_t at, const uint8_t *bytes, size_t n)
-{
-	memcpy(out + at, bytes, n);
-	return at + n;
-}
-
-static size_t jpeg_frame(uint8_t *out, size_t room, uint32_t number)
-{
-	static const uint8_t soi[] = {0xff, 0xd8};
-	char text[16];
-	uint8_t com[4 + 15]; /* "hil frame NNNNN", no terminating NUL in the file */
-	uint8_t dqt[5 + 64];
-	const uint8_t sof[] = {0xff, 0xc0, 0, 11, 8, height >> 8, height & 0xff, width >> 8, width & 0xff,
-			       1, 1, 0x11, 0};
-	/* One code of length 1 in each table: DC category 0, AC symbol 0x00 (end of block). */
-	static const uint8_t dht[] = {0xff, 0xc4, 0, 2 + 2 * 17 + 2,
-				      0x00, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-				      0x10, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-	static const uint8_t sos[] = {0xff, 0xda, 0, 8, 1, 1, 0x00, 0, 63, 0};
-	static const uint8_t eoi[] = {0xff, 0xd9};
-	size_t blocks = (size_t)((width + 7) / 8) * ((height + 7) / 8);
-	size_t scan = (blocks * 2 + 7) / 8;
-	size_t at = 0;
-
-	if (sizeof(soi) + sizeof(com) + sizeof(dqt) + sizeof(sof) + sizeof(dht) + sizeof(sos) + scan +
-		    sizeof(eoi) > room)
-		return 0;
-	at = put(out, at, soi, sizeof(soi));
-	com[0] = 0xff;
-	com[1] = 0xfe;
-	com[2] = 0;
-	com[3] = 2 + 15;
-	snprintf(text, sizeof(text), "hil frame %5u", (unsigned int)(number % 100000));
-	memcpy(com + 4, text, 15);
-	at = put(out, at, com, sizeof(com));
-	dqt[0] = 0xff;
-	dqt[1] = 0xdb;
-	dqt[2] = 0;
-	dqt[3] = 67;
-	dqt[4] = 0;
-	memset(dqt + 5, 1, 64);
-	at = put(out, at, dqt, sizeof(dqt));
-	at = put(out, at, sof, sizeof(sof));
-	at = put(out, at, dht, sizeof(dht));
-	at = put(out, at, sos, sizeof(sos));
-	/* Every block codes as "0" "0"; the last byte is padded with 1 bits, as the standard asks. */
-	memset(out + at, 0, scan);
-	if (blocks * 2 % 8)
-		out[at + scan - 1] = (uint8_t)(0xff >> (blocks * 2 % 8));
-	at += scan;
-	return put(out, at, eoi, sizeof(eoi));
+	return uvc_frame_bytes_max(mjpeg, width, height);
 }
 
 static size_t fill(struct buffer *buf)
 {
-	uint8_t *p = buf->start;
-	size_t n;
-
 	counter++;
-	if (mjpeg)
-		return jpeg_frame(p, buf->length, counter);
-	n = (size_t)width * height * 2;
-	memset(p, 0x80 + (counter & 0x3f), n);
-	memcpy(p, &counter, sizeof(counter));
-	return n;
+	return uvc_frame(buf->start, buf->length, mjpeg, width, height, counter);
 }
 
 /* ---- buffers ---------------------------------------------------------------------------------- */

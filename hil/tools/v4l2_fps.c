@@ -17,6 +17,19 @@
  *
  * A device that will not take the format exactly, or a frame that does not arrive within
  * TIMEOUT_S, is an error: a message on stderr and exit status 1, no summary.
+ *
+ * dropped is the gap the sequence numbers leave: (last_seq - first_seq + 1) - frames. A sequence number
+ * that does not increase is named on stderr ("v4l2_fps: sequence ..."); more frames than sequence
+ * numbers is an error.
+ *
+ *   v4l2_fps DEVICE FORMAT WIDTH HEIGHT FRAMES TIMEOUT_S counter
+ *
+ * checks the frame counter hil's cameras put in each frame (hil/tools/uvc_frames.h: the first 4 bytes of
+ * a YUYV frame, the "hil frame N" comment of a JPEG). The driver numbers frames as they start on the wire
+ * (dropped ones too), the camera as it sends them: in a whole frame the counter minus the sequence number
+ * is the same all run long, whatever order the driver hands the buffers back in (uvcvideo finishes bulk
+ * frames on worker threads, so two can swap). A frame where it differs is corrupt; stderr gets
+ * "v4l2_fps counters first=F last=L" before the summary.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,6 +67,29 @@ static int number(const char *text, unsigned long max, unsigned long *value)
 	return errno || *end || end == text || *value == 0 || *value > max ? -1 : 0;
 }
 
+/* The frame counter of hil's cameras in a good frame, or -1 when it has none. */
+static long long frame_counter(const uint8_t *p, size_t n, int mjpeg)
+{
+	uint32_t c;
+	size_t i;
+
+	if (!mjpeg) {
+		if (n < sizeof(c))
+			return -1;
+		memcpy(&c, p, sizeof(c));
+		return c;
+	}
+	for (i = 0; i + 15 <= n && i < 64; i++)
+		if (!memcmp(p + i, "hil frame ", 10)) {
+			char digits[6];
+
+			memcpy(digits, p + i + 10, 5);
+			digits[5] = 0;
+			return strtoll(digits, NULL, 10);
+		}
+	return -1;
+}
+
 static int corrupt_frame(const uint8_t *p, const struct v4l2_buffer *b, int mjpeg, size_t expected)
 {
 	if (b->flags & V4L2_BUF_FLAG_ERROR)
@@ -79,12 +115,13 @@ int main(int argc, char **argv)
 	unsigned long got = 0, dropped = 0, corrupt = 0;
 	size_t expected;
 	unsigned int i, n;
-	int mjpeg;
+	int mjpeg, counters = argc == 8 && !strcmp(argv[7], "counter");
+	long long first_counter = -1, last_counter = -1, offset = 0;
 
-	if (argc != 7 || (strcmp(argv[2], "yuyv") && strcmp(argv[2], "mjpeg")) ||
+	if ((argc != 7 && !counters) || (strcmp(argv[2], "yuyv") && strcmp(argv[2], "mjpeg")) ||
 	    number(argv[3], 16384, &width) || number(argv[4], 16384, &height) ||
 	    number(argv[5], 10000000, &frames) || frames < 2 || number(argv[6], 3600, &timeout_s)) {
-		fprintf(stderr, "usage: %s DEVICE yuyv|mjpeg WIDTH HEIGHT FRAMES(>=2) TIMEOUT_S\n", argv[0]);
+		fprintf(stderr, "usage: %s DEVICE yuyv|mjpeg WIDTH HEIGHT FRAMES(>=2) TIMEOUT_S [counter]\n", argv[0]);
 		return 2;
 	}
 	mjpeg = !strcmp(argv[2], "mjpeg");
@@ -166,12 +203,28 @@ int main(int argc, char **argv)
 		if (got == 0) {
 			first_us = us;
 			first_seq = b.sequence;
-		} else if (b.sequence != last_seq + 1) {
-			dropped += b.sequence - last_seq - 1;
+		} else if ((int32_t)(b.sequence - last_seq) < 1) {
+			fprintf(stderr, "v4l2_fps: sequence %u after %u (frame %lu)\n", b.sequence, last_seq, got);
 		}
 		last_us = us;
 		last_seq = b.sequence;
-		corrupt += corrupt_frame(start[b.index], &b, mjpeg, expected);
+		if (corrupt_frame(start[b.index], &b, mjpeg, expected)) {
+			corrupt++;
+		} else if (counters) {
+			long long c = frame_counter(start[b.index], b.bytesused, mjpeg);
+
+			if (first_counter < 0 && c >= 0) {
+				first_counter = c;
+				offset = c - b.sequence;
+			}
+			if (c < 0 || c - b.sequence != offset) {
+				fprintf(stderr, "v4l2_fps: frame %lu (sequence %u) carries counter %lld, expected %lld\n",
+					got, b.sequence, c, b.sequence + offset);
+				corrupt++;
+			} else {
+				last_counter = c;
+			}
+		}
 		bytes += b.bytesused;
 		got++;
 		if (xioctl(VIDIOC_QBUF, &b) < 0) {
@@ -183,6 +236,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		munmap(start[i], length[i]);
 	close(fd);
+	if ((uint32_t)(last_seq - first_seq) + 1ull < got) {
+		fprintf(stderr, "v4l2_fps: %lu frames carry only %u sequence numbers (%u..%u)\n", got,
+			last_seq - first_seq + 1, first_seq, last_seq);
+		return 1;
+	}
+	dropped = (uint32_t)(last_seq - first_seq) + 1ul - got;
+	if (counters)
+		fprintf(stderr, "v4l2_fps counters first=%lld last=%lld\n", first_counter, last_counter);
 	if (last_us <= first_us) {
 		fprintf(stderr, "v4l2_fps: timestamps do not advance (first %llu us, last %llu us)\n",
 			(unsigned long long)first_us, (unsigned long long)last_us);

@@ -53,14 +53,17 @@ MODULES = (
     "nvme",
     "xhci-pci",
     "loop",
-    # A V4L2 capture device that needs no USB: dummy_hcd has no isochronous endpoints, so no UVC stream
-    # runs in the virtual lab, and v4l2_fps is checked against this test pattern generator instead.
+    # A V4L2 capture device that needs no USB: dummy_hcd has no isochronous endpoints, so no isochronous
+    # UVC stream runs in the virtual lab, and v4l2_fps is also checked against this test pattern generator.
     "vivid",
     # USB/IP's virtual UDC and host controller: a UVC gadget binds and enumerates there (dummy_hcd refuses
     # it), but vudc fails every isochronous transfer (-EXDEV) in Linux 6.1; tests/vlab/test_uvc_vlab.py
     # watches both routes and fails when a kernel lets a stream through.
     "usbip-vudc",
     "vhci-hcd",
+    # GadgetFS: hil's bulk UVC camera (hil/tools/uvc_gadgetfs.c) writes its own descriptors there, so a
+    # UVC stream crosses dummy_hcd over a bulk endpoint (f_uvc and FunctionFS cannot).
+    "gadgetfs",
     # Filesystems the host side of the MSC gadget formats its disk with (usb.msc.fs.*): FAT32 with its
     # code page and charset, and ext2/ext4 (the Debian kernel serves ext2 from ext4).
     "vfat",
@@ -185,7 +188,7 @@ def build_inputs() -> dict:
     }
     programs = {
         path.relative_to(PROGRAMS_DIR).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in [*_program_sources(), *_preload_sources()]
+        for path in [*_program_sources(), *_program_headers(), *_preload_sources()]
     }
     return {
         "builder_version": BUILDER_VERSION,
@@ -201,6 +204,11 @@ def build_inputs() -> dict:
 
 def _program_sources() -> list[Path]:
     return sorted(PROGRAMS_DIR.glob("*.c"))
+
+
+def _program_headers() -> list[Path]:
+    """Headers the programs share (uvc_frames.h): a change rebuilds the image like a source change."""
+    return sorted(PROGRAMS_DIR.glob("*.h"))
 
 
 def _preload_sources() -> list[Path]:
@@ -347,7 +355,7 @@ def _build_programs(bindir: Path) -> None:
     for source in _program_sources():
         output = bindir / source.stem
         proc = subprocess.run(
-            [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-o", str(output), str(source)],
+            [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-pthread", "-o", str(output), str(source)],
             capture_output=True,
             text=True,
             check=False,

@@ -2,14 +2,15 @@
 camera, and the board streams >= 300 frames per format and resolution, timed by the driver's buffer
 timestamps (the UVC gadget's measuring path, hil.measure.v4l2_fps).
 
-On the virtual lab the camera would be the board's own UVC gadget seen through dummy_hcd: that cannot
-stream (hil.lab.camera.NO_ISO_ON_DUMMY_HCD), so the case skips there with that reason.
+On the virtual lab the camera is the board's own gadget seen through dummy_hcd: f_uvc cannot stream there
+(hil.lab.camera.NO_ISO_ON_DUMMY_HCD), so a pair with camera.gadgetfs streams from hil's GadgetFS bulk
+camera instead (hil.lab.camera.board_camera); other virtual pairs skip with that reason.
 """
 
 import pytest
 
 import hil
-from hil.lab.camera import board_camera_node
+from hil.lab.camera import board_camera
 from hil.measure import v4l2_fps
 
 METRICS = ["usb.camera.fps", "usb.camera.dropped", "usb.camera.corrupt"]
@@ -21,19 +22,20 @@ STREAMS = {"yuyv-640x480": ("yuyv", 640, 480), "mjpeg-1280x720": ("mjpeg", 1280,
 @hil.matrix("stream", quick=["yuyv-640x480"], full=list(STREAMS), ids="{}")
 def test_camera_fps(pair, perf, stream):
     fmt, width, height = STREAMS[stream]
-    node = pair.setting("camera.device") or board_camera_node(pair.host)
-    perf.check(
-        METRICS,
-        stream=stream,
-        facts={"tool": "v4l2_fps (hil/tools)", "camera_node": node},
-        cpu_load_on="host",
-        sample=lambda: v4l2_fps.run(
-            pair.host,
-            node,
-            fmt,
-            width,
-            height,
-            frames=pair.setting("camera.frames"),
-            frame_timeout_s=pair.setting("camera.frame_timeout_s"),
-        ),
-    )
+    with board_camera(pair, fmt, width, height) as node:
+        perf.check(
+            METRICS,
+            stream=stream,
+            facts={"tool": "v4l2_fps (hil/tools)", "camera_node": node},
+            cpu_load_on="host",
+            sample=lambda: v4l2_fps.run(
+                pair.host,
+                node,
+                fmt,
+                width,
+                height,
+                frames=pair.setting("camera.frames"),
+                frame_timeout_s=pair.setting("camera.frame_timeout_s"),
+                counter=pair.setting("camera.gadgetfs"),  # hil's own camera numbers its frames
+            ),
+        )

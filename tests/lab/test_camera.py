@@ -6,14 +6,15 @@ from __future__ import annotations
 import pytest
 
 from hil.errors import LabError
-from hil.lab import camera
+from hil.lab import camera, uvc_gadgetfs
 from hil.lab.gadget import Uvc
 from hil.lab.usbhost import UsbDevice
 
 
-def test_dummy_udc_cannot_stream_and_bulk_needs_a_vendor_kernel():
+def test_dummy_udc_streams_bulk_only_and_bulk_needs_a_vendor_kernel_or_gadgetfs():
     assert camera.uvc_unavailable("dummy_udc.0", bulk=False, bulk_supported=False) == camera.NO_ISO_ON_DUMMY_HCD
     assert camera.uvc_unavailable("dummy_udc.0", bulk=True, bulk_supported=False) == camera.NO_BULK_IN_MAINLINE
+    assert camera.uvc_unavailable("dummy_udc.0", bulk=True, bulk_supported=True) is None  # the GadgetFS camera
     assert camera.uvc_unavailable("fe800000.dwc3", bulk=True, bulk_supported=False) == camera.NO_BULK_IN_MAINLINE
     assert camera.uvc_unavailable("fe800000.dwc3", bulk=True, bulk_supported=True) is None
     assert camera.uvc_unavailable("fe800000.dwc3", bulk=False, bulk_supported=False) is None
@@ -61,3 +62,8 @@ def test_no_capture_node_is_an_error_within_its_bound(role, tmp_path):
     device = UsbDevice(sysfs=str(tmp_path), speed_mbps=480.0, vendor_id="1d6b", product_id="0104", serial="x")
     with pytest.raises(LabError, match="registered no capture node"):
         camera.uvc_capture_node(role, device, timeout_s=1)
+
+
+def test_the_gadgetfs_camera_command_quotes_every_value():
+    command = uvc_gadgetfs.camera_command("dummy_udc.0", Uvc(fmt="mjpeg", width=1280, height=720), "a b")
+    assert command == "uvc_gadgetfs /dev/gadget dummy_udc.0 mjpeg 1280 720 16384 'a b'"

@@ -1,6 +1,6 @@
-"""v4l2_fps's summary line, from real runs of hil/tools/v4l2_fps.c on the virtual board against vivid
-(tests/data/v4l2_fps/capture.sh: no UVC stream runs in the virtual lab, dummy_hcd has no isochronous
-endpoints, so the figures are vivid's)."""
+"""v4l2_fps's summary line, from real runs of hil/tools/v4l2_fps.c on the virtual board: against vivid
+(tests/data/v4l2_fps/capture.sh: dummy_hcd has no isochronous endpoints, so the figures are vivid's) and
+against hil's GadgetFS bulk camera through dummy_hcd (the gadgetfs-* captures, with frame counters)."""
 
 from __future__ import annotations
 
@@ -146,3 +146,25 @@ def test_a_failed_run_is_a_measurement_error_with_its_output():
     with pytest.raises(MeasurementError, match="exited 1") as caught:
         v4l2_fps.run(board, "/dev/video0", "mjpeg", 1280, 720, frames=300)
     assert "instead of 1280x720 mjpeg" in caught.value.raw_output
+
+
+@pytest.mark.parametrize(("name", "dropped"), [("reordered", 0), ("dropped", 1)])
+def test_a_counted_run_of_hils_camera_parses_with_its_notes_left_aside(name, dropped):
+    """uvcvideo finishes bulk frames on worker threads, so two can come back swapped: v4l2_fps names that on
+    stderr, and the frame counters (matching the sequence numbers) show no frame was corrupt."""
+    text = _read(f"gadgetfs-yuyv-640x480-counter-{name}")
+    source = dict(
+        line.split(": ", 1) for line in (DATA / f"gadgetfs-yuyv-640x480-counter-{name}.source").read_text().splitlines()
+    )
+    asked = PARSERS["hil.measure.v4l2_fps.parse"].asked(source["command"])
+    assert asked == ASKED
+    assert "v4l2_fps counters first=" in text and "v4l2_fps: sequence " in text
+    rate = v4l2_fps.parse(text, **asked)
+    assert (rate.frames, rate.dropped, rate.corrupt) == (300, dropped, 0)
+
+
+def test_the_counter_check_is_asked_for_on_the_command_line():
+    assert v4l2_fps.command("/dev/video0", "yuyv", 640, 480, frames=300, timeout_s=10, counter=True).endswith(
+        " 10 counter"
+    )
+    assert v4l2_fps.command("/dev/video0", "yuyv", 640, 480, frames=300, timeout_s=10).endswith(" 10")

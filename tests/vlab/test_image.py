@@ -26,9 +26,9 @@ def test_inputs_describe_the_installed_kernel_and_packages(inputs):
     assert f"linux-image-{version}" in inputs["packages"]
     assert {"coreutils", "busybox-static", "kmod"} <= set(inputs["packages"])
     assert set(inputs["sources"]) == {"image.py", "init.sh", "profile.sh", "android-usb.sh"}
-    sources = [*image.PROGRAMS_DIR.glob("*.c"), *image.PRELOADS_DIR.glob("*.c")]
+    sources = [*image.PROGRAMS_DIR.glob("*.[ch]"), *image.PRELOADS_DIR.glob("*.c")]
     assert set(inputs["programs"]) == {path.relative_to(image.PROGRAMS_DIR).as_posix() for path in sources}
-    assert "preload/ffs_superspeed.c" in inputs["programs"]
+    assert {"preload/ffs_superspeed.c", "uvc_frames.h"} <= set(inputs["programs"])
 
 
 def test_the_hash_is_stable_for_equal_inputs(inputs):

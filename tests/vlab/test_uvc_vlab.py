@@ -1,6 +1,7 @@
-"""The UVC path on the real virtual board: what the configfs UVC function builds, why it cannot stream
-over dummy_hcd (the reason the UVC and camera cases skip with), and v4l2_fps measuring a real V4L2
-device there (vivid: the one capture device the virtual board has).
+"""The configfs UVC path on the real virtual board: what the UVC function builds, why it cannot stream
+over dummy_hcd (the reason the isochronous UVC cases, and the camera cases of pairs without
+camera.gadgetfs, skip with), and v4l2_fps measuring vivid, a V4L2 device that needs no USB. What does
+stream over dummy_hcd, hil's GadgetFS bulk camera, is tests/vlab/test_uvc_gadgetfs_vlab.py's.
 
 These boot a real QEMU board (TCG) and talk to it over its serial console through labgrid.
 """

@@ -1,5 +1,5 @@
-"""uvc_source's MJPEG frames are real JPEGs: its generator (hil/tools/uvc_source.c) is compiled into a
-small harness on the PC and what it writes is decoded by Pillow."""
+"""The MJPEG frames of hil's cameras (uvc_source and uvc_gadgetfs) are real JPEGs: their shared generator
+(hil/tools/uvc_frames.h) is compiled into a small harness on the PC and what it writes is decoded by Pillow."""
 
 from __future__ import annotations
 
@@ -11,20 +11,17 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-SOURCE = Path(__file__).resolve().parents[2] / "hil" / "tools" / "uvc_source.c"
+HEADER = Path(__file__).resolve().parents[2] / "hil" / "tools" / "uvc_frames.h"
 HARNESS = f"""
-#define main uvc_source_main
-#include "{SOURCE}"
-#undef main
+#include <stdlib.h>
+#include "{HEADER}"
 int main(int argc, char **argv)
 {{
 	static uint8_t out[1 << 20];
 	size_t n;
 
 	(void)argc;
-	width = (unsigned int)atoi(argv[1]);
-	height = (unsigned int)atoi(argv[2]);
-	n = jpeg_frame(out, sizeof(out), (uint32_t)atoi(argv[3]));
+	n = uvc_frame(out, sizeof(out), 1, (unsigned)atoi(argv[1]), (unsigned)atoi(argv[2]), (uint32_t)atoi(argv[3]));
 	return n == 0 || fwrite(out, 1, n, stdout) != n;
 }}
 """
