@@ -12,9 +12,25 @@
 #ifndef HIL_UVC_FRAMES_H
 #define HIL_UVC_FRAMES_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A command-line size (width, height, payload): stored and 0 when it is decimal 1..65535, else -1. */
+static inline int uvc_dimension(const char *text, unsigned int *value)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || *end || end == text || v == 0 || v > 65535)
+		return -1;
+	*value = (unsigned int)v;
+	return 0;
+}
 
 /* The most bytes a frame takes: a YUYV frame exactly, a generous bound for the JPEG. */
 static inline size_t uvc_frame_bytes_max(int mjpeg, unsigned int width, unsigned int height)

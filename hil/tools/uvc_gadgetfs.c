@@ -727,19 +727,6 @@ static int events(void)
 	return 0;
 }
 
-static int number(const char *text, unsigned int *value)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || *end || end == text || v == 0 || v > 65535)
-		return -1;
-	*value = (unsigned int)v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: signals end blocking I/O */
@@ -747,8 +734,8 @@ int main(int argc, char **argv)
 	sigset_t blocked;
 	int failed = 0;
 
-	if (argc != 8 || (strcmp(argv[3], "yuyv") && strcmp(argv[3], "mjpeg")) || number(argv[4], &width) ||
-	    number(argv[5], &height) || number(argv[6], &maxpayload) || !argv[7][0]) {
+	if (argc != 8 || (strcmp(argv[3], "yuyv") && strcmp(argv[3], "mjpeg")) || uvc_dimension(argv[4], &width) ||
+	    uvc_dimension(argv[5], &height) || uvc_dimension(argv[6], &maxpayload) || !argv[7][0]) {
 		fprintf(stderr, "usage: %s DIR UDC yuyv|mjpeg WIDTH HEIGHT MAXPAYLOAD SERIAL\n", argv[0]);
 		return 2;
 	}

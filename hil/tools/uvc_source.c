@@ -317,26 +317,13 @@ static int set_format(void)
 	return 0;
 }
 
-static int number(const char *text, unsigned int *value)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || *end || end == text || v == 0 || v > 65535)
-		return -1;
-	*value = (unsigned int)v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
 	int failed = 0;
 
-	if (argc != 6 || (strcmp(argv[2], "yuyv") && strcmp(argv[2], "mjpeg")) || number(argv[3], &width) ||
-	    number(argv[4], &height) || number(argv[5], &maxpayload)) {
+	if (argc != 6 || (strcmp(argv[2], "yuyv") && strcmp(argv[2], "mjpeg")) || uvc_dimension(argv[3], &width) ||
+	    uvc_dimension(argv[4], &height) || uvc_dimension(argv[5], &maxpayload)) {
 		fprintf(stderr, "usage: %s DEVICE yuyv|mjpeg WIDTH HEIGHT MAXPAYLOAD\n", argv[0]);
 		return 2;
 	}
