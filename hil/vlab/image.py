@@ -351,17 +351,8 @@ def _install_gconv(root: Path) -> None:
 
 def _build_programs(bindir: Path) -> None:
     """Compile each hil/tools/*.c into a static binary of the same name (static: no libraries to resolve)."""
-    gcc = _which("gcc", "gcc")
     for source in _program_sources():
-        output = bindir / source.stem
-        proc = subprocess.run(
-            [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-pthread", "-o", str(output), str(source)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            raise VlabImageError(f"{source.name} does not build:\n{proc.stderr}")
+        _compile(source, bindir / source.stem, "-static", "-pthread")
 
 
 def _build_preloads(libdir: Path) -> None:
@@ -373,9 +364,14 @@ def _build_preloads(libdir: Path) -> None:
 
 def build_preload(source: Path, output: Path) -> None:
     """One LD_PRELOAD library, with the flags hil/tools/Makefile uses (tests load the same build)."""
+    _compile(source, output, "-shared", "-fPIC")
+
+
+def _compile(source: Path, output: Path, *flags: str) -> None:
+    """gcc with hil/tools/Makefile's warnings-as-errors CFLAGS plus `flags`; a build error names the source."""
     gcc = _which("gcc", "gcc")
     proc = subprocess.run(
-        [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", str(output), str(source)],
+        [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", *flags, "-o", str(output), str(source)],
         capture_output=True,
         text=True,
         check=False,
