@@ -24,7 +24,7 @@ import pytest
 from hil import confirmation
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
-from hil.lab import bound, tuning
+from hil.lab.board import bound, tuning
 from hil.lab.pair import BoardPair
 from hil.measure import cpuload, netdev
 from hil.report import collect, live
@@ -182,7 +182,7 @@ BOUND_FLOOR_S = 20.0  # but never less: a short sample on a busy lab PC still ge
 
 def _bounded_by_the_warmup(sample: Callable[[], Any]) -> Callable[[], Any]:
     """Every sample after the first (the warm-up) runs under a bound derived from the warm-up's duration
-    (hil.lab.bound): a board that hangs mid-sample is noticed in seconds, not after a command's own limit."""
+    (hil.lab.board.bound): a board that hangs mid-sample is noticed in seconds, not after a command's own limit."""
     warmup_s: list[float] = []
 
     def bounded_sample() -> Any:

@@ -32,6 +32,7 @@ from hil.verdict.errors import MeasurementError
 log = logging.getLogger("hil")
 INVENTORY = pytest.StashKey[LoadedInventory | None]()
 METRICS_MARKER = "hil_metrics"
+UNAVAILABLE_MARKER = "hil_unavailable"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,6 +75,12 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers", f"{matrix.MARKER}(name, quick, full, ids): a parameter with a quick and a full set of values"
+    )
+    config.addinivalue_line(
+        "markers",
+        f"{UNAVAILABLE_MARKER}(why): why(board, params) says why a case cannot run on a pair (a reason) or None; "
+        "such cases are skipped with that reason at collection, before any board is touched (a function is "
+        f"the marker's only argument: write pytest.mark.{UNAVAILABLE_MARKER}.with_args(why))",
     )
     samples = config.getoption("samples")
     if samples is not None and samples < 2:
@@ -163,6 +170,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if inventory is None:
         return
     _keep_only_the_pairs_values(config, items, inventory)
+    _skip_where_unavailable(items, inventory)
     groups = board_groups(inventory.boards.values())
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -187,6 +195,20 @@ def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item],
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def _skip_where_unavailable(items: list[pytest.Item], inventory: LoadedInventory) -> None:
+    """Skip the cases a `hil_unavailable` marker says cannot run on their pair (the lab layer says why)."""
+    for item in items:
+        params = dict(getattr(getattr(item, "callspec", None), "params", {}))
+        board = inventory.boards.get(params.pop("board_pair", None))
+        if board is None:
+            continue
+        for marker in item.iter_markers(UNAVAILABLE_MARKER):
+            reason = marker.args[0](board, params)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+                break
 
 
 _LOST_GROUPS = pytest.StashKey[str]()

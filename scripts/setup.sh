@@ -12,7 +12,7 @@ APT_PACKAGES=(
     gcc libc6-dev make
     python3 python3-venv
     usbip
-    libusb-1.0-0    # pyusb's library: the lab PC's UsbEnumerationDriver (hil.lab.usb_enumeration)
+    libusb-1.0-0    # pyusb's library: the lab PC's UsbEnumerationDriver (hil.lab.usb_host.usb_enumeration)
 )
 
 missing=()

@@ -1,7 +1,7 @@
 """A labgrid environment on this PC (hil's LocalShellDriver) and a pair on it: boards for tests of the
 pytest side (scheduling, confirmation, options) that need a real pair but no emulator."""
 
-PC_ENV = "targets:\n  lab-pc: {drivers: {LocalShellDriver: {}}}\nimports:\n  - hil.lab.local\n"
+PC_ENV = "targets:\n  lab-pc: {drivers: {LocalShellDriver: {}}}\nimports:\n  - hil.lab.board.local\n"
 
 PC_PAIR = """\
 pairs:

@@ -32,21 +32,22 @@ pairs:
 TESTS = """
 import pathlib
 import pytest
-from hil.lab.netns import NetEnd
-from hil.lab.usbethernet import Peer, UsbEthernetLink
-from hil.measure import iperf3, netdev
+from hil.lab.network.path import NetEnd
+from hil.lab.network.usbethernet import Peer, UsbEthernetLink
+from hil.measure import iperf3, netdev, netpath
 from hil.verdict.measurement import Measurement, Quantity
 
 pytestmark = pytest.mark.hil_metrics("usb.ethernet.tcp.tx", "usb.ethernet.udp.throughput", "usb.ethernet.udp.loss")
 
 
 def test_loopback(pair, perf):
-    link = UsbEthernetLink(NetEnd(pair.host, "lo", "127.0.0.1"), Peer(pair.role("peer"), "127.0.0.1", "127.0.0.1"), 1e3)
+    lo = NetEnd(pair.host, "lo", "127.0.0.1")
+    link = UsbEthernetLink(lo, Peer(pair.role("peer"), "127.0.0.1", "127.0.0.1"), None)
     with iperf3.server_on_free_port(link.peer, bind="127.0.0.1") as port:
         perf.check(
             "usb.ethernet.tcp.tx",
-            sample=lambda: link.measure(
-                lambda: iperf3.tcp(link.board, "127.0.0.1", duration_s=1, port=port), board_sends=True
+            sample=lambda: netpath.measure(
+                link.path(board_sends=True), lambda: iperf3.tcp(link.board, "127.0.0.1", duration_s=1, port=port)
             ),
         )
 

@@ -12,7 +12,7 @@ targets:
   rk3568-evb: {drivers: {LocalShellDriver: {}}}
   lab-pc: {drivers: {LocalShellDriver: {}}}
 imports:
-  - hil.lab.local
+  - hil.lab.board.local
 """
 
 

@@ -2,7 +2,7 @@
 load/store and interrupt latency (seed 002 "Rockchip Developer Guide PCIe Performance" §4-§7).
 
 Every rate is bounded by the declared link (gen × lanes, net of TLP overhead at its max payload size),
-which the tests check against the trained link first (hil.lab.pcie).
+which the tests check against the trained link first (hil.lab.pcie.link).
 """
 
 from __future__ import annotations

@@ -239,7 +239,7 @@ AndroidFunction = Literal[ANDROID_FUNCTIONS]  # type: ignore[valid-type]
 
 
 class AndroidGadgetConfig(Strict):
-    """How the android gadget backend (hil.lab.android) drives this board's sys.usb.config."""
+    """How the android gadget backend (hil.lab.usb_gadget.android) drives this board's sys.usb.config."""
 
     # The functions this BSP's init.*.usb.rc has triggers for: AOSP's init.usb.configfs.rc has mtp and
     # rndis; mass_storage, ncm and ecm are vendors' additions. A gadget with any other is refused up front.
@@ -268,7 +268,7 @@ class UsbLink(Strict):
     driver: ModuleConfig | None = None
     # dummy_hcd moves data by memcpy, not over a bus: it has no physical ceiling to check against.
     emulated: bool = False
-    # Who builds the gadget: hil through configfs, or Android's init through sys.usb.config (hil.lab.gadget).
+    # Who builds the gadget: hil through configfs, or Android's init through sys.usb.config (hil.lab.usb_gadget.gadget).
     gadget: Literal["configfs", "android"] = "configfs"
     android: AndroidGadgetConfig | None = None  # with gadget: android; its defaults when omitted
 

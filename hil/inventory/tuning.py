@@ -3,7 +3,7 @@
 Seed 000 (MSC: CPU frequency scaling vs. big cores fixed), seed 002 §3 (fixed CPU frequency, ASPM off)
 and seed 004 (governor, cores online, socket buffers, netdev backlog) all measure a tuned board. hil
 applies the profile on the pair's roles before each measurement and restores it after
-(hil.lab.tuning); what a board cannot do (no cpufreq under QEMU TCG) is recorded, not an error.
+(hil.lab.board.tuning); what a board cannot do (no cpufreq under QEMU TCG) is recorded, not an error.
 
 Every value reaches a shell on the board: names and values are restricted to plain characters here and
 quoted again when the command is built.

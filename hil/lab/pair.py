@@ -19,16 +19,18 @@ from labgrid import Environment
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import UsbLink
-from hil.lab import link, remote, usb_enumeration, usbhost
-from hil.lab.android import AndroidGadget
-from hil.lab.gadget import Function, Gadget, GadgetBackend
-from hil.lab.role import Role, strategy_of
+from hil.lab.board import places
+from hil.lab.board.role import Role, strategy_of
+from hil.lab.usb_gadget import udc
+from hil.lab.usb_gadget.android import AndroidGadget
+from hil.lab.usb_gadget.gadget import Function, Gadget, GadgetBackend
+from hil.lab.usb_host import usb_enumeration, usbhost
 
 
 class Environments:
     """labgrid environments by file, created on first use and cleaned up at the end of the session.
 
-    Pairs on places (hil.lab.remote) get an Environment of their own, built on the places reserved for
+    Pairs on places (hil.lab.board.places) get an Environment of their own, built on the places reserved for
     them, and give it back with their lease (`BoardPair.close`).
     """
 
@@ -36,10 +38,10 @@ class Environments:
         self.coordinator = coordinator
         self.wait_s = wait_s
         self._envs: dict[Path, Environment] = {}
-        self._remote: remote.Coordinator | None = None
-        self.leases: list[remote.Lease] = []  # held now: released by BoardPair.close or at cleanup
+        self._remote: places.Coordinator | None = None
+        self.leases: list[places.Lease] = []  # held now: released by BoardPair.close or at cleanup
 
-    def lease(self, board: Board) -> remote.Lease:
+    def lease(self, board: Board) -> places.Lease:
         """Reserve and acquire the places of a pair that names them (waits at most `wait_s` per place)."""
         if self.coordinator is None:
             raise LabError(
@@ -47,12 +49,12 @@ class Environments:
                 "LG_COORDINATOR, or coordinator/address in boards.yaml"
             )
         if self._remote is None:
-            self._remote = remote.Coordinator(self.coordinator)
-        lease = remote.lease_pair(board, self._remote, self.wait_s)
+            self._remote = places.Coordinator(self.coordinator)
+        lease = places.lease_pair(board, self._remote, self.wait_s)
         self.leases.append(lease)
         return lease
 
-    def give_back(self, lease: remote.Lease) -> None:
+    def give_back(self, lease: places.Lease) -> None:
         """Power the pair's boards off and release its places (every step attempted, once)."""
         if lease not in self.leases:
             return
@@ -113,7 +115,7 @@ class BoardPair:
     env: Environment
     roles: dict[str, Role] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
-    lease: remote.Lease | None = None  # the places it holds, when it runs on a shared lab
+    lease: places.Lease | None = None  # the places it holds, when it runs on a shared lab
 
     @classmethod
     def open(cls, board: Board, environments: Environments) -> BoardPair:
@@ -193,7 +195,7 @@ class BoardPair:
         cfg = self.link
         if isinstance(cfg, UsbLink) and cfg.driver is not None:
             params = {name: str(value).lower() for name, value in cfg.driver.params.items()}
-            if link.ensure_module(self.device, cfg.driver.module, params):
+            if udc.ensure_module(self.device, cfg.driver.module, params):
                 # A freshly loaded UDC drops whatever was bound: record it so the report shows the reload.
                 self.facts["link_driver"] = f"{cfg.driver.module} {params}"
         self.facts.setdefault("link", _describe_link(cfg))
@@ -233,12 +235,12 @@ class BoardPair:
     ) -> Iterator[GadgetOnLink]:
         """Run a gadget on the device role, wait for the host to enumerate it, check the link speed.
 
-        The backend is the link's `gadget` in boards.yaml (hil.lab.gadget): hil's own configfs gadget, or
+        The backend is the link's `gadget` in boards.yaml (hil.lab.usb_gadget.gadget): hil's own configfs gadget, or
         Android's switched through sys.usb.config.
         attach: what must run on the device before the host can see the gadget (a UVC gadget stays off
         the bus until its frame source opens the video node); it is left when the gadget goes.
         backend: a gadget that is a program of its own instead of the link's backend running `functions`
-        (hil.lab.uvc_gadgetfs: the GadgetFS bulk camera).
+        (hil.lab.usb_gadget.uvc_gadgetfs: the GadgetFS bulk camera).
         """
         cfg = self.link
         if not isinstance(cfg, UsbLink) or cfg.udc is None:

@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 from hil.measure import dd
 from hil.measure.parsing import ascii_int, output_lines, parser
 from hil.verdict.errors import MeasurementError, ParseError

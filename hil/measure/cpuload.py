@@ -25,7 +25,7 @@ from hil.verdict.measurement import Measurement
 from hil.verdict.result import Sample
 
 if TYPE_CHECKING:
-    from hil.lab.role import Role
+    from hil.lab.board.role import Role
 
 # /proc/stat "cpuN" fields, in order (proc(5)); older kernels stop after softirq or steal.
 FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")

@@ -12,8 +12,8 @@ import re
 import time
 from dataclasses import dataclass
 
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 from hil.measure import dd
 from hil.measure.parsing import ascii_int, output_lines, parser
 from hil.verdict.errors import ParseError

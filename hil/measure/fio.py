@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 from hil.measure.parsing import json_object, number_at, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity

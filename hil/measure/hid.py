@@ -18,8 +18,8 @@ import shlex
 import time
 from dataclasses import dataclass
 
-from hil.lab import shell
-from hil.lab.hid import HidEnds
+from hil.lab.board import shell
+from hil.lab.usb_gadget.hid import HidEnds
 from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity

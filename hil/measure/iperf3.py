@@ -17,9 +17,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, Protocol
 
-from hil.lab import shell
-from hil.lab.background import Background, BackgroundError
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.background import Background, BackgroundError
+from hil.lab.board.role import Role
 from hil.measure.parsing import json_object, number_at, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity

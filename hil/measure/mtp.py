@@ -17,8 +17,8 @@ import shlex
 import time
 from dataclasses import dataclass
 
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.result import Sample

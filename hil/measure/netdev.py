@@ -2,7 +2,7 @@
 
 Two jobs, both from the same reads:
 - proof that a measurement crossed the interface: its byte counters moved by at least what the tool
-  says arrived (hil.lab.netns, hil.lab.usbethernet);
+  says arrived (hil.lab.network.netns, hil.lab.network.usbethernet);
 - the link's health: error and drop counters that grew while the tool ran. Seed 000 §2.2 says to look at
   them first when a USB Ethernet adapter misses its rate (a high error rate points at the USB signal).
   They are stored with every sample; `summary` totals them for the result's facts, and the error
@@ -17,14 +17,14 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hil.lab import shell
+from hil.lab.board import shell
 from hil.measure.parsing import ascii_int, output_lines, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement
 from hil.verdict.result import Sample
 
 if TYPE_CHECKING:
-    from hil.lab.role import Role
+    from hil.lab.board.role import Role
 
 BYTES = ("rx_bytes", "tx_bytes")
 ERRORS = ("rx_errors", "tx_errors")  # frames the driver or the adapter refused: a faulty link

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from hil.lab.board.console import KERNEL_TIMESTAMP, without_kernel_messages
 from hil.verdict.errors import ParseError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -61,19 +62,6 @@ def parser(data: str | None = None, *, asked: Asked | None = None) -> Callable[[
     return register
 
 
-# printk's console format: "[   12.345678] usb 1-1: new high-speed USB device ..." (with or without a
-# "<level>" prefix). A board under test should not print these on its shell console (hil lowers the
-# console log level), but a real board's console may still carry one.
-# Spaces only inside the brackets: `\s` would let a match run over line ends and take tool lines with it.
-KERNEL_MESSAGE = re.compile(r"^(?:<[0-9]>)?\[ *[0-9]+\.[0-9]{6}\] .*(?:\n|$)", re.MULTILINE | re.ASCII)
-_KERNEL_TIMESTAMP = re.compile(r"\[ *[0-9]+\.[0-9]{6}\] ", re.ASCII)
-
-
-def without_kernel_messages(text: str) -> str:
-    """The output with kernel console lines removed (a line that is all printk is never tool output)."""
-    return KERNEL_MESSAGE.sub("", text)
-
-
 def output_lines(text: str, what: str) -> list[str]:
     """A tool's output as lines, kernel console lines removed; a printk cutting into a line is a ParseError.
 
@@ -82,7 +70,7 @@ def output_lines(text: str, what: str) -> list[str]:
     no longer be trusted: detected, never parsed around.
     """
     clean = without_kernel_messages(text.replace("\r\n", "\n").replace("\r", "\n"))
-    stray = _KERNEL_TIMESTAMP.search(clean)
+    stray = KERNEL_TIMESTAMP.search(clean)
     if stray is not None:
         line = clean[clean.rfind("\n", 0, stray.start()) + 1 :].partition("\n")[0]
         raise ParseError(f"{what}: a kernel message cuts into a line of its output: {line[:200]!r}", raw_output=text)

@@ -18,8 +18,8 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 from hil.measure.parsing import ascii_float, ascii_int, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity

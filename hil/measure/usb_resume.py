@@ -15,7 +15,7 @@ import shlex
 import time
 from dataclasses import dataclass
 
-from hil.lab.role import Role
+from hil.lab.board.role import Role
 from hil.measure.parsing import ascii_float, output_lines, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity

@@ -8,7 +8,7 @@ One run gives `fps` (frames/s), `dropped` (frames the sequence numbers skipped) 
 the error flag, a YUYV size other than width*height*2, or MJPEG without SOI/EOI markers; with `counter`,
 also frames whose hil frame counter does not increase: the cameras hil runs itself number their frames).
 The frame source of a UVC gadget is hil's uvc_source (hil/tools/uvc_source.c), run in the background, or
-hil's GadgetFS bulk camera (hil/tools/uvc_gadgetfs.c, hil.lab.uvc_gadgetfs).
+hil's GadgetFS bulk camera (hil/tools/uvc_gadgetfs.c, hil.lab.usb_gadget.uvc_gadgetfs).
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ import shlex
 import time
 from dataclasses import dataclass
 
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
 PROGRAM = "v4l2_fps"
-SOURCE = "uvc_source"
 FORMATS = ("yuyv", "mjpeg")
 MIN_FRAMES = 2
 _LINE = re.compile(
@@ -99,13 +98,6 @@ def command(
     if frames < MIN_FRAMES:
         raise ValueError(f"at least {MIN_FRAMES} frames give a frame rate, got {frames}")
     return shell.cmd(PROGRAM, device, fmt, width, height, frames, timeout_s, *(["counter"] if counter else []))
-
-
-def source_command(device: str, fmt: str, width: int, height: int, *, max_payload: int) -> str:
-    """The gadget-side frame source for the background (see hil/tools/uvc_source.c)."""
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
-    return shell.cmd(SOURCE, device, fmt, width, height, max_payload)
 
 
 def run(

@@ -1,6 +1,6 @@
 #!/bin/sh
 # An EMULATION of Android's property service and of Android init's USB triggers, for the virtual board
-# only: just enough Android for hil's android gadget backend (hil/lab/android.py) to run for real there.
+# only: just enough Android for hil's android gadget backend (hil/lab/usb_gadget/android.py) to run for real there.
 # It is not Android. The triggers follow AOSP system/core/rootdir/init.usb.configfs.rc (the actions
 # `on property:sys.usb.config=... && property:sys.usb.configfs=1`) and the `on boot` part a device's
 # init.<board>.usb.rc adds (the gadget g1 with its configuration b.1, sys.usb.controller, configfs=1).

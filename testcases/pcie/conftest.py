@@ -1,6 +1,6 @@
 """PCIe cases run on a root complex + endpoint pair of real boards. The virtual lab has no PCIe endpoint and
-its kernel no DMATEST (DESIGN §4): there they skip with that reason, whether the inventory has no PCIe pair
-at all or a test is pointed at an emulated one."""
+its kernel no DMATEST (README: The virtual lab): there they skip with that reason, whether the inventory has
+no PCIe pair at all or a test is pointed at an emulated one."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from hil.lab import pcie
 from hil.lab.pair import BoardPair
+from hil.lab.pcie import link as pcie_link
 from hil.plugin import INVENTORY
 
 HERE = Path(__file__).resolve().parent
-NO_PCIE_IN_VLAB = "the virtual lab has no PCIe endpoint or DMATEST (DESIGN §4)"
+NO_PCIE_IN_VLAB = "the virtual lab has no PCIe endpoint or DMATEST (README: The virtual lab)"
 
 
 def _real_pcie(board) -> bool:
@@ -39,6 +39,6 @@ def pcie_pair(pair: BoardPair) -> Iterator[BoardPair]:
     """The pair, after its link's trained speed and width were checked against boards.yaml (an ERROR if lower)."""
     if not _real_pcie(pair.board):
         pytest.skip(NO_PCIE_IN_VLAB if pair.board.config.vlab or pair.link.emulated else f"{pair.name}: not PCIe")
-    trained = pcie.require_declared(pair.role("rc"), pair.setting("pcie.ep_bdf"), pair.link)
+    trained = pcie_link.require_declared(pair.role("rc"), pair.setting("pcie.ep_bdf"), pair.link)
     pair.facts["pcie_trained_link"] = trained.describe()
     yield pair

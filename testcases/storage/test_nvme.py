@@ -6,7 +6,8 @@ Before any figure: the namespace is there and its PCIe link trained at what boar
 
 import pytest
 
-from hil.lab import nvme, pcie
+from hil.lab.pcie import link as pcie_link
+from hil.lab.storage import nvme
 from hil.measure import fio
 from hil.measure.fio import FioJob
 
@@ -33,11 +34,11 @@ def drive(pair):
     rc = pair.role("rc")
     namespace = nvme.wait_for_namespace(rc, pair.setting("nvme.device"))
     nvme.require_span(namespace, pair.setting("nvme.size_mb"))
-    link = pcie.read_link(rc, namespace.pci_device)
+    link = pcie_link.read_link(rc, namespace.pci_device)
     pair.facts["nvme_drive"] = namespace.describe()
     pair.facts["pcie_link"] = link.describe() + (" (emulated: not checked)" if pair.link.emulated else "")
     if not pair.link.emulated:
-        pcie.require_link(link, pair.link.gen, pair.link.lanes, f"{pair.name} ({rc.label}) {namespace.node}")
+        pcie_link.require_link(link, pair.link.gen, pair.link.lanes, f"{pair.name} ({rc.label}) {namespace.node}")
     return namespace
 
 

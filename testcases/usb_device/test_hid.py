@@ -9,8 +9,8 @@ the case reads the enumerated endpoints and runs only when they have the interva
 import pytest
 
 import hil
-from hil.lab import hid as hid_link
-from hil.lab.gadget import Hid
+from hil.lab.usb_gadget import hid as hid_link
+from hil.lab.usb_gadget.gadget import Hid
 from hil.measure import hid
 
 pytestmark = pytest.mark.hil_metrics("usb.hid.in", "usb.hid.out")

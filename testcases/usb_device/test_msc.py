@@ -7,7 +7,7 @@ The LUN's backing file lives in RAM (tmpfs) so the board's storage does not limi
 import pytest
 
 import hil
-from hil.lab.gadget import MassStorage
+from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
 
 pytestmark = pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write")

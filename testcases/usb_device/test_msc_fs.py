@@ -8,8 +8,8 @@ The quick matrix runs 4K, the seeds' smallest block (test_msc.py's quick matrix 
 import pytest
 
 import hil
-from hil.lab.filesystem import mounted
-from hil.lab.gadget import MassStorage
+from hil.lab.storage.filesystem import mounted
+from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd, ddfile
 
 pytestmark = pytest.mark.hil_metrics("usb.msc.fs.read", "usb.msc.fs.write")

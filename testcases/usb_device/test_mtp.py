@@ -11,8 +11,8 @@ import secrets
 import pytest
 
 import hil
-from hil.lab import shell
-from hil.lab.mtp import MtpResponder
+from hil.lab.board import shell
+from hil.lab.usb_gadget.mtp import MtpResponder
 from hil.measure import mtp
 from hil.verdict.errors import ParseError
 

@@ -8,9 +8,9 @@ The board runs the gadget and the iperf3 server; the host runs the client. Direc
 import pytest
 
 import hil
-from hil.lab.gadget import network_function
-from hil.lab.netns import link_rate_mbps, usb_network
-from hil.measure import iperf3
+from hil.lab.network.netns import usb_network
+from hil.lab.usb_gadget.gadget import network_function
+from hil.measure import iperf3, netpath, udp_two_step
 
 pytestmark = pytest.mark.hil_metrics(
     "usb.net.tcp.tx",
@@ -37,9 +37,9 @@ def test_usb_net_tcp(pair, perf, function, direction):
             f"usb.net.tcp.{direction}",
             function=function,
             facts={"tool": iperf3.version(pair.host)},
-            sample=lambda: link.measure(
+            sample=lambda: netpath.measure(
+                link.path(device_sends=direction == "tx"),
                 lambda: iperf3.tcp(link.host, link.device.address, duration_s=seconds, reverse=direction == "tx"),
-                device_sends=direction == "tx",
             ),
         )
 
@@ -48,7 +48,7 @@ def test_usb_net_tcp(pair, perf, function, direction):
 @hil.matrix("direction", quick=["tx"], full=["tx", "rx"], ids="{}")
 def test_usb_net_udp(pair, perf, function, direction):
     seconds = pair.setting("net.duration_s")
-    start_mbps = pair.setting("net.udp_start_mbps") or link_rate_mbps(pair.link)
+    start_mbps = pair.setting("net.udp_start_mbps") or udp_two_step.start_rate_mbps(pair.link.speed)
     with (
         pair.gadget(network_function(function)) as gadget,
         usb_network(gadget, carrier_timeout_s=pair.setting("net.carrier_timeout_s")) as link,
@@ -56,23 +56,18 @@ def test_usb_net_udp(pair, perf, function, direction):
     ):
 
         def udp(rate_mbps):
-            return link.measure(
+            return netpath.measure(
+                link.path(device_sends=direction == "tx"),
                 lambda: iperf3.udp(
                     link.host, link.device.address, rate_mbps=rate_mbps, duration_s=seconds, reverse=direction == "tx"
                 ),
-                device_sends=direction == "tx",
             )
 
-        first = udp(start_mbps)
-        measured = iperf3.mbps(first)
+        first = udp_two_step.first_run(udp, start_mbps)
         perf.check(
             UDP,
             function=function,
             direction=direction,
-            facts={
-                "tool": iperf3.version(pair.host),
-                "udp_first_run": f"{start_mbps:.1f} Mbit/s offered, {measured:.1f} Mbit/s received, "
-                f"{first.values['loss'].value:.2f}% lost",
-            },
-            sample=lambda: udp(measured),
+            facts={"tool": iperf3.version(pair.host), "udp_first_run": first.describe()},
+            sample=lambda: udp(first.measured_mbps),
         )

@@ -2,7 +2,7 @@
 and takes frames per second from the V4L2 buffer timestamps, with dropped and corrupt frames counted.
 
 The board's camera is not paced (the highest rate the link carries): the configfs UVC function fed by
-hil's uvc_source, or on pairs with uvc.gadgetfs hil's GadgetFS bulk camera (hil.lab.camera.uvc_gadget);
+hil's uvc_source, or on pairs with uvc.gadgetfs hil's GadgetFS bulk camera (hil.lab.usb_host.camera.uvc_gadget);
 the host runs v4l2_fps on the node uvcvideo made for it. Parameters: format and resolution, and the
 transfer (isochronous with 1, 2 or 3 KiB per microframe, or bulk). The quick suite asks for iso1024 and
 bulk: a real board runs what its kernel has, the virtual lab (no isochronous endpoints) bulk.
@@ -11,12 +11,12 @@ bulk: a real board runs what its kernel has, the virtual lab (no isochronous end
 import pytest
 
 import hil
-from hil.lab.camera import numbered_frames, uvc_capture_node, uvc_gadget
-from hil.lab.gadget import Uvc
+from hil.lab.usb_gadget.gadget import Uvc
+from hil.lab.usb_host.camera import numbered_frames, uvc_capture_node, uvc_gadget, uvc_stream_unavailable
 from hil.measure import v4l2_fps
 
 METRICS = ["usb.uvc.fps", "usb.uvc.dropped", "usb.uvc.corrupt"]
-pytestmark = pytest.mark.hil_metrics(*METRICS)
+pytestmark = [pytest.mark.hil_metrics(*METRICS), pytest.mark.hil_unavailable.with_args(uvc_stream_unavailable)]
 STREAMS = {
     "yuyv-640x480": ("yuyv", 640, 480),
     "mjpeg-1280x720": ("mjpeg", 1280, 720),

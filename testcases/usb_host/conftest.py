@@ -1,17 +1,11 @@
-"""USB host suite: camera cases skip, before their board is touched, where no frame can stream
-(hil.lab.camera); the USB disk both disk tests measure, found and checked before any figure."""
+"""USB host suite: the USB disk both disk tests measure, found and checked before any figure."""
 
 from __future__ import annotations
 
 import pytest
 
 from hil.errors import LabError
-from hil.lab import usbhost
-from hil.lab.camera import skip_where_no_frame_streams
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    skip_where_no_frame_streams(config, items, "test_camera.py")
+from hil.lab.usb_host import usbhost
 
 
 @pytest.fixture

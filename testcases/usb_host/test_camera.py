@@ -3,18 +3,18 @@ camera, and the board streams >= 300 frames per format and resolution, timed by 
 timestamps (the UVC gadget's measuring path, hil.measure.v4l2_fps).
 
 On the virtual lab the camera is the board's own gadget seen through dummy_hcd: f_uvc cannot stream there
-(hil.lab.camera.NO_ISO_ON_DUMMY_HCD), so a pair with camera.gadgetfs streams from hil's GadgetFS bulk
-camera instead (hil.lab.camera.board_camera); other virtual pairs skip with that reason.
+(hil.lab.usb_host.camera.NO_ISO_ON_DUMMY_HCD), so a pair with camera.gadgetfs streams from hil's GadgetFS bulk
+camera instead (hil.lab.usb_host.camera.board_camera); other virtual pairs skip with that reason.
 """
 
 import pytest
 
 import hil
-from hil.lab.camera import board_camera
+from hil.lab.usb_host.camera import board_camera, camera_stream_unavailable
 from hil.measure import v4l2_fps
 
 METRICS = ["usb.camera.fps", "usb.camera.dropped", "usb.camera.corrupt"]
-pytestmark = pytest.mark.hil_metrics(*METRICS)
+pytestmark = [pytest.mark.hil_metrics(*METRICS), pytest.mark.hil_unavailable.with_args(camera_stream_unavailable)]
 # Table 2-1's formats; H264 needs a camera that offers it and a check of its own (not written yet).
 STREAMS = {"yuyv-640x480": ("yuyv", 640, 480), "mjpeg-1280x720": ("mjpeg", 1280, 720)}
 

@@ -12,7 +12,7 @@ The disk and its protocol (UAS or Bulk-Only) are checked and recorded by the `di
 
 import pytest
 
-from hil.lab.filesystem import mounted
+from hil.lab.storage.filesystem import mounted
 from hil.measure import cpfile
 
 pytestmark = pytest.mark.hil_metrics("usb.disk.cp.read", "usb.disk.cp.write")

@@ -4,15 +4,15 @@ board the client; TCP both ways, and UDP first at the link's rate, then again at
 Directions are the board's (tx: the board sends).
 
 Before any figure: the adapter enumerated at the pair's USB speed, its driver and Ethernet rate are recorded,
-and the board's route to the PC goes through it (hil.lab.usbethernet). Every sample must show in the
+and the board's route to the PC goes through it (hil.lab.network.usbethernet). Every sample must show in the
 adapter's byte counters; its error and drop counters are stored with each sample, errors that grew flagged.
 """
 
 import pytest
 
 import hil
-from hil.lab.usbethernet import usb_ethernet
-from hil.measure import iperf3
+from hil.lab.network.usbethernet import usb_ethernet
+from hil.measure import iperf3, netpath, udp_two_step
 
 pytestmark = pytest.mark.hil_metrics(
     "usb.ethernet.tcp.tx",
@@ -49,9 +49,9 @@ def test_usb_ethernet_tcp(pair, perf, nic, direction):
         f"usb.ethernet.tcp.{direction}",
         cpu_load_on="host",
         facts={"tool": _tools(pair, link)},
-        sample=lambda: link.measure(
+        sample=lambda: netpath.measure(
+            link.path(board_sends=direction == "tx"),
             lambda: iperf3.tcp(link.board, link.peer.address, duration_s=seconds, reverse=direction == "rx", port=port),
-            board_sends=direction == "tx",
         ),
         **link.params,
     )
@@ -61,10 +61,13 @@ def test_usb_ethernet_tcp(pair, perf, nic, direction):
 def test_usb_ethernet_udp(pair, perf, nic, direction):
     link, port = nic
     seconds = pair.setting("ethernet.duration_s")
-    start_mbps = pair.setting("ethernet.udp_start_mbps") or link.link_rate_mbps
+    start_mbps = pair.setting("ethernet.udp_start_mbps") or udp_two_step.start_rate_mbps(
+        pair.link.speed, link.ethernet_mbps
+    )
 
     def udp(rate_mbps):
-        return link.measure(
+        return netpath.measure(
+            link.path(board_sends=direction == "tx"),
             lambda: iperf3.udp(
                 link.board,
                 link.peer.address,
@@ -73,20 +76,14 @@ def test_usb_ethernet_udp(pair, perf, nic, direction):
                 reverse=direction == "rx",
                 port=port,
             ),
-            board_sends=direction == "tx",
         )
 
-    first = udp(start_mbps)
-    measured = iperf3.mbps(first)
+    first = udp_two_step.first_run(udp, start_mbps)
     perf.check(
         UDP,
         direction=direction,
         cpu_load_on="host",
-        facts={
-            "tool": _tools(pair, link),
-            "udp_first_run": f"{start_mbps:.1f} Mbit/s offered, {measured:.1f} Mbit/s received, "
-            f"{first.values['loss'].value:.2f}% lost; {link.counters_moved(first)}",
-        },
-        sample=lambda: udp(measured),
+        facts={"tool": _tools(pair, link), "udp_first_run": first.describe()},
+        sample=lambda: udp(first.measured_mbps),
         **link.params,
     )

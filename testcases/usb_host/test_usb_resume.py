@@ -6,7 +6,7 @@ the kernel's resume delays are what the figure is about.
 import pytest
 
 from hil.errors import LabError
-from hil.lab import usbhost
+from hil.lab.usb_host import usbhost
 from hil.measure import usb_resume
 
 pytestmark = pytest.mark.hil_metrics("usb.resume.time")

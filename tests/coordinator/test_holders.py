@@ -1,4 +1,4 @@
-"""hil.lab.holders: which process of this host holds a place, and whether it is still alive."""
+"""hil.lab.board.holders: which process of this host holds a place, and whether it is still alive."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from hil.lab import holders
+from hil.lab.board import holders
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from hil.lab import holders
+from hil.lab.board import holders
 
 from .conftest import RECORDING_TEST, HilRun, remote_pair, wait_until
 

@@ -37,7 +37,7 @@ images:
   kernel: !template "$LG_HIL_VLAB_IMAGE/vmlinuz"
 imports:
   - hil.vlab.qemu
-  - hil.lab.strategy
+  - hil.lab.board.strategy
 """
 
 # A valid inventory for that env. Tests derive broken ones from it by replacing one line.

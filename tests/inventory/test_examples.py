@@ -10,8 +10,8 @@ from labgrid import Environment
 
 from hil.catalogue import usb_device, usb_network
 from hil.inventory.loader import load_inventory
-from hil.lab.local import LocalShellDriver
-from hil.lab.usb_enumeration import UsbEnumerationDriver
+from hil.lab.board.local import LocalShellDriver
+from hil.lab.usb_host.usb_enumeration import UsbEnumerationDriver
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from labgrid import Environment
 
-from hil.lab.role import Role
+from hil.lab.board.role import Role
 
 LOCAL_ENV = """\
 targets:
@@ -13,7 +13,7 @@ targets:
     drivers:
       LocalShellDriver: {}
 imports:
-  - hil.lab.local
+  - hil.lab.board.local
 """
 
 

@@ -1,4 +1,4 @@
-"""hil.lab.android without a board: the sys.usb.config values it sets, what it refuses before touching the
+"""hil.lab.usb_gadget.android without a board: the sys.usb.config values it sets, what it refuses before touching the
 board, how it recognises init's function directories. The switching itself runs on the virtual board
 (tests/vlab/test_android_gadget_vlab.py)."""
 
@@ -9,10 +9,10 @@ import pytest
 from hil.errors import LabError
 from hil.inventory.loader import load_inventory
 from hil.inventory.schema import ANDROID_FUNCTIONS, AndroidGadgetConfig
-from hil.lab import android
-from hil.lab.gadget import Ecm, Gadget, Hid, MassStorage, Ncm, Rndis, Uvc
-from hil.lab.mtp import MtpResponder
 from hil.lab.pair import BoardPair, Environments
+from hil.lab.usb_gadget import android
+from hil.lab.usb_gadget.gadget import Ecm, Gadget, Hid, MassStorage, Ncm, Rndis, Uvc
+from hil.lab.usb_gadget.mtp import MtpResponder
 from tests.pc_lab import PC_ENV
 
 EVERY_FUNCTION = ["mass_storage", "mtp", "rndis", "ncm", "ecm"]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hil.lab import shell
-from hil.lab.background import BackgroundError
+from hil.lab.board import shell
+from hil.lab.board.background import BackgroundError
 
 
 def _stat(pid: int) -> list[str] | None:

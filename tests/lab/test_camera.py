@@ -1,4 +1,4 @@
-"""hil.lab.camera and the UVC configfs function: where a UVC stream can run, and finding the capture node
+"""hil.lab.usb_host.camera and the UVC configfs function: where a UVC stream can run, and finding the capture node
 uvcvideo registers (on a sysfs-shaped tree in a temporary directory, through a real shell on this PC)."""
 
 from __future__ import annotations
@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from hil.errors import LabError
-from hil.lab import camera, uvc_gadgetfs
-from hil.lab.gadget import Uvc
-from hil.lab.usbhost import UsbDevice
+from hil.lab.usb_gadget import uvc_gadgetfs
+from hil.lab.usb_gadget.gadget import Uvc
+from hil.lab.usb_host import camera
+from hil.lab.usb_host.usbhost import UsbDevice
 
 
 def test_dummy_udc_streams_bulk_only_and_bulk_needs_a_vendor_kernel_or_gadgetfs():
@@ -67,3 +68,14 @@ def test_no_capture_node_is_an_error_within_its_bound(role, tmp_path):
 def test_the_gadgetfs_camera_command_quotes_every_value():
     command = uvc_gadgetfs.camera_command("dummy_udc.0", Uvc(fmt="mjpeg", width=1280, height=720), "a b")
     assert command == "uvc_gadgetfs /dev/gadget dummy_udc.0 mjpeg 1280 720 16384 'a b'"
+
+
+def test_the_uvc_source_command_quotes_every_value():
+    assert camera.uvc_source_command("/dev/video0", "mjpeg", 1920, 1080, max_payload=3072) == (
+        "uvc_source /dev/video0 mjpeg 1920 1080 3072"
+    )
+    assert camera.uvc_source_command("/dev/video 1", "yuyv", 640, 480, max_payload=1024) == (
+        "uvc_source '/dev/video 1' yuyv 640 480 1024"
+    )
+    with pytest.raises(ValueError, match="format"):
+        camera.uvc_source_command("/dev/video0", "h264", 640, 480, max_payload=1024)

@@ -1,10 +1,10 @@
-"""hil.lab.link._same: a module parameter as sysfs shows it (Y/N, 480) against boards.yaml's value."""
+"""hil.lab.usb_gadget.udc._same: a module parameter as sysfs shows it (Y/N, 480) against boards.yaml's value."""
 
 from __future__ import annotations
 
 import pytest
 
-from hil.lab.link import _same
+from hil.lab.usb_gadget.udc import _same
 
 
 @pytest.mark.parametrize(

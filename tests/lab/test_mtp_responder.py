@@ -1,5 +1,5 @@
-"""hil.lab.mtp: the umtprd.conf it writes and how it runs umtprd under ffs_superspeed (the responder itself runs in
-testcases/usb_device/test_mtp.py)."""
+"""hil.lab.usb_gadget.mtp: the umtprd.conf it writes and how it runs umtprd under ffs_superspeed (the responder
+itself runs in testcases/usb_device/test_mtp.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from hil.errors import LabError
 from hil.inventory.loader import load_inventory
-from hil.lab.mtp import MtpResponder
+from hil.lab.usb_gadget.mtp import MtpResponder
 
 
 def _settings(text: str) -> dict[str, str]:

@@ -8,10 +8,10 @@ from types import SimpleNamespace
 import pytest
 
 from hil.errors import LabError
-from hil.lab.pcie import LinkBelowSpec
-from hil.lab.pcie import read_trained as read_link
-from hil.lab.pcie import require_declared as require_link
-from hil.lab.role import Role
+from hil.lab.board.role import Role
+from hil.lab.pcie.link import LinkBelowSpec
+from hil.lab.pcie.link import read_trained as read_link
+from hil.lab.pcie.link import require_declared as require_link
 
 BDF = "0000:01:00.0"
 GEN3_X4 = SimpleNamespace(gen=3, lanes=4)

@@ -12,9 +12,9 @@ import pytest
 from labgrid import Environment
 
 from hil.errors import BoardTimeout, CommandFailed
-from hil.lab import shell
-from hil.lab.local import LocalShellDriver
-from hil.lab.role import MAX_LINE, Role
+from hil.lab.board import shell
+from hil.lab.board.local import LocalShellDriver
+from hil.lab.board.role import MAX_LINE, Role
 
 STAGED = re.compile(r"/tmp/\.hil-[0-9a-f]{8}\.sh")
 
@@ -161,7 +161,7 @@ targets:
       - LocalShellDriver: {name: bootloader}
       - LocalShellDriver: {name: shell}
 imports:
-  - hil.lab.local
+  - hil.lab.board.local
 """
 
 

@@ -1,4 +1,4 @@
-"""hil.lab.shell command lines, executed by the real /bin/sh: every value arrives literally."""
+"""hil.lab.board.shell command lines, executed by the real /bin/sh: every value arrives literally."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.lab import shell
+from hil.lab.board import shell
 
 # Each would do something else than be printed if it reached the shell unquoted.
 HOSTILE = [

@@ -1,4 +1,4 @@
-"""hil.lab.tuning on the PC lab role (LocalShellDriver): the profile's command line really runs in a shell,
+"""hil.lab.board.tuning on the PC lab role (LocalShellDriver): the profile's command line really runs in a shell,
 against a directory tree shaped like a board's /sys and /proc (this PC's own are shared and not ours to
 change); the virtual board's real /proc/sys is tested in tests/vlab/test_tuning_vlab.py."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from hil.errors import LabError
 from hil.inventory.tuning import TuningConfig
-from hil.lab import tuning
+from hil.lab.board import tuning
 
 PROFILE = TuningConfig(
     cpu_governor="performance",

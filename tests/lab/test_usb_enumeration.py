@@ -1,5 +1,5 @@
-"""pyusb's check of a gadget on the lab PC (hil.lab.pyusb_enumeration, hil.lab.usb_enumeration's driver), run
-with this machine's real libusb through pyusb.
+"""pyusb's check of a gadget on the lab PC (hil.lab.usb_host.pyusb_enumeration, hil.lab.usb_host.usb_enumeration's
+driver), run with this machine's real libusb through pyusb.
 
 No USB device is faked here. A machine without a USB bus (no /sys/bus/usb: this one's kernel has none)
 lists nothing, so the not-found path is libusb's own behaviour and its bound is measured. Finding a device,
@@ -21,11 +21,11 @@ from labgrid import Environment
 
 from hil.errors import LabError
 from hil.inventory.loader import load_inventory
-from hil.lab import usb_enumeration, usbhost
-from hil.lab.gadget import Gadget, GadgetIdentity
+from hil.lab.board.role import Role
 from hil.lab.pair import BoardPair, Environments
-from hil.lab.pyusb_enumeration import LIBUSB_SPEEDS, Libusb, Seen, serial_of
-from hil.lab.role import Role
+from hil.lab.usb_gadget.gadget import Gadget, GadgetIdentity
+from hil.lab.usb_host import usb_enumeration, usbhost
+from hil.lab.usb_host.pyusb_enumeration import LIBUSB_SPEEDS, Libusb, Seen, serial_of
 
 NO_USB_BUS = not Path("/sys/bus/usb/devices").exists()
 
@@ -40,8 +40,8 @@ targets:
     drivers:
       LocalShellDriver: {}
 imports:
-  - hil.lab.local
-  - hil.lab.usb_enumeration
+  - hil.lab.board.local
+  - hil.lab.usb_host.usb_enumeration
 """
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hil.errors import LabError
-from hil.lab import usbhost
+from hil.lab.usb_host import usbhost
 
 
 def _device(tmp_path: Path, *drivers: str) -> usbhost.UsbDevice:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.lab.gadget import Hid
+from hil.lab.usb_gadget.gadget import Hid
 from hil.measure import hid
 from hil.measure.parsing import PARSERS
 from hil.verdict.errors import ParseError

@@ -66,7 +66,7 @@ def test_progress_short_of_the_total_is_an_error():
 
 
 def test_a_failed_session_close_is_an_error():
-    # What mtp-sendfile printed when umtprd (inotify on) never answered after the object (see hil.lab.mtp):
+    # What mtp-sendfile printed when umtprd (inotify on) never answered after the object (see hil.lab.usb_gadget.mtp):
     # the lines are inserted into a real capture, as the tool prints them before its exit.
     text, asked = _capture("sendfile-16M-1")
     failing = text.replace("New file ID: 1\n", "ERROR: Could not close session!\n")

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from labgrid import Environment
 
+from hil.lab.board.role import Role
 from hil.lab.pair import set_vlab_image_env
-from hil.lab.role import Role
 from hil.vlab import ENV_FILE
 from hil.vlab.image import VlabImage, ensure_image
 

@@ -1,4 +1,4 @@
-"""Run inside the virtual board by tests/vlab/test_pyusb_vlab.py: hil's pyusb check (hil.lab.pyusb_enumeration)
+"""Run inside the virtual board by tests/vlab/test_pyusb_vlab.py: hil's pyusb check (hil.lab.usb_host.pyusb_enumeration)
 against the board's own USB devices, with the board's libusb. Prints "started", then one JSON object.
 
     python3.11 pyusb_guest.py list
@@ -16,7 +16,7 @@ import usb.backend.libusb1
 import usb.core
 
 from hil.errors import LabError
-from hil.lab.pyusb_enumeration import Libusb, Seen, serial_of
+from hil.lab.usb_host.pyusb_enumeration import Libusb, Seen, serial_of
 
 # The board has no ldconfig cache for ctypes.util.find_library to read: name the library for the loader.
 LIBUSB = "libusb-1.0.so.0"

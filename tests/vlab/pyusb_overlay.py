@@ -43,7 +43,7 @@ NOT_NEEDED = {
     "dbm",
     "venv",
 }
-HIL_MODULES = ("hil/__init__.py", "hil/errors.py", "hil/lab/__init__.py", "hil/lab/pyusb_enumeration.py")
+HIL_MODULES = ("hil/__init__.py", "hil/errors.py", "hil/lab/__init__.py", "hil/lab/usb_host/pyusb_enumeration.py")
 SITE = "/opt/hil-pyusb"  # PYTHONPATH on the board
 GUEST_SCRIPT = f"{SITE}/pyusb_guest.py"
 

@@ -1,4 +1,4 @@
-"""The android gadget backend (hil.lab.android) on the real virtual board, whose image emulates Android's
+"""The android gadget backend (hil.lab.usb_gadget.android) on the real virtual board, whose image emulates Android's
 property service and init's USB triggers (hil/vlab/android-usb.sh): the property round trip, the previous
 sys.usb.config restored after a failure, no stale gadget when functions change between tests, and a state
 that never comes is an ERROR within its bound.
@@ -15,10 +15,12 @@ import pytest
 
 from hil.errors import LabError
 from hil.inventory.schema import AndroidGadgetConfig
-from hil.lab import android, link, shell, usbhost
-from hil.lab.gadget import CONFIGFS, MassStorage, Rndis
-from hil.lab.mtp import MtpResponder
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.usb_gadget import android, udc
+from hil.lab.usb_gadget.gadget import CONFIGFS, MassStorage, Rndis
+from hil.lab.usb_gadget.mtp import MtpResponder
+from hil.lab.usb_host import usbhost
 
 UDC = "dummy_udc.0"
 CONFIG = AndroidGadgetConfig(functions=["mass_storage", "mtp", "rndis", "ncm", "ecm"], state_timeout_s=10)
@@ -28,7 +30,7 @@ MASS_STORAGE, RNDIS, MTP = ["08"], {"02", "0a"}, ["06"]
 
 @pytest.fixture
 def board(vboard: Role) -> Role:
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     android.setprop(vboard, android.BEFORE, "")
     _switch(vboard, "none")
     return vboard

@@ -7,7 +7,7 @@ import secrets
 import pytest
 
 from hil.errors import BoardTimeout
-from hil.lab import shell
+from hil.lab.board import shell
 
 
 def _processes_with(vboard, marker: str) -> list[str]:

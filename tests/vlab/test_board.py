@@ -10,9 +10,11 @@ import time
 import pytest
 
 from hil.errors import BoardTimeout, LabError
-from hil.lab import link, shell, usbhost
-from hil.lab.gadget import CONFIGFS, Gadget, MassStorage
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.usb_gadget import udc
+from hil.lab.usb_gadget.gadget import CONFIGFS, Gadget, MassStorage
+from hil.lab.usb_host import usbhost
 from hil.vlab import ENV_FILE
 
 UDC = "dummy_udc.0"
@@ -34,7 +36,7 @@ def test_boots_the_debian_kernel_of_the_image(vboard, vlab_image):
 
 @pytest.mark.parametrize(("super_speed", "expected_mbps"), [(False, 480.0), (True, 5000.0)])
 def test_gadget_enumerates_at_the_speed_dummy_hcd_is_loaded_with(vboard, super_speed, expected_mbps):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": str(super_speed).lower()})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": str(super_speed).lower()})
     with Gadget(vboard, UDC, [MassStorage(size_mb=16)]) as gadget:
         device = usbhost.wait_for_device(vboard, gadget.serial)
         assert device.speed_mbps == expected_mbps
@@ -46,14 +48,14 @@ def test_gadget_enumerates_at_the_speed_dummy_hcd_is_loaded_with(vboard, super_s
 
 
 def test_gadget_is_removed_when_the_test_body_fails(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     with pytest.raises(RuntimeError, match="test body failed"), Gadget(vboard, UDC, [MassStorage(size_mb=8)]):
         raise RuntimeError("test body failed")
     assert "hil" not in _gadget_dirs(vboard)
 
 
 def test_a_gadget_left_by_a_crashed_run_is_replaced(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     leftover = Gadget(vboard, UDC, [MassStorage(size_mb=8)])
     leftover.create()
     leftover.bind()  # never removed: as if pytest had been killed
@@ -62,7 +64,7 @@ def test_a_gadget_left_by_a_crashed_run_is_replaced(vboard):
 
 
 def test_link_below_the_specified_speed_is_an_error_naming_the_speed(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     with Gadget(vboard, UDC, [MassStorage(size_mb=8)]) as gadget:
         device = usbhost.wait_for_device(vboard, gadget.serial)
         with pytest.raises(LabError, match=r"came up at 480 Mb/s \(high speed\), expected 5000 Mb/s"):
@@ -70,7 +72,7 @@ def test_link_below_the_specified_speed_is_an_error_naming_the_speed(vboard):
 
 
 def test_gadget_that_never_enumerates_is_an_error_within_its_timeout(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     # A deauthorized root hub enumerates nothing: the host side of a dead cable.
     vboard.run(shell.write("/sys/bus/usb/devices/usb1/authorized", 0))
     try:
@@ -84,7 +86,7 @@ def test_gadget_that_never_enumerates_is_an_error_within_its_timeout(vboard):
 
 
 def test_missing_udc_is_an_error_listing_the_udcs_present(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     gadget = Gadget(vboard, "fe800000.dwc3", [MassStorage(size_mb=8)])
     with pytest.raises(LabError, match=r"UDC 'fe800000.dwc3' not present \(found: dummy_udc.0\)"), gadget:
         pass

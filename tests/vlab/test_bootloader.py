@@ -14,8 +14,8 @@ from labgrid import Environment
 from labgrid.step import steps
 
 from hil.errors import LabError
-from hil.lab.role import Role
-from hil.lab.strategy import BootloaderStrategy
+from hil.lab.board.role import Role
+from hil.lab.board.strategy import BootloaderStrategy
 from hil.vlab import ENV_FILE
 from hil.vlab.image import VlabImage
 

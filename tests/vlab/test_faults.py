@@ -35,7 +35,7 @@ pairs:
 TESTS = """
 import os, pathlib, signal, time
 import pytest
-from hil.lab.gadget import MassStorage
+from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
 
 

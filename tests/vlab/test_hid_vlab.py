@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from hil.lab import hid as hid_link
-from hil.lab import link, shell, usbhost
-from hil.lab.gadget import CONFIGFS, Gadget, Hid
+from hil.lab.board import shell
+from hil.lab.usb_gadget import hid as hid_link
+from hil.lab.usb_gadget import udc
+from hil.lab.usb_gadget.gadget import CONFIGFS, Gadget, Hid
+from hil.lab.usb_host import usbhost
 from hil.measure import hid
 
 UDC = "dummy_udc.0"
@@ -21,7 +23,7 @@ def _ends(vboard, gadget, function):
 
 
 def test_a_hid_gadget_left_mid_transfer_is_replaced_and_the_next_run_measures(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     function = Hid(report_length=512)
     leftover = Gadget(vboard, UDC, [function])
     leftover.create()
@@ -41,7 +43,7 @@ def test_a_hid_gadget_left_mid_transfer_is_replaced_and_the_next_run_measures(vb
 
 
 def test_the_enumerated_endpoints_are_f_hid_s_one_packet_per_report(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     function = Hid(report_length=512)
     with pytest.raises(RuntimeError, match="test body failed"), Gadget(vboard, UDC, [function]) as gadget:
         ends = _ends(vboard, gadget, function)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hil.errors import VlabImageError
-from hil.lab.mtp import SUPERSPEED_SHIM
+from hil.lab.usb_gadget.mtp import SUPERSPEED_SHIM
 from hil.vlab import image
 
 

@@ -1,4 +1,4 @@
-"""hil's pyusb check (hil.lab.pyusb_enumeration, what the lab PC's UsbEnumerationDriver runs) against real
+"""hil's pyusb check (hil.lab.usb_host.pyusb_enumeration, what the lab PC's UsbEnumerationDriver runs) against real
 kernel USB devices: gadgets on the virtual board's dummy_hcd, listed through pyusb by the board's own
 libusb and Python.
 
@@ -18,10 +18,12 @@ import pytest
 import usb.util
 from labgrid import Environment
 
-from hil.lab import link, shell, usbhost
-from hil.lab.gadget import Gadget, MassStorage
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 from hil.lab.pair import set_vlab_image_env
-from hil.lab.role import Role
+from hil.lab.usb_gadget import udc
+from hil.lab.usb_gadget.gadget import Gadget, MassStorage
+from hil.lab.usb_host import usbhost
 from hil.vlab import ENV_FILE
 
 from .pyusb_overlay import GUEST_SCRIPT, SITE, image_with_python
@@ -63,7 +65,7 @@ def guest(role: Role, *args: str) -> dict:
 
 
 def _gadget(role: Role, speed: str) -> Gadget:
-    link.ensure_module(role, "dummy_hcd", {"is_super_speed": SPEEDS[speed][0]})
+    udc.ensure_module(role, "dummy_hcd", {"is_super_speed": SPEEDS[speed][0]})
     return Gadget(role, "dummy_udc.0", [MassStorage(size_mb=8)])
 
 
@@ -102,7 +104,7 @@ def test_no_such_device_is_an_error_after_the_bound_listing_what_libusb_sees(vbo
 
 
 def test_a_gadget_bound_while_the_check_waits_is_found(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     gadget = _gadget(vboard, "high")
     waiting = vboard.background(
         guest_command("confirm", "1d6b", "0104", gadget.serial, "high", "60"), ready="started", name="pyusb"

@@ -90,7 +90,7 @@ pairs:
 TESTS = """
 import pytest
 
-from hil.lab.gadget import MassStorage
+from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hil.inventory.tuning import TuningConfig
-from hil.lab import shell, tuning
+from hil.lab.board import shell, tuning
 
 BACKLOG = "/proc/sys/net/core/netdev_max_backlog"
 CPU1 = "/sys/devices/system/cpu/cpu1/online"

@@ -13,10 +13,10 @@ import pytest
 
 from hil.errors import LabError
 from hil.inventory.loader import load_inventory
-from hil.lab import link
-from hil.lab.role import Role
-from hil.lab.usbethernet import usb_ethernet
-from hil.measure import iperf3
+from hil.lab.board.role import Role
+from hil.lab.network.usbethernet import usb_ethernet
+from hil.lab.usb_gadget import udc
+from hil.measure import iperf3, netpath
 
 VLAB_USBNET = load_inventory(Path(__file__).resolve().parents[2] / "boards.yaml").boards["vlab-usbnet"]
 
@@ -46,7 +46,7 @@ class _Pair:
 
 @pytest.fixture
 def board(vboard, vlab_env):
-    link.ensure_module(vboard, "xhci-pci", {})
+    udc.ensure_module(vboard, "xhci-pci", {})
     return vboard, Role("peer", vlab_env.get_target("lab-pc"), "vlab-test")
 
 
@@ -54,8 +54,8 @@ def test_the_adapter_is_found_recorded_and_carries_iperf3_to_the_pcs_loopback(bo
     vboard, peer = board
     pair = _Pair(vboard, peer)
     with usb_ethernet(pair) as nic, iperf3.server_on_free_port(nic.peer, bind=nic.peer.listen) as port:
-        measurement = nic.measure(
-            lambda: iperf3.tcp(nic.board, nic.peer.address, duration_s=1, port=port), board_sends=True
+        measurement = netpath.measure(
+            nic.path(board_sends=True), lambda: iperf3.tcp(nic.board, nic.peer.address, duration_s=1, port=port)
         )
         assert vboard.run(f"ip -o addr show dev {nic.board.ifname}").count("10.0.2.15/24") == 1
     assert iperf3.mbps(measurement) > 1

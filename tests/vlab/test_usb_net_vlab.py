@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
-from hil.lab import link, usbhost
-from hil.lab.gadget import Gadget, network_function
-from hil.lab.netns import NetEnd, UsbNetLink, usb_network
-from hil.lab.role import Role
-from hil.measure import iperf3
+from hil.lab.board.role import Role
+from hil.lab.network.netns import UsbNetLink, usb_network
+from hil.lab.network.path import NetEnd
+from hil.lab.usb_gadget import udc
+from hil.lab.usb_gadget.gadget import Gadget, network_function
+from hil.lab.usb_host import usbhost
+from hil.measure import iperf3, netpath
 from hil.verdict.errors import MeasurementError
 
 
@@ -35,7 +37,7 @@ class _OnLink:
 
 @pytest.fixture
 def ecm_link(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     with Gadget(vboard, "dummy_udc.0", [network_function("ecm")]) as gadget:
         device = usbhost.wait_for_device(vboard, gadget.serial, timeout_s=30)
         with usb_network(_OnLink(_Pair(vboard, vboard), gadget, device)) as net:
@@ -45,8 +47,9 @@ def ecm_link(vboard):
 def test_tcp_over_an_ecm_gadget_crosses_the_usb_link_in_both_counters(vboard, ecm_link):
     assert ecm_link.device.netns != ecm_link.host.netns
     with iperf3.server(ecm_link.device):
-        measurement = ecm_link.measure(
-            lambda: iperf3.tcp(ecm_link.host, ecm_link.device.address, duration_s=2, reverse=True), device_sends=True
+        measurement = netpath.measure(
+            ecm_link.path(device_sends=True),
+            lambda: iperf3.tcp(ecm_link.host, ecm_link.device.address, duration_s=2, reverse=True),
         )
     received = measurement.details["bytes_received"]
     assert received > 1_000_000 and iperf3.mbps(measurement) > 1
@@ -59,5 +62,7 @@ def test_traffic_that_takes_the_loopback_path_is_an_error_naming_the_idle_interf
     beside = NetEnd(vboard, "lo", ecm_link.device.address, ecm_link.device.netns, ecm_link.device.ip)
     short_cut = UsbNetLink(device=ecm_link.device, host=beside)
     with iperf3.server(ecm_link.device), pytest.raises(MeasurementError, match="did not cross the USB link") as caught:
-        short_cut.measure(lambda: iperf3.tcp(beside, ecm_link.device.address, duration_s=1), device_sends=False)
-    assert f"{ecm_link.device.ifname} on" in str(caught.value) and "rx moved" in str(caught.value)
+        netpath.measure(
+            short_cut.path(device_sends=False), lambda: iperf3.tcp(beside, ecm_link.device.address, duration_s=1)
+        )
+    assert f"{ecm_link.device.ifname} on" in str(caught.value) and "rx_bytes moved" in str(caught.value)

@@ -1,4 +1,4 @@
-"""hil's GadgetFS bulk UVC camera (hil/tools/uvc_gadgetfs.c, hil.lab.uvc_gadgetfs) on the real virtual board:
+"""hil's GadgetFS bulk UVC camera (hil/tools/uvc_gadgetfs.c, hil.lab.usb_gadget.uvc_gadgetfs) on the real virtual board:
 frames cross dummy_hcd over bulk, whole and numbered in order, a new session restarts the stream, the speed
 is high on a super-speed link, and the UDC is free afterwards even when the program was killed.
 
@@ -12,10 +12,12 @@ import re
 import pytest
 
 from hil.errors import LabError
-from hil.lab import link, shell, usbhost
-from hil.lab.camera import uvc_capture_node
-from hil.lab.gadget import Ecm, Gadget, Uvc
-from hil.lab.uvc_gadgetfs import GADGETFS_FUNCTION, MOUNT, PROGRAM, GadgetfsCamera, udc_function
+from hil.lab.board import shell
+from hil.lab.usb_gadget import udc
+from hil.lab.usb_gadget.gadget import Ecm, Gadget, Uvc
+from hil.lab.usb_gadget.uvc_gadgetfs import GADGETFS_FUNCTION, MOUNT, PROGRAM, GadgetfsCamera, udc_function
+from hil.lab.usb_host import usbhost
+from hil.lab.usb_host.camera import uvc_capture_node
 from hil.measure import v4l2_fps
 
 UDC = "dummy_udc.0"
@@ -39,7 +41,7 @@ def _counters(raw: str) -> tuple[int, int]:
     ids=["yuyv-640x480", "yuyv-46x562-long-header", "mjpeg-1280x720"],
 )
 def test_frames_cross_dummy_hcd_over_bulk_whole_and_in_order(vboard, camera, frames):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     with GadgetfsCamera(vboard, UDC, camera) as gadget:
         assert udc_function(vboard, UDC) == GADGETFS_FUNCTION
         device = usbhost.wait_for_device(vboard, gadget.serial, timeout_s=60)
@@ -63,7 +65,7 @@ def test_frames_cross_dummy_hcd_over_bulk_whole_and_in_order(vboard, camera, fra
 
 
 def test_on_a_super_speed_link_the_camera_runs_at_high_speed(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "true"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "true"})
     camera = Uvc(bulk=True)
     with GadgetfsCamera(vboard, UDC, camera) as gadget:
         device = usbhost.wait_for_device(vboard, gadget.serial, timeout_s=60)
@@ -74,7 +76,7 @@ def test_on_a_super_speed_link_the_camera_runs_at_high_speed(vboard):
 
 
 def test_a_killed_camera_leaves_the_udc_free_for_a_configfs_gadget(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     with GadgetfsCamera(vboard, UDC, Uvc(bulk=True)) as gadget:
         usbhost.wait_for_device(vboard, gadget.serial, timeout_s=60)
         vboard.run(f"kill -KILL $(pidof {PROGRAM})")  # a crash: ep0 closes with the process
@@ -87,7 +89,7 @@ def test_a_killed_camera_leaves_the_udc_free_for_a_configfs_gadget(vboard):
 
 
 def test_a_udc_held_by_another_gadget_is_refused_and_left_alone(vboard):
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     with Gadget(vboard, UDC, [Ecm()], name="other") as other:
         with (
             pytest.raises(LabError, match="held by gadget driver 'other'"),

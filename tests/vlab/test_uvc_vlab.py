@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from hil.lab import link, shell, usbhost
-from hil.lab.camera import uvc_capture_node
-from hil.lab.gadget import CONFIGFS, Gadget, Uvc
-from hil.lab.role import CommandFailed, Role
+from hil.lab.board import shell
+from hil.lab.board.role import CommandFailed, Role
+from hil.lab.usb_gadget import udc
+from hil.lab.usb_gadget.gadget import CONFIGFS, Gadget, Uvc
+from hil.lab.usb_host import usbhost
+from hil.lab.usb_host.camera import uvc_capture_node, uvc_source_command
 from hil.measure import v4l2_fps
 from hil.verdict.errors import MeasurementError
 
@@ -50,9 +52,9 @@ def test_the_uvc_function_tree_is_accepted_and_removed(vboard, camera, group):
 
 
 def test_dummy_udc_cannot_bind_a_uvc_function_and_the_tree_is_cleaned_up(vboard):
-    """The fact behind hil.lab.camera.NO_ISO_ON_DUMMY_HCD: should a kernel give dummy_hcd isochronous
+    """The fact behind hil.lab.usb_host.camera.NO_ISO_ON_DUMMY_HCD: should a kernel give dummy_hcd isochronous
     endpoints, this fails and the virtual lab can carry the UVC cases."""
-    link.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
     vboard.run("dmesg -c >/dev/null")
     with pytest.raises(CommandFailed), Gadget(vboard, UDC, [Uvc()]):
         pass
@@ -88,7 +90,7 @@ def test_over_usbip_the_stream_is_negotiated_but_no_isochronous_frame_arrives(vb
     camera = Uvc()
     try:
         with Gadget(vboard, VUDC, [camera]) as gadget:
-            source = v4l2_fps.source_command(camera.video_node(vboard), "yuyv", 640, 480, max_payload=1024)
+            source = uvc_source_command(camera.video_node(vboard), "yuyv", 640, 480, max_payload=1024)
             with vboard.background(source, ready="uvc_source ready", name="uvc_source") as frames:
                 vboard.run("usbipd --device -D && sleep 1 && usbip attach -r 127.0.0.1 -d " + VUDC, timeout=60)
                 device = usbhost.wait_for_device(vboard, gadget.serial, timeout_s=60)

@@ -2,7 +2,7 @@
 
     flock /tmp/hil-vlab.lock env PYTHONPATH=. .venv/bin/python tests/data/ffs/capture.py
 
-For each virtual pair it starts umtprd the way hil.lab.mtp does, under hil's ffs_superspeed with
+For each virtual pair it starts umtprd the way hil.lab.usb_gadget.mtp does, under hil's ffs_superspeed with
 HIL_FFS_DUMP set, so the library copies the blob exactly as umtprd wrote it (before adding anything) to a
 file on the board; the gadget then enumerates at the pair's speed. The blob comes back through the console
 as `od` hex and is stored as umtprd-<speed>.bin, with its sidecar umtprd-<speed>.source.
@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from hil.inventory.loader import load_inventory
-from hil.lab import shell
-from hil.lab.mtp import MtpResponder
+from hil.lab.board import shell
 from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
+from hil.lab.usb_gadget.mtp import MtpResponder
 from hil.vlab.image import ensure_image
 
 HERE = Path(__file__).resolve().parent
@@ -38,7 +38,7 @@ def capture(pair: BoardPair, speed: str) -> None:
     config = " ".join(line for line in responder.config().splitlines() if line.startswith("usb_max_packet_size"))
     (HERE / f"{name}.source").write_text(
         f"command: env LD_PRELOAD={responder.superspeed_shim} HIL_FFS_DUMP={DUMP} umtprd -conf umtprd.conf "
-        f"(hil.lab.mtp.MtpResponder(speed={speed!r}), {config}); the blob is what umtprd wrote to ep0, "
+        f"(hil.lab.usb_gadget.mtp.MtpResponder(speed={speed!r}), {config}); the blob is what umtprd wrote to ep0, "
         "before ffs_superspeed changed it\n"
         f"tool: {version}\n"
         f"exit: umtprd kept running (the gadget enumerated at {link} on {pair.name})\n"

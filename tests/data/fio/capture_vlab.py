@@ -11,9 +11,9 @@ from pathlib import Path
 
 from labgrid import Environment
 
-from hil.lab import nvme
+from hil.lab.board.role import Role
 from hil.lab.pair import set_vlab_image_env
-from hil.lab.role import Role
+from hil.lab.storage import nvme
 from hil.measure import fio
 from hil.vlab import ENV_FILE
 from hil.vlab.image import ensure_image

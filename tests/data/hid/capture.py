@@ -20,10 +20,10 @@ from pathlib import Path
 
 from labgrid import Environment
 
-from hil.lab import link
-from hil.lab.gadget import Gadget, Hid
+from hil.lab.board.role import Role
 from hil.lab.pair import set_vlab_image_env
-from hil.lab.role import Role
+from hil.lab.usb_gadget import udc as link
+from hil.lab.usb_gadget.gadget import Gadget, Hid
 from hil.vlab import ENV_FILE
 from hil.vlab.image import ensure_image
 

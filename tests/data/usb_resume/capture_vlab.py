@@ -13,9 +13,9 @@ from pathlib import Path
 
 from labgrid import Environment
 
-from hil.lab import usbhost
+from hil.lab.board.role import Role
 from hil.lab.pair import set_vlab_image_env
-from hil.lab.role import Role
+from hil.lab.usb_host import usbhost
 from hil.measure import usb_resume
 from hil.vlab import ENV_FILE
 from hil.vlab.image import ensure_image

@@ -15,9 +15,9 @@ from labgrid.exceptions import NoDriverFoundError, NoStrategyFoundError
 from labgrid.protocol import CommandProtocol
 
 from hil.errors import BoardTimeout, CommandFailed, LabError
-from hil.lab import bound, shell
-from hil.lab.background import Background
-from hil.lab.strategy import BoardControl, missing_board_control
+from hil.lab.board import bound, shell
+from hil.lab.board.background import Background
+from hil.lab.board.strategy import BoardControl, missing_board_control
 
 # Busybox's line editor truncates input lines near 1 KiB; longer scripts go over in pieces.
 MAX_LINE = 600

@@ -15,10 +15,10 @@ import shlex
 from typing import ClassVar
 
 from hil.errors import LabError
-from hil.lab import shell
-from hil.lab.background import Background
-from hil.lab.gadget import Function, Gadget, GadgetBackend, GadgetIdentity, Uvc
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.background import Background
+from hil.lab.board.role import Role
+from hil.lab.usb_gadget.gadget import Function, Gadget, GadgetBackend, GadgetIdentity, Uvc
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.errors import LabError
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 
 # GT/s per lane -> generation (seed 002 table 2-1).
 GENERATION = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}

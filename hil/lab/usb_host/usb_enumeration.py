@@ -12,7 +12,7 @@ gadget's VID:PID and serial must be listed by libusb within the enumeration boun
 boards.yaml's link, or the test is an ERROR naming both; VID:PID, speed and bus path go into the result's
 facts. It runs in pytest's own process, so only a target on the machine running pytest can have it. On
 the virtual lab the USB host is the board's own kernel (dummy_hcd), reached over its console: there the
-sysfs check of hil.lab.usbhost stands alone.
+sysfs check of hil.lab.usb_host.usbhost stands alone.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from labgrid.exceptions import NoDriverFoundError
 from labgrid.factory import target_factory
 from labgrid.step import step
 
-from hil.lab.gadget import GadgetIdentity
-from hil.lab.pyusb_enumeration import POLL_S, Libusb, Seen
-from hil.lab.role import Role
+from hil.lab.board.role import Role
+from hil.lab.usb_gadget.gadget import GadgetIdentity
+from hil.lab.usb_host.pyusb_enumeration import POLL_S, Libusb, Seen
 
 
 @target_factory.reg_driver

@@ -13,7 +13,7 @@ and `acquire` would:
    powered off, place released, reservation cancelled.
 
 A run killed with SIGKILL has no way out: while waiting, hil releases the matching places that a dead
-hil process of this host and user still holds (hil.lab.holders says which), as `labgrid-client release
+hil process of this host and user still holds (hil.lab.board.holders says which), as `labgrid-client release
 --kick` would, and never a place of a live run.
 
 hil uses the same client session as labgrid's RemotePlace resources (one per process), so the place it
@@ -36,7 +36,7 @@ from labgrid import Environment
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import PlaceConfig
-from hil.lab import holders
+from hil.lab.board import holders
 
 log = logging.getLogger("hil.remote")
 CALL_TIMEOUT_S = 30.0  # one coordinator call; a coordinator that does not answer in this is gone

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from hil.errors import LabError
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ boards.yaml picks the backend (`BoardPair.gadget`), behind one interface, `Gadge
 - `Gadget` (configfs, the default): hil builds its own gadget through configfs (libcomposite), binds it,
   and on the way out unbinds it and removes its configfs tree. A gadget left over by a crashed run (same
   name) is removed before a new one is created. The virtual lab and Linux BSPs.
-- `hil.lab.android.AndroidGadget`: Android's init owns the gadget; hil switches its functions with
+- `hil.lab.usb_gadget.android.AndroidGadget`: Android's init owns the gadget; hil switches its functions with
   `setprop sys.usb.config` and restores the previous value on the way out. Android BSPs.
 
 Either way the backend is a context manager: whatever happens inside the `with` block, the next test
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from hil.errors import LabError
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 
 CONFIGFS = "/sys/kernel/config/usb_gadget"
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ class Function:
     module: str  # kernel module providing it
     instance: str = "0"
     attributes: dict[str, object] = field(default_factory=dict)  # path below the function dir -> value
-    # Its name in Android's sys.usb.config (hil.lab.android); None: Android offers no such function that
+    # Its name in Android's sys.usb.config (hil.lab.usb_gadget.android); None: Android offers no such function that
     # hil could configure, so the android backend refuses it.
     android_name: ClassVar[str | None] = None
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import shlex
 
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 
 _TRUE = {"1", "y", "yes", "true", "on"}
 _FALSE = {"0", "n", "no", "false", "off"}

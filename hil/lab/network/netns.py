@@ -2,12 +2,13 @@
 
     with pair.gadget(Ecm()) as gadget, usb_network(gadget) as link:
         link.device.address, link.host.wrap(command)      # where to run what
-        link.measure(lambda: iperf3.tcp(link.host, ...), device_sends=False)
+        netpath.measure(link.path(device_sends=False), lambda: iperf3.tcp(link.host, ...))
 
 On a real pair the gadget's interface is on the board and the host's on the PC. On the virtual lab both
 are in one kernel, which would route the traffic over loopback: each end then goes into a network
 namespace of its own (iproute2 `ip netns`), so the only way between them is the USB link. Either way a
-measurement counts only if the interfaces' byte counters moved by at least what the tool says arrived.
+measurement counts only if both interfaces' byte counters moved by at least what the tool says arrived
+(`UsbNetLink.path`, proven by hil.measure.netpath).
 
 A link whose carrier does not come up within its bound (NCM under dummy_hcd, sometimes) is a LabError.
 """
@@ -16,20 +17,17 @@ from __future__ import annotations
 
 import logging
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hil.errors import LabError
-from hil.inventory.schema import UsbLink
-from hil.lab import shell, usbhost
-from hil.lab.gadget import NetworkFunction
-from hil.lab.role import Role
-from hil.measure import netdev
-from hil.verdict import ceilings
-from hil.verdict.errors import MeasurementError
-from hil.verdict.measurement import Measurement
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.network.path import Counted, NetEnd, NetPath
+from hil.lab.usb_gadget.gadget import NetworkFunction
+from hil.lab.usb_host import usbhost
 
 if TYPE_CHECKING:
     from hil.lab.pair import GadgetOnLink
@@ -43,61 +41,14 @@ NETNS = {"device": "hil-usbnet-dev", "host": "hil-usbnet-host"}
 
 
 @dataclass(frozen=True)
-class NetEnd:
-    """One end: the role it lives on, its interface, its address, its namespace (None: the role's own)."""
-
-    role: Role
-    ifname: str
-    address: str
-    netns: str | None = None
-    ip: str = "ip"  # iproute2's ip by its full path where namespaces are used (see _iproute2)
-
-    def wrap(self, command: str) -> str:
-        """The command as it must run to use this end's interface (inside its namespace, if any)."""
-        if self.netns is None:
-            return command
-        return f"{shell.cmd(self.ip, 'netns', 'exec', self.netns)} {command}"
-
-    def run(self, command: str, *, timeout: float = 60.0) -> str:
-        return self.role.run(self.wrap(command), timeout=timeout)
-
-    def statistics(self, names: Sequence[str] = netdev.COUNTERS) -> dict[str, int]:
-        """The interface's counters (sysfs statistics), read inside its namespace."""
-        return netdev.read(self.role, self.ifname, names, wrap=self.wrap)
-
-    def counters(self) -> tuple[int, int]:
-        """(rx_bytes, tx_bytes) of the interface."""
-        counters = self.statistics(netdev.BYTES)
-        return counters["rx_bytes"], counters["tx_bytes"]
-
-
-@dataclass(frozen=True)
 class UsbNetLink:
     device: NetEnd
     host: NetEnd
 
-    def measure(self, run: Callable[[], Measurement], *, device_sends: bool) -> Measurement:
-        """Run one measurement and prove it crossed the link: the sender's tx and the receiver's rx byte
-        counters must each have moved by at least the bytes the tool says were received."""
+    def path(self, *, device_sends: bool) -> NetPath:
+        """Where one run's traffic must show: the sender's tx and the receiver's rx bytes."""
         sender, receiver = (self.device, self.host) if device_sends else (self.host, self.device)
-        tx_before, rx_before = sender.counters()[1], receiver.counters()[0]
-        measurement = run()
-        tx_moved, rx_moved = sender.counters()[1] - tx_before, receiver.counters()[0] - rx_before
-        received = measurement.details.get("bytes_received")
-        if not isinstance(received, int):
-            raise MeasurementError("the measurement says nothing about the bytes it received", measurement.raw)
-        measurement.details.update({"sender_tx_bytes": tx_moved, "receiver_rx_bytes": rx_moved})
-        short = [
-            f"{end.ifname} on {end.role.label} {what} moved {moved} bytes"
-            for end, what, moved in ((sender, "tx", tx_moved), (receiver, "rx", rx_moved))
-            if moved < received
-        ]
-        if short:
-            raise MeasurementError(
-                f"traffic did not cross the USB link: {received} bytes received, but " + "; ".join(short),
-                measurement.raw,
-            )
-        return measurement
+        return NetPath("the USB link", (Counted(sender, "tx"), Counted(receiver, "rx")))
 
 
 def wait_for_carrier(end: NetEnd, *, timeout_s: float) -> None:
@@ -209,9 +160,3 @@ def usb_network(
             else:
                 for end in (device, host):
                     end.role.run(shell.quiet(shell.cmd("ip", "addr", "flush", "dev", end.ifname)), timeout=30)
-
-
-def link_rate_mbps(link: UsbLink) -> float:
-    """The link's theoretical rate as a network rate: the USB bulk bound at its speed (seed 000 §2.2
-    starts UDP at the link's rate)."""
-    return ceilings.usb_ethernet_ceiling(link.speed).value

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hil.errors import LabError
-from hil.lab.gadget import Hid
-from hil.lab.role import Role
-from hil.lab.usbhost import UsbDevice
+from hil.lab.board.role import Role
+from hil.lab.usb_gadget.gadget import Hid
+from hil.lab.usb_host.usbhost import UsbDevice
 
 if TYPE_CHECKING:
     from hil.lab.pair import GadgetOnLink

@@ -1,7 +1,7 @@
 """What a USB program on the lab PC sees of a gadget: pyusb (on libusb 1.0) finds it by VID:PID and serial
 number, and reads its negotiated speed and its bus path.
 
-Only pyusb and the standard library here (the labgrid driver is hil.lab.usb_enumeration), so the same code
+Only pyusb and the standard library here (the labgrid driver is hil.lab.usb_host.usb_enumeration), so the same code
 also runs inside the virtual board, against its kernel's real USB devices (tests/vlab/test_pyusb_vlab.py).
 """
 
@@ -20,7 +20,7 @@ import usb.util
 
 from hil.errors import LabError
 
-# libusb's speed codes (libusb_get_device_speed) -> hil's speed names (hil.lab.usbhost.SPEED_MBPS) and the
+# libusb's speed codes (libusb_get_device_speed) -> hil's speed names (hil.lab.usb_host.usbhost.SPEED_MBPS) and the
 # signalling rate in Mb/s. pyusb 1.3.1 names codes 0-4 only: libusb 1.0.22 added SUPER_PLUS (5), 1.0.27
 # SUPER_PLUS_X2 (6). Code 0 (SPEED_UNKNOWN) has no entry: such a link cannot be confirmed.
 LIBUSB_SPEEDS: dict[int, tuple[str, float]] = {

@@ -44,10 +44,10 @@ from functools import singledispatch
 
 from hil.errors import LabError
 from hil.inventory.schema import AndroidGadgetConfig
-from hil.lab import shell
-from hil.lab.gadget import Function, GadgetBackend, GadgetIdentity, MassStorage, NetworkFunction
-from hil.lab.mtp import MtpResponder
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.usb_gadget.gadget import Function, GadgetBackend, GadgetIdentity, MassStorage, NetworkFunction
+from hil.lab.usb_gadget.mtp import MtpResponder
 
 log = logging.getLogger(__name__)
 

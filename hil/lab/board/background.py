@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from hil.errors import BoardTimeout, LabError
 
 if TYPE_CHECKING:
-    from hil.lab.role import Role
+    from hil.lab.board.role import Role
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class Background:
 
     Args:
         role: where it runs.
-        command: a shell command line built with `hil.lab.shell` (every value quoted).
+        command: a shell command line built with `hil.lab.board.shell` (every value quoted).
         ready: a regular expression (extended, as `grep -E` reads it) that the command prints once it
             is ready; None to only check that it is still running.
         ready_command: a shell command that succeeds once the command is ready (a device node exists,

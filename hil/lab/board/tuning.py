@@ -18,9 +18,9 @@ from typing import Any
 
 from hil.errors import LabError
 from hil.inventory.tuning import TuningConfig
-from hil.lab import shell
-from hil.lab.role import Role
-from hil.measure.parsing import without_kernel_messages
+from hil.lab.board import shell
+from hil.lab.board.console import without_kernel_messages
+from hil.lab.board.role import Role
 
 log = logging.getLogger(__name__)
 

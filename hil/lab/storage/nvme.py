@@ -1,6 +1,6 @@
 """An NVMe namespace on a role: wait for it, find its controller and PCI device, name the drive.
 
-The namespace's PCI device is where the link's trained speed and width are read (hil.lab.pcie).
+The namespace's PCI device is where the link's trained speed and width are read (hil.lab.pcie.link).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass
 
 from hil.errors import LabError
-from hil.lab import shell
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 
 _NAMESPACE = re.compile(r"^/dev/(?P<controller>nvme[0-9]+)n[0-9]+$", re.ASCII)
 

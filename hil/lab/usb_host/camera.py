@@ -14,20 +14,20 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-import pytest
-
 from hil.errors import LabError
-from hil.lab.gadget import GadgetBackend, Uvc
-from hil.lab.role import Role
-from hil.lab.usbhost import UsbDevice
-from hil.lab.uvc_gadgetfs import GadgetfsCamera
-from hil.measure import v4l2_fps
-from hil.plugin import INVENTORY
+from hil.inventory.loader import Board
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.usb_gadget.gadget import GadgetBackend, Uvc
+from hil.lab.usb_gadget.uvc_gadgetfs import GadgetfsCamera
+from hil.lab.usb_host.usbhost import UsbDevice
 
 if TYPE_CHECKING:
     from hil.lab.pair import BoardPair, GadgetOnLink
 
 POLL_S = 0.5
+UVC_SOURCE = "uvc_source"
+UVC_SOURCE_FORMATS = ("yuyv", "mjpeg")
 
 # Verified on the virtual board (Linux 6.1, dummy_hcd): binding a UVC function fails with
 # "uvc: Unable to allocate streaming EP" / "udc dummy_udc.0: failed to start g: -22". dummy_udc offers
@@ -36,7 +36,7 @@ POLL_S = 0.5
 # The kernel's other virtual UDC, USB/IP's vudc (with vhci_hcd), binds and enumerates the gadget and
 # carries the probe/commit requests, but fails every isochronous URB with -EXDEV ("TODO: support" in
 # vudc_transfer.c): tests/vlab/test_uvc_vlab.py checks both facts. What does cross dummy_hcd is a bulk
-# camera: hil's GadgetFS program (hil.lab.uvc_gadgetfs), for the pairs that set uvc.gadgetfs (the UVC
+# camera: hil's GadgetFS program (hil.lab.usb_gadget.uvc_gadgetfs), for the pairs that set uvc.gadgetfs (the UVC
 # cases' `transfer=bulk`) or camera.gadgetfs (the board's camera is its own gadget, seen through the link).
 NO_ISO_ON_DUMMY_HCD = (
     "dummy_udc has no isochronous endpoints and mainline f_uvc (Linux 6.1) streams isochronously only: "
@@ -58,36 +58,35 @@ def uvc_unavailable(udc: str | None, *, bulk: bool, bulk_supported: bool) -> str
     return None
 
 
-def skip_where_no_frame_streams(config: pytest.Config, items: list[pytest.Item], test_file: str) -> None:
-    """At collection, before any board is touched: mark the cases of `test_file` skipped on the pairs where
-    no UVC frame can stream (`uvc_unavailable`). A case whose `transfer` parameter is "bulk" asks for bulk
-    streaming, which the pair's `uvc.bulk` or `uvc.gadgetfs` setting must allow; the camera cases stream over
-    bulk where the pair's `camera.gadgetfs` makes the board's own GadgetFS camera its camera. Called from
-    the suites' conftests."""
-    inventory = config.stash.get(INVENTORY, None)
-    if inventory is None:
-        return
-    for item in items:
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.path.name != test_file or "board_pair" not in params:
-            continue
-        board = inventory.boards.get(params["board_pair"])
-        if board is None:  # no pair declares the metric: pytest skips the empty parameter set itself
-            continue
-        if "transfer" in params:
-            bulk = params["transfer"] == "bulk"
-            supported = bulk and (board.setting("uvc.bulk") or board.setting("uvc.gadgetfs"))
-        else:
-            bulk = supported = bool(board.setting("camera.gadgetfs"))
-        reason = uvc_unavailable(getattr(board.config.link, "udc", None), bulk=bulk, bulk_supported=supported)
-        if reason:
-            item.add_marker(pytest.mark.skip(reason=reason))
+def uvc_stream_unavailable(board: Board, params: dict[str, object]) -> str | None:
+    """Why no frame of a UVC gadget case (`transfer` parameter) can stream on `board`, or None.
+
+    A case whose `transfer` is "bulk" asks for bulk streaming, which the pair's `uvc.bulk` or `uvc.gadgetfs`
+    setting must allow. The plugin applies it at collection (`@pytest.mark.hil_unavailable`), before any
+    board is touched."""
+    bulk = params.get("transfer") == "bulk"
+    supported = bulk and bool(board.setting("uvc.bulk") or board.setting("uvc.gadgetfs"))
+    return uvc_unavailable(getattr(board.config.link, "udc", None), bulk=bulk, bulk_supported=supported)
+
+
+def camera_stream_unavailable(board: Board, params: dict[str, object]) -> str | None:
+    """Why the board's camera cannot stream on `board`, or None: over bulk where the pair's
+    `camera.gadgetfs` makes the board's own GadgetFS camera its camera, else as a UVC camera does."""
+    bulk = bool(board.setting("camera.gadgetfs"))
+    return uvc_unavailable(getattr(board.config.link, "udc", None), bulk=bulk, bulk_supported=bulk)
+
+
+def uvc_source_command(device: str, fmt: str, width: int, height: int, *, max_payload: int) -> str:
+    """The gadget-side frame source hil runs in the background (hil/tools/uvc_source.c)."""
+    if fmt not in UVC_SOURCE_FORMATS:
+        raise ValueError(f"format must be one of {UVC_SOURCE_FORMATS}, got {fmt!r}")
+    return shell.cmd(UVC_SOURCE, device, fmt, width, height, max_payload)
 
 
 @contextlib.contextmanager
 def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
     """The pair's device role streaming as `camera`, enumerated by the host: a bulk camera on a pair with
-    uvc.gadgetfs is hil's GadgetFS camera (hil.lab.uvc_gadgetfs); otherwise the configfs UVC function fed
+    uvc.gadgetfs is hil's GadgetFS camera (hil.lab.usb_gadget.uvc_gadgetfs); otherwise the configfs UVC function fed
     by uvc_source, which opens the gadget's video node (the gadget stays off the bus until it does)."""
     if camera.bulk and pair.setting("uvc.gadgetfs"):
         with pair.gadget(camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
@@ -97,7 +96,7 @@ def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
     def frame_source(gadget: GadgetBackend) -> contextlib.AbstractContextManager[object]:
         node = camera.video_node(pair.device)
         max_payload = camera.max_payload(pair.link.speed)
-        command = v4l2_fps.source_command(node, camera.fmt, camera.width, camera.height, max_payload=max_payload)
+        command = uvc_source_command(node, camera.fmt, camera.width, camera.height, max_payload=max_payload)
         return pair.device.background(command, ready=r"uvc_source ready", name="uvc_source")
 
     with pair.gadget(camera, attach=frame_source) as gadget:

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from hil.errors import LabError
-from hil.lab import shell
-from hil.lab.background import Background
-from hil.lab.gadget import Function
-from hil.lab.role import Role
+from hil.lab.board import shell
+from hil.lab.board.background import Background
+from hil.lab.board.role import Role
+from hil.lab.usb_gadget.gadget import Function
 
 UMTPRD = "umtprd"
 READY_TIMEOUT_S = 30.0

@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 
 from hil.errors import LabError
-from hil.lab.role import Role
+from hil.lab.board.role import Role
 
 # sysfs `speed` values (Mb/s) for each USB speed name used in boards.yaml.
 SPEED_MBPS = {"low": 1.5, "full": 12.0, "high": 480.0, "super": 5000.0, "super-plus": 10000.0}

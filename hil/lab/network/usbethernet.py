@@ -2,14 +2,14 @@
 cable (the pair's `peer` role), as seed 000 §2.2 sets them up: the PC serves iperf3, the board is the client.
 
     with usb_ethernet(pair) as nic, iperf3.server_on_free_port(nic.peer, bind=nic.peer.listen) as port:
-        nic.measure(lambda: iperf3.tcp(nic.board, nic.peer.address, port=port, ...), board_sends=True)
+        netpath.measure(nic.path(board_sends=True), lambda: iperf3.tcp(nic.board, nic.peer.address, port=port, ...))
 
 Before anything is measured: the adapter (found by its USB serial number) enumerated at the pair's USB
 speed, the driver that took it and the Ethernet rate it negotiated are recorded (the rate must be
 `ethernet.link_mbps` when that is set), its address is set, its carrier is up within a bound, the board's
 route to the PC goes through it, and the PC answers pings there. A measurement counts only if the adapter's
 byte counters moved by at least what iperf3 says arrived; its error and drop counters are stored with every
-run (hil.measure.netdev).
+run (`UsbEthernetLink.path`, proven by hil.measure.netpath).
 
 On the virtual lab the adapter is QEMU's `usb-net` on the board's xHCI, its far end QEMU's user-mode
 network: the board reaches the PC's loopback at the gateway address, where the PC's iperf3 listens.
@@ -19,19 +19,17 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hil.errors import LabError
-from hil.lab import shell, usbhost
-from hil.lab.netns import NetEnd, wait_for_carrier
-from hil.lab.role import Role
-from hil.measure import netdev
-from hil.verdict import ceilings
-from hil.verdict.errors import MeasurementError
-from hil.verdict.measurement import Measurement
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.network.netns import wait_for_carrier
+from hil.lab.network.path import Counted, NetEnd, NetPath
+from hil.lab.usb_host import usbhost
 
 if TYPE_CHECKING:
     from hil.lab.pair import BoardPair
@@ -56,35 +54,15 @@ class Peer:
 class UsbEthernetLink:
     board: NetEnd  # the adapter's interface on the board (the USB host)
     peer: Peer
-    link_rate_mbps: float  # what the first UDP run offers: the negotiated Ethernet rate, at most the USB bound
+    ethernet_mbps: int | None  # the rate the adapter negotiated (None: its driver reports none)
     params: dict[str, Any] = field(default_factory=dict)  # case parameters the ceiling reads (link_mbps)
 
-    def measure(self, run: Callable[[], Measurement], *, board_sends: bool) -> Measurement:
-        """Run one measurement with the adapter's counters read before and after it (stored with the run),
-        and prove it crossed the adapter: the board's tx (sending) or rx (receiving) bytes moved by at least
-        the bytes iperf3 says were received."""
-        before = self.board.statistics()
-        measurement = run()
-        after = self.board.statistics()
-        measurement.details[netdev.DETAILS_KEY] = netdev.record(self.board.ifname, self.board.role, before, after)
-        received = measurement.details.get("bytes_received")
-        if not isinstance(received, int):
-            raise MeasurementError("the measurement says nothing about the bytes it received", measurement.raw)
-        counter = "tx_bytes" if board_sends else "rx_bytes"
-        moved = netdev.moved(before, after)[counter]
-        if moved < received:
-            raise MeasurementError(
-                f"traffic did not cross the USB Ethernet adapter: {received} bytes received, but "
-                f"{self.board.ifname} on {self.board.role.label} {counter} moved {moved} bytes",
-                measurement.raw,
-            )
-        return measurement
-
-    @staticmethod
-    def counters_moved(measurement: Measurement) -> str:
-        """The adapter's error and drop counters over one measured run, as one line."""
-        counted = netdev.summary([measurement])
-        return counted[0] if counted else "interface counters not read"
+    def path(self, *, board_sends: bool) -> NetPath:
+        """Where one run's traffic must show: the adapter's tx (the board sends) or rx bytes; its error and
+        drop counters are kept with the run."""
+        return NetPath(
+            "the USB Ethernet adapter", (Counted(self.board, "tx" if board_sends else "rx"),), recorded=self.board
+        )
 
 
 def _setting(pair: BoardPair, name: str) -> str:
@@ -180,11 +158,10 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
             )
         pair.facts["usb_ethernet_route"] = f"{cidr} on {ifname} -> peer {peer_address}"
         reach(host, peer_address, ifname)
-        rate = ceilings.usb_ethernet_ceiling(pair.link.speed, float(speed) if speed else None).value
         yield UsbEthernetLink(
             board=board,
             peer=Peer(peer_role, peer_address, pair.setting("ethernet.peer_listen") or peer_address),
-            link_rate_mbps=rate,
+            ethernet_mbps=speed,
             params={"link_mbps": wanted} if wanted else {},
         )
     finally:

@@ -1,0 +1,21 @@
+"""What a board's serial console adds to a command's output: kernel messages printed in between.
+
+A board under test should not print printk lines on its shell console (hil lowers the console log level),
+but a real board's console may still carry one, in the middle of a tool's output or of a sysfs read.
+Lab code (tuning read-backs) and the parsers (hil.measure.parsing) both drop such lines the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+# printk's console format: "[   12.345678] usb 1-1: new high-speed USB device ..." (with or without a
+# "<level>" prefix). Spaces only inside the brackets: `\s` would let a match run over line ends and take
+# tool lines with it.
+KERNEL_MESSAGE = re.compile(r"^(?:<[0-9]>)?\[ *[0-9]+\.[0-9]{6}\] .*(?:\n|$)", re.MULTILINE | re.ASCII)
+KERNEL_TIMESTAMP = re.compile(r"\[ *[0-9]+\.[0-9]{6}\] ", re.ASCII)
+
+
+def without_kernel_messages(text: str) -> str:
+    """The output with kernel console lines removed (a line that is all printk is never tool output)."""
+    return KERNEL_MESSAGE.sub("", text)

@@ -1,0 +1,78 @@
+"""The layers of hil import one way: board inventory -> lab control -> measurement -> verdict -> report.
+
+`hil/lab` controls boards and sets up what a family needs on a pair; it never imports the measuring,
+verdict or reporting layers, the pytest plugin, or pytest itself (skips are markers the plugin applies).
+And no module of hil imports, at load time, a module that imports it back. Imports under TYPE_CHECKING
+never run and imports inside functions run late: neither is a load-time import.
+"""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from pathlib import Path
+
+HIL = Path(__file__).resolve().parents[1] / "hil"
+LAB_MUST_NOT_IMPORT = ("hil.measure", "hil.verdict", "hil.report", "hil.plugin", "hil.perf", "pytest", "_pytest")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(HIL.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, *, load_time_only: bool) -> set[str]:
+    """Modules `path` imports (`from a.b import c` counts as a.b and a.b.c: c may be a module)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(child) for child in ast.walk(node))
+        if load_time_only and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            skipped.update(id(child) for child in ast.walk(node) if child is not node)
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _hil_modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(HIL.rglob("*.py"))}
+
+
+def test_lab_imports_neither_measurement_nor_verdict_nor_report_nor_pytest():
+    offending = []
+    for name, path in _hil_modules().items():
+        if not name.startswith("hil.lab"):
+            continue
+        for imported in sorted(_imports(path, load_time_only=False)):
+            if any(imported == layer or imported.startswith(layer + ".") for layer in LAB_MUST_NOT_IMPORT):
+                offending.append(f"{name} imports {imported}")
+    assert not offending, "\n".join(offending)
+
+
+def test_no_import_cycle_in_hil():
+    modules = _hil_modules()
+    graph = {
+        name: {imported for imported in _imports(path, load_time_only=True) if imported in modules and imported != name}
+        for name, path in modules.items()
+    }
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        raise AssertionError(f"import cycle: {' -> '.join(exc.args[1])}") from None
+
+
+def test_the_checks_see_what_they_look_for():
+    """The walker finds a module-level import, and leaves TYPE_CHECKING and in-function ones out of the graph."""
+    pair = _imports(HIL / "lab" / "pair.py", load_time_only=True)
+    assert "hil.lab.board.role" in pair or "hil.lab.board.role.Role" in pair
+    assert not any(name.startswith("hil.lab.pair") for name in pair)
+    camera = _imports(HIL / "lab" / "usb_host" / "camera.py", load_time_only=False)
+    assert "hil.lab.pair" not in camera  # only under TYPE_CHECKING there
