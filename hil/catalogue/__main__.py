@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from hil.catalogue import CATALOGUE, Catalogue
 
 
@@ -41,5 +43,12 @@ def markdown(catalogue: Catalogue = CATALOGUE) -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog or "python -m hil.catalogue", description=__doc__.splitlines()[0])
+    parser.parse_args(argv)
     print(markdown(), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

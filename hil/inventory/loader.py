@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from hil.catalogue import CATALOGUE, Catalogue
 from hil.errors import InventoryError
-from hil.inventory import against_catalogue
+from hil.inventory import against_catalogue, envfiles
 from hil.inventory.schema import Inventory, PairConfig
 from hil.inventory.specs import spec_for
 from hil.verdict.spec import MetricSpec
@@ -189,7 +189,11 @@ def load_inventory(path: Path | str, catalogue: Catalogue = CATALOGUE) -> Loaded
 
     boards = {}
     for name, pair in inventory.pairs.items():
-        env_path = (path.parent / pair.env).resolve()
+        try:
+            env_path = envfiles.resolve(path, pair.env)
+        except ValueError as exc:
+            key = f"line {_line_of(tree, ('pairs', name, 'env'))}: pairs/{name}/env"
+            raise InventoryError(str(path), key, str(exc)) from None
         _check_env(path, tree, name, env_path, pair)
         boards[name] = Board(name=name, config=pair, env_path=env_path)
     return LoadedInventory(path=path, inventory=inventory, boards=boards, catalogue=catalogue)

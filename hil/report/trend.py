@@ -102,8 +102,8 @@ def write_trend(history: Path, output: Path, max_runs: int | None = MAX_RUNS, sk
     return output
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hil.report.trend", description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog or "python -m hil.report.trend", description=__doc__.splitlines()[0])
     parser.add_argument("history", type=Path, help="directory of stored runs (reports/history)")
     parser.add_argument("-o", "--output", type=Path, default=Path("reports/trend.html"))
     parser.add_argument("--max-runs", type=int, default=MAX_RUNS, help="newest runs to plot (0: all)")

@@ -417,8 +417,8 @@ def _write_cpio(root: Path, output: Path) -> None:
         )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Build or reuse the hil virtual lab image")
+def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog or "python -m hil.vlab.image", description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=None, help="cache root (default: ~/.cache/hil/vlab)")
     parser.add_argument("--force", action="store_true", help="rebuild even when the cached image is current")
     args = parser.parse_args(argv)

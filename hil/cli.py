@@ -1,0 +1,51 @@
+"""`hil`: the entry points that are not pytest, as one command with subcommands.
+
+    hil catalogue                # the metric catalogue as Markdown tables
+    hil vlab-image               # build (or reuse) the virtual lab's kernel and initramfs
+    hil lab start --places 2     # a virtual lab behind a labgrid coordinator (hil.vlab.lab)
+    hil pipeline branches        # Jenkins helpers (hil.pipeline)
+    hil trend reports/history    # the trend page from stored runs
+
+`python -m hil ...` is the same command. The measuring itself is pytest: `pytest testcases ...`.
+Each subcommand is a module's `main(argv, prog=...)`; a subcommand that is added registers one line here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module with main(argv, *, prog), one line of help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "catalogue": ("hil.catalogue.__main__", "print the metric catalogue and the settings as Markdown tables"),
+    "vlab-image": ("hil.vlab.image", "build (or reuse) the virtual lab's kernel and initramfs; print its directory"),
+    "lab": ("hil.vlab.lab", "start, inspect or stop a virtual lab behind a labgrid coordinator"),
+    "pipeline": ("hil.pipeline", "Jenkins helpers: the parallel branches, a run's summary line"),
+    "trend": ("hil.report.trend", "write the trend page from stored runs"),
+}
+
+
+def usage() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = [
+        "usage: hil COMMAND [ARGS...]   (hil COMMAND --help for a command's options)",
+        "",
+        "hil's commands besides pytest (the performance suite runs as `pytest testcases`):",
+        "",
+    ]
+    lines += [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"hil: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(rest, prog=f"hil {name}") or 0)
