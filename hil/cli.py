@@ -5,6 +5,7 @@
     hil lab start --places 2     # a virtual lab behind a labgrid coordinator (hil.vlab.lab)
     hil pipeline branches        # Jenkins helpers (hil.pipeline)
     hil trend reports/history    # the trend page from stored runs
+    hil bench start              # the rehearsal bench (hil.bench)
 
 `python -m hil ...` is the same command. The measuring itself is pytest: `pytest testcases ...`.
 Each subcommand is a module's `main(argv, prog=...)`; a subcommand that is added registers one line here.
@@ -23,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lab": ("hil.vlab.lab", "start, inspect or stop a virtual lab behind a labgrid coordinator"),
     "pipeline": ("hil.pipeline", "Jenkins helpers: the parallel branches, a run's summary line"),
     "trend": ("hil.report.trend", "write the trend page from stored runs"),
+    "bench": ("hil.bench.bench", "the rehearsal bench: arm64 boards behind a power switch, ser2net and SSH"),
+    "bench-image": ("hil.bench.image", "build (or reuse) the rehearsal board's SD card; print its directory"),
 }
 
 

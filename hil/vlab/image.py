@@ -16,7 +16,6 @@ import json
 import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from hil import rootfs
 from hil.errors import VlabImageError
 
 BUILDER_VERSION = 1
@@ -186,6 +186,7 @@ def build_inputs() -> dict:
         name: hashlib.sha256((HERE / name).read_bytes()).hexdigest()
         for name in ("image.py", "init.sh", "profile.sh", ANDROID_USB)
     }
+    sources["rootfs.py"] = hashlib.sha256(Path(rootfs.__file__).read_bytes()).hexdigest()
     programs = {
         path.relative_to(PROGRAMS_DIR).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
         for path in [*_program_sources(), *_program_headers(), *_preload_sources()]
@@ -242,7 +243,7 @@ def _build(inputs: dict, target: Path) -> None:
     staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
     try:
         root = staging / "root"
-        _make_skeleton(root)
+        rootfs.make_skeleton(root, lib64=True)
         kernel_version = inputs["kernel_version"]
         _install_modules(root, kernel_version)
         _install_tools(root)
@@ -250,14 +251,16 @@ def _build(inputs: dict, target: Path) -> None:
         _build_programs(root / "usr/bin")
         _build_preloads(root / LIBRARY_DIR.lstrip("/"))
         (root / "usr/bin/sh").symlink_to("dash")
-        _install_busybox(root)
-        _install_file(HERE / "init.sh", root / "init", mode=0o755)
-        _install_file(HERE / "profile.sh", root / "etc/profile", mode=0o644)
+        busybox = _which("busybox", "busybox-static")
+        applets = subprocess.run([str(busybox), "--list"], capture_output=True, text=True, check=True).stdout.split()
+        rootfs.install_busybox(root, busybox, applets)
+        rootfs.install_file(HERE / "init.sh", root / "init", mode=0o755)
+        rootfs.install_file(HERE / "profile.sh", root / "etc/profile", mode=0o644)
         _install_android_usb(root / "usr/bin")
         (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
         (root / "etc/group").write_text("root:x:0:\n")
         shutil.copyfile(inputs["kernel_image"], staging / "vmlinuz")
-        _write_cpio(root, staging / "initramfs.cpio")
+        rootfs.write_cpio(root, staging / "initramfs.cpio")
         manifest = {**inputs, "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
         shutil.rmtree(root)
@@ -269,41 +272,10 @@ def _build(inputs: dict, target: Path) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def _make_skeleton(root: Path) -> None:
-    for directory in (
-        "usr/bin",
-        "usr/sbin",
-        "usr/lib",
-        "usr/lib64",
-        "etc",
-        "root",
-        "proc",
-        "sys",
-        "dev",
-        "tmp",
-        "run",
-        "mnt",
-        "var/run",
-    ):
-        (root / directory).mkdir(parents=True, exist_ok=True)
-    # Debian 12 is merged-/usr: libraries are listed as /lib/..., binaries live in /usr/bin.
-    for link, dest in (("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"), ("lib64", "usr/lib64")):
-        (root / link).symlink_to(dest)
-    # The kernel opens /dev/console before /init runs; without it init has no stdout.
-    os.mknod(root / "dev/console", stat.S_IFCHR | 0o600, os.makedev(5, 1))
-
-
-def _install_file(source: Path, dest: Path, *, mode: int | None = None) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(source, dest)  # keeps the mode: the dynamic loader must stay executable
-    if mode is not None:
-        dest.chmod(mode)
-
-
 def _install_android_usb(bindir: Path) -> None:
     """The emulation of Android's setprop/getprop and USB triggers (see android-usb.sh), one script by three
     names, as toybox is one binary by many."""
-    _install_file(HERE / ANDROID_USB, bindir / "android-usb", mode=0o755)
+    rootfs.install_file(HERE / ANDROID_USB, bindir / "android-usb", mode=0o755)
     for name in ("setprop", "getprop"):
         (bindir / name).symlink_to("android-usb")
 
@@ -320,10 +292,10 @@ def _install_modules(root: Path, kernel_version: str) -> None:
     module_files = {line.split()[1] for line in proc.stdout.splitlines() if line.startswith("insmod ")}
     modules_dir = Path("/lib/modules") / kernel_version
     for module in sorted(module_files):
-        _install_file(Path(module), root / module.lstrip("/"))
+        rootfs.install_file(Path(module), root / module.lstrip("/"))
     for name in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
         if (modules_dir / name).is_file():
-            _install_file(modules_dir / name, root / "lib/modules" / kernel_version / name)
+            rootfs.install_file(modules_dir / name, root / "lib/modules" / kernel_version / name)
     subprocess.run(["depmod", "-b", str(root), kernel_version], check=True)
 
 
@@ -331,10 +303,10 @@ def _install_tools(root: Path) -> None:
     binaries = [_which(tool, package) for tool, package in TOOLS.items()]
     libraries: set[str] = set()
     for binary in binaries:
-        _install_file(binary, root / "usr/bin" / binary.name, mode=0o755)
+        rootfs.install_file(binary, root / "usr/bin" / binary.name, mode=0o755)
         libraries |= _shared_libraries(binary)
     for library in sorted(libraries):
-        _install_file(Path(library), root / library.lstrip("/"))
+        rootfs.install_file(Path(library), root / library.lstrip("/"))
 
 
 def _install_gconv(root: Path) -> None:
@@ -345,7 +317,7 @@ def _install_gconv(root: Path) -> None:
     aliases = [row for row in rows if len(row) == 3 and row[0] == "alias" and row[2] in names]
     dest = root / GCONV_DIR.relative_to("/")
     for name in GCONV_MODULES:
-        _install_file(GCONV_DIR / f"{name}.so", dest / f"{name}.so")
+        rootfs.install_file(GCONV_DIR / f"{name}.so", dest / f"{name}.so")
     (dest / "gconv-modules").write_text("".join("\t".join(row) + "\n" for row in aliases + modules))
 
 
@@ -392,29 +364,6 @@ def _shared_libraries(binary: Path) -> set[str]:
         if match:
             found.add(match.group(1))
     return found
-
-
-def _install_busybox(root: Path) -> None:
-    busybox = _which("busybox", "busybox-static")
-    _install_file(busybox, root / "usr/bin/busybox", mode=0o755)
-    applets = subprocess.run([str(busybox), "--list"], capture_output=True, text=True, check=True).stdout.split()
-    for applet in applets:
-        link = root / "usr/bin" / applet
-        if not link.exists():
-            link.symlink_to("busybox")
-
-
-def _write_cpio(root: Path, output: Path) -> None:
-    # Uncompressed: under TCG the kernel unpacks a plain cpio faster than it inflates a compressed one.
-    names = sorted(str(path.relative_to(root)) for path in root.rglob("*"))
-    with output.open("wb") as out:
-        subprocess.run(
-            ["cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0"],
-            input="\n".join(names).encode(),
-            stdout=out,
-            cwd=root,
-            check=True,
-        )
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:

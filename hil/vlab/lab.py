@@ -22,19 +22,16 @@ the state (pids, ports), the generated configuration and every process's log.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import yaml
+
+from hil import services
 
 EXPORTER = "hil-vlab"
 TAGS = {"kind": "vlab"}
@@ -42,8 +39,7 @@ START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 15.0
 
 
-class LabCommandError(RuntimeError):
-    """The lab cannot be started or stopped as asked; the message says why."""
+LabCommandError = services.ServiceError  # the lab cannot be started or stopped as asked
 
 
 def default_run_dir() -> Path:
@@ -60,40 +56,6 @@ def _tool(name: str) -> str:
     return str(beside) if beside.exists() else name
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _spawn(command: list[str], run_dir: Path, log_name: str, cwd: Path | None = None) -> int:
-    """A process in its own session (process group = its pid), detached from this command's terminal."""
-    with (run_dir / log_name).open("ab") as logfile:
-        process = subprocess.Popen(
-            command,
-            cwd=cwd or run_dir,
-            stdin=subprocess.DEVNULL,
-            stdout=logfile,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    return process.pid
-
-
-def _wait_for(what: str, ready: Callable[[], bool], timeout: float, logs: Path) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if time.monotonic() > deadline:
-            raise LabCommandError(f"{what} not ready within {timeout:.0f} s (see {logs})")
-        time.sleep(0.2)
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
 def _client(address: str, *args: str, timeout: float = 30.0, env: dict[str, str] | None = None) -> str:
     result = subprocess.run(
         [_tool("labgrid-client"), "-x", address, *args],
@@ -106,18 +68,6 @@ def _client(address: str, *args: str, timeout: float = 30.0, env: dict[str, str]
     if result.returncode != 0:
         raise LabCommandError(f"labgrid-client {' '.join(args)}: {result.stderr.strip() or result.stdout.strip()}")
     return result.stdout
-
-
-def _alive(pid: int) -> bool:
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)  # reap it when it is our child (start and stop in one process)
-    try:
-        os.killpg(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def read_state(run_dir: Path) -> dict | None:
@@ -145,7 +95,7 @@ def start(run_dir: Path, places: int, port: int | None = None) -> dict:
     if places < 1:
         raise LabCommandError("--places must be at least 1")
     state = read_state(run_dir)
-    if state and any(_alive(pid) for pid in state["pids"].values()):
+    if state and any(services.alive(pid) for pid in state["pids"].values()):
         raise LabCommandError(f"a lab is already running from {run_dir} (coordinator {state['coordinator']})")
     from hil.vlab.image import ensure_image
 
@@ -155,30 +105,32 @@ def start(run_dir: Path, places: int, port: int | None = None) -> dict:
     (coordinator_dir / "places.yaml").unlink(missing_ok=True)  # places are recreated below
     coordinator_dir.mkdir(exist_ok=True)
     (run_dir / "power.ready").unlink(missing_ok=True)
-    port = port or _free_port()
+    port = port or services.free_port()
     address = f"127.0.0.1:{port}"
     names = place_names(places)
-    boards = {name: _free_port() for name in names}
-    power_port = _free_port()
+    boards = {name: services.free_port() for name in names}
+    power_port = services.free_port()
     state = {"coordinator": address, "places": names, "power_port": power_port, "consoles": boards, "pids": {}}
     pids = state["pids"]
     try:
-        pids["coordinator"] = _spawn(
+        pids["coordinator"] = services.spawn(
             [_tool("labgrid-coordinator"), "-l", address], run_dir, "coordinator.log", cwd=coordinator_dir
         )
-        _wait_for("labgrid-coordinator", lambda: _port_open(port), START_TIMEOUT_S, run_dir / "coordinator.log")
+        services.wait_for(
+            "labgrid-coordinator", lambda: services.port_open(port), START_TIMEOUT_S, run_dir / "coordinator.log"
+        )
         power_config = {"run_dir": str(run_dir), "image": str(image), "power_port": power_port, "boards": boards}
         (run_dir / "power.json").write_text(json.dumps(power_config, indent=2))
-        pids["power"] = _spawn([sys.executable, "-m", "hil.vlab.power", "power.json"], run_dir, "power.log")
-        _wait_for("board service", (run_dir / "power.ready").is_file, START_TIMEOUT_S, run_dir / "power.log")
+        pids["power"] = services.spawn([sys.executable, "-m", "hil.vlab.power", "power.json"], run_dir, "power.log")
+        services.wait_for("board service", (run_dir / "power.ready").is_file, START_TIMEOUT_S, run_dir / "power.log")
         (run_dir / "exporter.yaml").write_text(yaml.safe_dump(exporter_config(boards, power_port)))
-        pids["exporter"] = _spawn(
+        pids["exporter"] = services.spawn(
             [_tool("labgrid-exporter"), "-c", address, "-n", EXPORTER, "--hostname", "127.0.0.1", "exporter.yaml"],
             run_dir,
             "exporter.log",
         )
         (run_dir / "state.json").write_text(json.dumps(state, indent=2))
-        _wait_for(
+        services.wait_for(
             "exporter resources",
             lambda: all(f"{EXPORTER}/{name}/" in _client(address, "resources") for name in names),
             START_TIMEOUT_S,
@@ -205,19 +157,8 @@ def stop(run_dir: Path, state: dict | None = None) -> list[str]:
     stopped = []
     for name in ("exporter", "power", "coordinator"):  # clients of the coordinator first
         pid = state["pids"].get(name)
-        if pid is None or not _alive(pid):
-            continue
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_TIMEOUT_S
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if _alive(pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-            while _alive(pid):
-                time.sleep(0.1)
-        stopped.append(name)
+        if pid is not None and services.stop(pid, timeout=STOP_TIMEOUT_S):
+            stopped.append(name)
     (run_dir / "state.json").unlink(missing_ok=True)
     return stopped
 
@@ -243,7 +184,7 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
             print(f"stopped: {', '.join(stopped) or 'nothing was running'}")
         else:
             state = read_state(run_dir)
-            if state is None or not all(_alive(pid) for pid in state["pids"].values()):
+            if state is None or not all(services.alive(pid) for pid in state["pids"].values()):
                 print(f"no lab running from {run_dir}")
                 return 1
             print(f"places {', '.join(state['places'])} on coordinator {state['coordinator']}")
