@@ -123,8 +123,10 @@ class Perf:
 
     def _facts(self) -> dict[str, Any]:
         if "kernel" not in self.pair.facts:
-            kernels = self.pair.kernel_facts()
-            self.pair.facts["kernel"] = ", ".join(sorted(set(kernels.values())))
+            board = self.pair.board_facts()
+            for what in ("kernel", "arch"):
+                self.pair.facts[what] = ", ".join(sorted({v for k, v in board.items() if k.startswith(f"{what}.")}))
+            self.pair.facts.update({k: v for k, v in board.items() if k.startswith("bootloader.")})
         return {**self.pair.facts, **self.pair.boot_facts()}
 
     def _compare_with_baseline(self, result: MetricResult, min_effect: float) -> MetricResult:

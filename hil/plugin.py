@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from labgrid.pytestplugin.hooks import LABGRID_ENV_KEY
 
 from hil import confirmation, rootdir, signals
 from hil import parametrization as matrix
@@ -33,6 +34,7 @@ log = logging.getLogger("hil")
 INVENTORY = pytest.StashKey[LoadedInventory | None]()
 METRICS_MARKER = "hil_metrics"
 UNAVAILABLE_MARKER = "hil_unavailable"
+TOOLS_MARKER = "hil_tools"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,6 +76,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "entry sets any of them",
     )
     config.addinivalue_line(
+        "markers",
+        f"{TOOLS_MARKER}(**roles): programs a test runs on each role, e.g. hil_tools(rc=['fio']); a board that "
+        "lacks any of them is one ERROR naming them all, before any sample (hil's own programs are deployed)",
+    )
+    config.addinivalue_line(
         "markers", f"{matrix.MARKER}(name, quick, full, ids): a parameter with a quick and a full set of values"
     )
     config.addinivalue_line(
@@ -94,9 +101,20 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     try:
         # Validated here, before collection: a bad inventory stops the run before any board is touched.
-        config.stash[INVENTORY] = load_inventory(path)
+        config.stash[INVENTORY] = load_inventory(path, lg_env=_lg_env(config))
     except InventoryError as exc:
         raise pytest.UsageError(f"invalid board inventory: {exc}") from None
+
+
+def _lg_env(config: pytest.Config) -> Path | None:
+    """labgrid's own way to name the environment: --lg-env (its pytest plugin's option), else LG_ENV."""
+    value = config.getoption("lg_env", default=None) or os.environ.get("LG_ENV")
+    if not value:
+        return None
+    path = Path(value)
+    if not path.is_file():
+        raise pytest.UsageError(f"--lg-env/LG_ENV: labgrid environment {value} does not exist")
+    return path
 
 
 def _schedule_per_board(config: pytest.Config) -> None:
@@ -254,6 +272,12 @@ def hil_environments(pytestconfig: pytest.Config) -> Iterator[Environments]:
     environments = Environments(
         coordinator=address or (lab.address if lab else None), wait_s=lab.wait_s if lab else 600.0
     )
+    # --lg-env: the Environment labgrid's own plugin made of it is the one every pair uses (one object per
+    # board: two would drive the same console and power switch).
+    lg_env = _lg_env(pytestconfig)
+    labgrid_env = pytestconfig.stash.get(LABGRID_ENV_KEY, None)
+    if lg_env is not None and labgrid_env is not None:
+        environments.adopt(lg_env, labgrid_env)
     _LIVE.append(environments)
     try:
         yield environments
@@ -300,11 +324,20 @@ def board_pair(
 
 
 @pytest.fixture
-def pair(board_pair: BoardPair) -> Iterator[BoardPair]:
+def pair(request: pytest.FixtureRequest, board_pair: BoardPair) -> Iterator[BoardPair]:
     """The board pair under test, answering and with its link configured (power-cycled if it was hung)."""
     board_pair.prepare()
+    board_pair.require_tools(_tools_needed(request.node))
     yield board_pair
     board_pair.stop_backgrounds()  # whatever a test left running (an interrupted `with` block)
+
+
+def _tools_needed(item: pytest.Item) -> dict[str, list[str]]:
+    needed: dict[str, list[str]] = {}
+    for marker in item.iter_markers(TOOLS_MARKER):
+        for role, tools in marker.kwargs.items():
+            needed.setdefault(role, []).extend(t for t in tools if t not in needed.get(role, []))
+    return needed
 
 
 @pytest.fixture

@@ -12,8 +12,19 @@ APT_PACKAGES=(
     gcc libc6-dev make
     python3 python3-venv
     usbip
+    lrzsz           # rz: the virtual board receives hil's programs over its console (XMODEM)
     libusb-1.0-0    # pyusb's library: the lab PC's UsbEnumerationDriver (hil.lab.usb_host.usb_enumeration)
+    # The rehearsal bench (hil/bench): an arm64 board booted by U-Boot from an SD card image built of
+    # Debian's arm64 packages, its console behind ser2net, hil's programs cross-compiled for it.
+    qemu-system-arm ser2net gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+    fdisk e2fsprogs binutils openssh-client
 )
+
+# The bench's card is built of Debian's arm64 packages (apt-get download): apt must know the architecture.
+need_update=0
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    need_update=1
+fi
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
@@ -21,15 +32,18 @@ for package in "${APT_PACKAGES[@]}"; do
         missing+=("$package")
     fi
 done
-if ((${#missing[@]})); then
-    echo "hil setup: installing ${missing[*]}"
+if ((${#missing[@]})) || ((need_update)); then
     SUDO=()
     if [ "$(id -u)" -ne 0 ]; then
         command -v sudo >/dev/null || { echo "hil setup: run as root or install sudo" >&2; exit 1; }
         SUDO=(sudo)
     fi
+    ((need_update)) && "${SUDO[@]}" dpkg --add-architecture arm64
     "${SUDO[@]}" apt-get update -qq
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    if ((${#missing[@]})); then
+        echo "hil setup: installing ${missing[*]}"
+        "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
 fi
 
 # Debian's own Python 3.11: the same interpreter on every lab PC, not whatever a user's PATH prefers.
@@ -46,5 +60,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
     echo "$wanted" > "$stamp"
 fi
 
-# Build (or reuse) the kernel + initramfs of the virtual board.
+# Build (or reuse) the kernel + initramfs of the virtual board, and the rehearsal bench's SD card.
 .venv/bin/python -m hil.vlab.image >/dev/null
+.venv/bin/python -m hil.bench.image >/dev/null

@@ -8,8 +8,9 @@ The card (`sd.img`, MBR):
   the modules that mount the root filesystem: the disk controller and ext4 are modules in Debian's kernel)
   and `extlinux/extlinux.conf`, which U-Boot's distro boot (`run bootcmd`) finds and boots;
 - partition 2, `rootfs` (ext4): busybox init and getty on the serial console, dash, coreutils dd/date, fio,
-  iperf3, dropbear (SSH), kernel modules for the USB gadget and host stacks, NVMe and virtio networking, and
-  room in /var/lib/hil for what hil deploys there. It is persistent: what is written survives power cycles.
+  iperf3, dropbear (SSH) with OpenSSH's sftp-server, lrzsz (files over the console), kernel modules for the
+  USB gadget and host stacks, NVMe and virtio networking, and room in /var/lib/hil for what hil deploys
+  there. It is persistent: what is written survives power cycles.
 
 Everything comes from Debian's arm64 archive (hil.bench.debian); nothing of hil's own is on the card (hil
 puts its programs there itself, as on any board). Cached under ~/.cache/hil/bench/ (HIL_BENCH_CACHE) by a
@@ -41,7 +42,17 @@ HERE = Path(__file__).resolve().parent
 BOARD_FILES = HERE / "board"
 ARCH = "arm64"
 KERNEL_METAPACKAGE = "linux-image-arm64"
-USERLAND = ("busybox-static", "dash", "coreutils", "fio", "iperf3", "dropbear-bin", "openssh-sftp-server", "libc6")
+USERLAND = (
+    "busybox-static",
+    "dash",
+    "coreutils",
+    "fio",
+    "iperf3",
+    "dropbear-bin",
+    "openssh-sftp-server",
+    "lrzsz",
+    "libc6",
+)
 # Files taken from the unpacked packages (paths there), with the libraries they load.
 PROGRAMS = (
     "bin/dash",
@@ -51,6 +62,8 @@ PROGRAMS = (
     "usr/bin/iperf3",
     "usr/sbin/dropbear",
     "usr/lib/openssh/sftp-server",  # scp and sftp clients (labgrid's SSHDriver.put) speak SFTP
+    "usr/bin/rz",  # XMODEM receiver: labgrid's ShellDriver.put sends files over the serial console with it
+    "usr/bin/sz",
 )
 LIBRARY_DIRS = ["lib/aarch64-linux-gnu", "usr/lib/aarch64-linux-gnu", "lib", "usr/lib"]
 # The initramfs mounts the root filesystem: the disk's virtio controller and ext4.

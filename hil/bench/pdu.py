@@ -84,6 +84,17 @@ def make_handler(switch: PowerSwitch) -> type[BaseHTTPRequestHandler]:
         def do_PUT(self) -> None:
             self._serve("PUT")
 
+        def do_HEAD(self) -> None:
+            # A controller's web server answers HEAD for any page (hil's strategy probes the switch so);
+            # a silent switch answers nothing, whatever the method.
+            if switch.fault == "silent":
+                self.close_connection = True
+                time.sleep(3600)
+                return
+            self.send_response(500 if switch.fault == "http500" else 200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
         def do_POST(self) -> None:
             if self.path == "/hil/fault":  # the bench's control path, not the controller's API
                 self._set_fault()

@@ -166,7 +166,11 @@ class LoadedInventory:
     catalogue: Catalogue = CATALOGUE
 
 
-def load_inventory(path: Path | str, catalogue: Catalogue = CATALOGUE) -> LoadedInventory:
+def load_inventory(
+    path: Path | str, catalogue: Catalogue = CATALOGUE, *, lg_env: Path | None = None
+) -> LoadedInventory:
+    """The inventory at `path`, checked; `lg_env` (labgrid's --lg-env / LG_ENV) is every pair's labgrid
+    environment, replacing the pairs' own `env`."""
     path = Path(path)
     try:
         text = path.read_bytes().decode("utf-8")
@@ -189,11 +193,16 @@ def load_inventory(path: Path | str, catalogue: Catalogue = CATALOGUE) -> Loaded
 
     boards = {}
     for name, pair in inventory.pairs.items():
-        try:
-            env_path = envfiles.resolve(path, pair.env)
-        except ValueError as exc:
-            key = f"line {_line_of(tree, ('pairs', name, 'env'))}: pairs/{name}/env"
-            raise InventoryError(str(path), key, str(exc)) from None
+        key = f"line {_line_of(tree, ('pairs', name, 'env'))}: pairs/{name}/env"
+        if lg_env is not None:
+            env_path = lg_env.resolve()
+        elif pair.env is None:
+            raise InventoryError(str(path), key, "no labgrid environment: set `env` or run with --lg-env (LG_ENV)")
+        else:
+            try:
+                env_path = envfiles.resolve(path, pair.env)
+            except ValueError as exc:
+                raise InventoryError(str(path), key, str(exc)) from None
         _check_env(path, tree, name, env_path, pair)
         boards[name] = Board(name=name, config=pair, env_path=env_path)
     return LoadedInventory(path=path, inventory=inventory, boards=boards, catalogue=catalogue)

@@ -339,7 +339,9 @@ class RoleConfig(Strict):
 
 class PairConfig(Strict):
     description: str = ""
-    env: str  # labgrid environment file, relative to boards.yaml
+    # labgrid environment file, relative to boards.yaml (hil:NAME: one shipped with hil); --lg-env/LG_ENV,
+    # labgrid's own option, names it for every pair instead.
+    env: str | None = None
     vlab: bool = False  # its targets boot the virtual lab image, which hil builds first
     # `link` is validated before `roles` (field order, not YAML order), so a role mismatch is reported
     # at `roles` and its line rather than at the whole pair.

@@ -16,10 +16,11 @@ from typing import Any
 
 from labgrid import Environment
 
+from hil import programs
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import UsbLink
-from hil.lab.board import places
+from hil.lab.board import deploy, places, shell
 from hil.lab.board.role import Role, strategy_of
 from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.android import AndroidGadget
@@ -65,6 +66,12 @@ class Environments:
             lease.release()
             if lease in self.leases:
                 self.leases.remove(lease)
+
+    def adopt(self, path: Path, env: Environment) -> None:
+        """Use `env`, made elsewhere of `path` (labgrid's pytest plugin, from --lg-env), for that file."""
+        if self.coordinator:
+            env.config.set_option("coordinator_address", self.coordinator)
+        self._envs[path.resolve()] = env
 
     def get(self, path: Path) -> Environment:
         if path not in self._envs:
@@ -200,6 +207,28 @@ class BoardPair:
                 self.facts["link_driver"] = f"{cfg.driver.module} {params}"
         self.facts.setdefault("link", _describe_link(cfg))
 
+    def require_tools(self, needed: dict[str, list[str]]) -> None:
+        """Every program a test runs is on its role's board: hil's own are deployed there first (cold: built
+        and copied; warm: checked), and the missing others, all of them, are one LabError before any sample
+        (a role the pair does not have is left to the test)."""
+        missing = []
+        own, libraries = set(programs.names()), set(programs.libraries())
+        for role_name, wanted in needed.items():
+            role = self.roles.get(role_name)
+            if role is None or not wanted:
+                continue
+            if (own | libraries) & set(wanted):
+                self.facts[f"programs.{role.target.name}"] = deploy.ensure(role).describe()
+            tools = [name for name in wanted if name not in libraries]  # a library is no command to look for
+            if not tools:
+                continue
+            probe = " ".join(f"command -v {shell.quote(t)} >/dev/null 2>&1 || echo {shell.quote(t)};" for t in tools)
+            absent = role.run(probe, timeout=30).split()
+            if absent:
+                missing.append(f"{role.label} lacks {', '.join(absent)}")
+        if missing:
+            raise LabError(f"{self.name}: tools missing on the board, nothing measured: {'; '.join(missing)}")
+
     def _distinct_roles(self) -> list[Role]:
         seen, distinct = set(), []
         for role in self.roles.values():
@@ -208,10 +237,18 @@ class BoardPair:
                 distinct.append(role)
         return distinct
 
-    def kernel_facts(self) -> dict[str, str]:
+    def board_facts(self) -> dict[str, str]:
+        """What each board says it is: its architecture and kernel (`uname -m`, `uname -r`), and the boot
+        loader that started it when its strategy asked it (U-Boot's `version`)."""
         facts = {}
         for role in self._distinct_roles():
-            facts[f"kernel.{role.target.name}"] = role.run("uname -r", timeout=30).strip()
+            lines = role.run("uname -m; uname -r", timeout=30).split()
+            if len(lines) != 2:
+                raise LabError(f"{role.label}: `uname -m; uname -r` answered {lines!r}")
+            facts[f"arch.{role.target.name}"], facts[f"kernel.{role.target.name}"] = lines
+            version = getattr(role.strategy, "bootloader_version", None)
+            if version:
+                facts[f"bootloader.{role.target.name}"] = version
         return facts
 
     def boot_facts(self) -> dict[str, str]:

@@ -6,7 +6,7 @@ test that treats one run's samples as independent draws calls every such shift s
 regression therefore needs all three of:
 
 1. size: the median is worse than the baseline's center (the median of its run medians) by at least
-   `min_effect`;
+   `min_effect` (a center of 0, a count such as corrupt frames, is measured against one unit instead);
 2. within the run: a one-sided Mann-Whitney U test of this run's samples against the baseline's,
    p < `alpha` (as asv and Perfherder do; no normality assumed, one stalled sample does not dominate);
 3. between runs: this run's median lies outside what clean runs show. With the relative run-to-run
@@ -122,10 +122,10 @@ def compare(
     median = float(np.median([np.median(run) for run in current_runs]))
     run_medians = [float(np.median(run)) for run in runs]
     center = float(np.median(run_medians))
-    if center == 0:
-        raise ValueError("baseline median is 0: a relative change is undefined")
-
-    change = (median - center) / abs(center)
+    # A count whose good value is 0 (corrupt frames, lost datagrams): no relative change exists, so the
+    # change is counted against one unit: 0 -> 3 corrupt frames is +300%, any rise is material.
+    scale = abs(center) if center != 0 else 1.0
+    change = (median - center) / scale
     worse_by = -change if direction is Direction.HIGHER else change
     # "less": the current samples tend to be smaller than the baseline's (slower, for throughput).
     alternative = "less" if direction is Direction.HIGHER else "greater"
@@ -143,7 +143,8 @@ def compare(
     runs_text = f"{len(runs)} baseline run{'s' if len(runs) != 1 else ''}"
     if len(current_runs) > 1:
         runs_text = f"{len(current_runs)} runs against {runs_text}"
-    shift = f"median {median:.4g} vs {center:.4g} ({change:+.1%}, min effect {min_effect:.0%}, {runs_text})"
+    against = "" if center != 0 else " of one unit: the baseline is 0"
+    shift = f"median {median:.4g} vs {center:.4g} ({change:+.1%}{against}, min effect {min_effect:.0%}, {runs_text})"
     test = f"Mann-Whitney p={p_value:.2g} {'<' if significant else '>='} {alpha:g}"
     if spread is None:
         between = "run-to-run spread unknown (one baseline run: store more with --update-baseline)"

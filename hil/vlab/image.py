@@ -91,22 +91,18 @@ TOOLS: dict[str, str] = {
     "usbip": "usbip",
     "usbipd": "usbip",
     "date": "coreutils",  # busybox date has no %N: the MSC filesystem write times its sync in nanoseconds
+    # XMODEM receiver: hil deploys its own programs over the console (labgrid's ShellDriver.put), as on a
+    # board without network; the image holds none of them.
+    "rz": "lrzsz",
 }
 # libmtp converts its strings with iconv("UTF-16LE"): glibc loads that converter at run time from gconv,
 # which `ldd` does not list. Without it every mtp-* tool fails with "Cannot open iconv() converters".
 GCONV_DIR = Path("/usr/lib/x86_64-linux-gnu/gconv")
 GCONV_MODULES = ("UTF-16",)
-HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod", "gcc": "gcc"}
+HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "modprobe": "kmod"}
 
 # Android's property service and USB triggers, emulated for the android gadget backend (see the script).
 ANDROID_USB = "android-usb.sh"
-
-# hil's own board-side programs (C sources in hil/tools/, one program per file): built statically for the
-# virtual board with the PC's gcc; real boards build them with their cross compiler (hil/tools/Makefile).
-PROGRAMS_DIR = HERE.parent / "tools"
-# hil's LD_PRELOAD libraries (hil/tools/preload/*.c, one per file): shared objects in LIBRARY_DIR on the board.
-PRELOADS_DIR = PROGRAMS_DIR / "preload"
-LIBRARY_DIR = "/usr/lib/hil"
 
 
 @dataclass(frozen=True)
@@ -187,10 +183,6 @@ def build_inputs() -> dict:
         for name in ("image.py", "init.sh", "profile.sh", ANDROID_USB)
     }
     sources["rootfs.py"] = hashlib.sha256(Path(rootfs.__file__).read_bytes()).hexdigest()
-    programs = {
-        path.relative_to(PROGRAMS_DIR).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in [*_program_sources(), *_program_headers(), *_preload_sources()]
-    }
     return {
         "builder_version": BUILDER_VERSION,
         "kernel_version": kernel_version,
@@ -199,21 +191,7 @@ def build_inputs() -> dict:
         "modules": list(MODULES),
         "tools": TOOLS,
         "sources": sources,
-        "programs": programs,
     }
-
-
-def _program_sources() -> list[Path]:
-    return sorted(PROGRAMS_DIR.glob("*.c"))
-
-
-def _program_headers() -> list[Path]:
-    """Headers the programs share (uvc_frames.h): a change rebuilds the image like a source change."""
-    return sorted(PROGRAMS_DIR.glob("*.h"))
-
-
-def _preload_sources() -> list[Path]:
-    return sorted(PRELOADS_DIR.glob("*.c"))
 
 
 def inputs_hash(inputs: dict) -> str:
@@ -248,8 +226,6 @@ def _build(inputs: dict, target: Path) -> None:
         _install_modules(root, kernel_version)
         _install_tools(root)
         _install_gconv(root)
-        _build_programs(root / "usr/bin")
-        _build_preloads(root / LIBRARY_DIR.lstrip("/"))
         (root / "usr/bin/sh").symlink_to("dash")
         busybox = _which("busybox", "busybox-static")
         applets = subprocess.run([str(busybox), "--list"], capture_output=True, text=True, check=True).stdout.split()
@@ -319,37 +295,6 @@ def _install_gconv(root: Path) -> None:
     for name in GCONV_MODULES:
         rootfs.install_file(GCONV_DIR / f"{name}.so", dest / f"{name}.so")
     (dest / "gconv-modules").write_text("".join("\t".join(row) + "\n" for row in aliases + modules))
-
-
-def _build_programs(bindir: Path) -> None:
-    """Compile each hil/tools/*.c into a static binary of the same name (static: no libraries to resolve)."""
-    for source in _program_sources():
-        _compile(source, bindir / source.stem, "-static", "-pthread")
-
-
-def _build_preloads(libdir: Path) -> None:
-    """Compile each hil/tools/preload/*.c into LIBDIR/<name>.so (against the image's glibc, copied from the PC)."""
-    libdir.mkdir(parents=True, exist_ok=True)
-    for source in _preload_sources():
-        build_preload(source, libdir / f"{source.stem}.so")
-
-
-def build_preload(source: Path, output: Path) -> None:
-    """One LD_PRELOAD library, with the flags hil/tools/Makefile uses (tests load the same build)."""
-    _compile(source, output, "-shared", "-fPIC")
-
-
-def _compile(source: Path, output: Path, *flags: str) -> None:
-    """gcc with hil/tools/Makefile's warnings-as-errors CFLAGS plus `flags`; a build error names the source."""
-    gcc = _which("gcc", "gcc")
-    proc = subprocess.run(
-        [str(gcc), "-O2", "-Wall", "-Wextra", "-Werror", *flags, "-o", str(output), str(source)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise VlabImageError(f"{source.name} does not build:\n{proc.stderr}")
 
 
 def _shared_libraries(binary: Path) -> set[str]:

@@ -5,7 +5,10 @@ import pytest
 
 from hil.measure import pcie_bar
 
-pytestmark = pytest.mark.hil_metrics("pcie.bar.store", "pcie.bar.load")
+pytestmark = [
+    pytest.mark.hil_metrics("pcie.bar.store", "pcie.bar.load"),
+    pytest.mark.hil_tools(rc=["resource_mmap_test"]),
+]
 
 
 def test_pcie_bar_throughput(pcie_pair, perf):

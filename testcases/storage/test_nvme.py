@@ -25,7 +25,10 @@ def metrics(case, direction):
     return names
 
 
-pytestmark = pytest.mark.hil_metrics(*(name for case in CASES for d in ("read", "write") for name in metrics(case, d)))
+pytestmark = [
+    pytest.mark.hil_metrics(*(name for case in CASES for d in ("read", "write") for name in metrics(case, d))),
+    pytest.mark.hil_tools(rc=["fio"]),
+]
 
 
 @pytest.fixture

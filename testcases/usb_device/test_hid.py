@@ -13,7 +13,10 @@ from hil.lab.usb_gadget import hid as hid_link
 from hil.lab.usb_gadget.gadget import Hid
 from hil.measure import hid
 
-pytestmark = pytest.mark.hil_metrics("usb.hid.in", "usb.hid.out")
+pytestmark = [
+    pytest.mark.hil_metrics("usb.hid.in", "usb.hid.out"),
+    pytest.mark.hil_tools(host=["hid_throughput"], device=["hid_throughput"]),
+]
 
 
 @hil.matrix("report", quick=[1024], full=[512, 1024], ids="report={}")

@@ -10,7 +10,7 @@ import hil
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
 
-pytestmark = pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write")
+pytestmark = [pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write"), pytest.mark.hil_tools(host=["dd"])]
 
 
 @hil.matrix("bs", quick=["1M"], full=["4K", "64K", "128K", "512K", "1M"], ids="bs={}")

@@ -12,7 +12,10 @@ from hil.lab.storage.filesystem import mounted
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd, ddfile
 
-pytestmark = pytest.mark.hil_metrics("usb.msc.fs.read", "usb.msc.fs.write")
+pytestmark = [
+    pytest.mark.hil_metrics("usb.msc.fs.read", "usb.msc.fs.write"),
+    pytest.mark.hil_tools(host=["dd", "date"]),
+]
 
 
 @hil.matrix("bs", quick=["4K"], full=["4K", "64K", "1M"], ids="bs={}")

@@ -16,7 +16,11 @@ from hil.lab.usb_gadget.mtp import MtpResponder
 from hil.measure import mtp
 from hil.verdict.errors import ParseError
 
-pytestmark = pytest.mark.hil_metrics("usb.mtp.read", "usb.mtp.write")
+pytestmark = [
+    pytest.mark.hil_metrics("usb.mtp.read", "usb.mtp.write"),
+    # umtprd runs under hil's ffs_superspeed library on a super-speed link (hil.lab.usb_gadget.mtp).
+    pytest.mark.hil_tools(host=["mtp-sendfile", "mtp-getfile", "dd"], device=["ffs_superspeed"]),
+]
 HOST_DIR = "/tmp/hil-mtp-host"
 BUFFERS = {"16K": 16 * 1024, "64K": 64 * 1024, "1M": 1024 * 1024}
 

@@ -12,14 +12,17 @@ from hil.lab.network.netns import usb_network
 from hil.lab.usb_gadget.gadget import network_function
 from hil.measure import iperf3, netpath, udp_two_step
 
-pytestmark = pytest.mark.hil_metrics(
-    "usb.net.tcp.tx",
-    "usb.net.tcp.rx",
-    "usb.net.udp.throughput",
-    "usb.net.udp.jitter",
-    "usb.net.udp.loss",
-    "usb.net.udp.out_of_order",
-)
+pytestmark = [
+    pytest.mark.hil_metrics(
+        "usb.net.tcp.tx",
+        "usb.net.tcp.rx",
+        "usb.net.udp.throughput",
+        "usb.net.udp.jitter",
+        "usb.net.udp.loss",
+        "usb.net.udp.out_of_order",
+    ),
+    pytest.mark.hil_tools(host=["iperf3"], device=["iperf3"]),
+]
 FUNCTIONS = hil.matrix("function", quick=["ecm"], full=["ecm", "ncm", "rndis"], ids="{}")
 UDP = ["usb.net.udp.throughput", "usb.net.udp.jitter", "usb.net.udp.loss", "usb.net.udp.out_of_order"]
 

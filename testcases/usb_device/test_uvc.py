@@ -16,7 +16,11 @@ from hil.lab.usb_host.camera import numbered_frames, uvc_capture_node, uvc_gadge
 from hil.measure import v4l2_fps
 
 METRICS = ["usb.uvc.fps", "usb.uvc.dropped", "usb.uvc.corrupt"]
-pytestmark = [pytest.mark.hil_metrics(*METRICS), pytest.mark.hil_unavailable.with_args(uvc_stream_unavailable)]
+pytestmark = [
+    pytest.mark.hil_metrics(*METRICS),
+    pytest.mark.hil_unavailable.with_args(uvc_stream_unavailable),
+    pytest.mark.hil_tools(host=["v4l2_fps"]),
+]
 STREAMS = {
     "yuyv-640x480": ("yuyv", 640, 480),
     "mjpeg-1280x720": ("mjpeg", 1280, 720),

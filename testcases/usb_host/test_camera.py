@@ -14,7 +14,11 @@ from hil.lab.usb_host.camera import board_camera, camera_stream_unavailable
 from hil.measure import v4l2_fps
 
 METRICS = ["usb.camera.fps", "usb.camera.dropped", "usb.camera.corrupt"]
-pytestmark = [pytest.mark.hil_metrics(*METRICS), pytest.mark.hil_unavailable.with_args(camera_stream_unavailable)]
+pytestmark = [
+    pytest.mark.hil_metrics(*METRICS),
+    pytest.mark.hil_unavailable.with_args(camera_stream_unavailable),
+    pytest.mark.hil_tools(host=["v4l2_fps"]),
+]
 # Table 2-1's formats; H264 needs a camera that offers it and a check of its own (not written yet).
 STREAMS = {"yuyv-640x480": ("yuyv", 640, 480), "mjpeg-1280x720": ("mjpeg", 1280, 720)}
 

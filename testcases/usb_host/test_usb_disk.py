@@ -11,7 +11,7 @@ import pytest
 import hil
 from hil.measure import dd
 
-pytestmark = pytest.mark.hil_metrics("usb.disk.read", "usb.disk.write")
+pytestmark = [pytest.mark.hil_metrics("usb.disk.read", "usb.disk.write"), pytest.mark.hil_tools(host=["dd"])]
 
 
 # Writes first: the reads then read data the disk really holds.

@@ -15,7 +15,10 @@ import pytest
 from hil.lab.storage.filesystem import mounted
 from hil.measure import cpfile
 
-pytestmark = pytest.mark.hil_metrics("usb.disk.cp.read", "usb.disk.cp.write")
+pytestmark = [
+    pytest.mark.hil_metrics("usb.disk.cp.read", "usb.disk.cp.write"),
+    pytest.mark.hil_tools(host=["cp", "dd"]),
+]
 MOUNTPOINT = "/mnt/hil-usb-disk"
 
 

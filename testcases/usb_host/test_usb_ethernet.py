@@ -14,14 +14,17 @@ import hil
 from hil.lab.network.usbethernet import usb_ethernet
 from hil.measure import iperf3, netpath, udp_two_step
 
-pytestmark = pytest.mark.hil_metrics(
-    "usb.ethernet.tcp.tx",
-    "usb.ethernet.tcp.rx",
-    "usb.ethernet.udp.throughput",
-    "usb.ethernet.udp.jitter",
-    "usb.ethernet.udp.loss",
-    "usb.ethernet.udp.out_of_order",
-)
+pytestmark = [
+    pytest.mark.hil_metrics(
+        "usb.ethernet.tcp.tx",
+        "usb.ethernet.tcp.rx",
+        "usb.ethernet.udp.throughput",
+        "usb.ethernet.udp.jitter",
+        "usb.ethernet.udp.loss",
+        "usb.ethernet.udp.out_of_order",
+    ),
+    pytest.mark.hil_tools(host=["iperf3"]),
+]
 UDP = [
     "usb.ethernet.udp.throughput",
     "usb.ethernet.udp.jitter",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import platform
 import struct
 import subprocess
 import sys
@@ -17,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hil.vlab import image
+from hil import programs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ffs"
-SOURCE = image.PRELOADS_DIR / "ffs_superspeed.c"
+SOURCE = programs.SOURCE_DIR / "preload" / "ffs_superspeed.c"
 HAS_FS, HAS_HS, HAS_SS, HAS_MS_OS, EVENTFD = 1, 2, 4, 8, 32
 ENDPOINT, SS_COMPANION = 5, 0x30
 BULK, INTERRUPT, ISOCHRONOUS = 2, 3, 1
@@ -28,9 +29,8 @@ BULK, INTERRUPT, ISOCHRONOUS = 2, 3, 1
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("ffs_superspeed") / "ffs_superspeed.so"
-    image.build_preload(SOURCE, path)
-    return path
+    # The build hil deploys to a board of this PC's architecture (hil/tools/Makefile).
+    return programs.build(platform.machine(), root=tmp_path_factory.mktemp("programs")).files["lib/ffs_superspeed.so"]
 
 
 @pytest.fixture(scope="module")
@@ -274,5 +274,5 @@ def test_the_makefile_builds_the_library_for_real_boards(tmp_path, rewrite):
     """What README tells a real board's user: `make -C hil/tools` leaves lib/ffs_superspeed.so, the same rewrite."""
     out = tmp_path / "build"
     library = out / "lib" / "ffs_superspeed.so"
-    subprocess.run(["make", "-s", "-C", str(image.PROGRAMS_DIR), f"OUT={out}", str(library)], check=True)
+    subprocess.run(["make", "-s", "-C", str(programs.SOURCE_DIR), f"OUT={out}", str(library)], check=True)
     assert load_rewrite(library)(captured("super")) == rewrite(captured("super"))

@@ -74,9 +74,14 @@ def test_rejects_unusable_input(samples, baseline):
         cmp(samples, baseline)
 
 
-def test_rejects_zero_baseline_median():
-    with pytest.raises(ValueError, match="baseline median is 0"):
-        cmp([1.0, 2.0], [0.0, 0.0, 0.0])
+def test_a_count_whose_baseline_is_zero_compares_in_units_not_percent():
+    """Corrupt frames (lower is better): 0 in every baseline sample, then 3 per run. Seen 2026-11-24: every
+    UVC run with --baseline raised ValueError out of perf.check and FAILed with all its metrics PASS."""
+    worse = compare([3.0] * 6, [0.0] * 6, direction=Direction.LOWER, min_effect=0.05, baseline_run="r1")
+    assert worse.regression and worse.change == 3.0  # +300% of one unit
+    assert "of one unit: the baseline is 0" in worse.reason
+    same = compare([0.0] * 6, [0.0] * 6, direction=Direction.LOWER, min_effect=0.05, baseline_run="r1")
+    assert not same.regression and same.change == 0 and same.p_value == 1.0
 
 
 SPEC = MetricSpec("usb.msc.read", "MB/s", Direction.HIGHER, Band(low=80.0))

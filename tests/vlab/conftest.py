@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from labgrid import Environment
 
+from hil.lab.board import deploy
 from hil.lab.board.role import Role
 from hil.lab.pair import set_vlab_image_env
 from hil.vlab import ENV_FILE
@@ -35,6 +36,13 @@ def vboard(vlab_env: Environment) -> Role:
     role = Role("device", vlab_env.get_target("vboard"), "vlab-test")
     role.ensure_ready()
     return role
+
+
+@pytest.fixture
+def vboard_with_programs(vboard: Role) -> Role:
+    """The virtual board with hil's programs deployed (over its console, once per boot: hil.lab.board.deploy)."""
+    deploy.ensure(vboard)
+    return vboard
 
 
 @pytest.fixture

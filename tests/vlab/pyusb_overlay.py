@@ -14,7 +14,8 @@ from pathlib import Path
 
 import usb
 
-from hil.vlab.image import VlabImage, _shared_libraries, _write_cpio
+from hil.rootfs import write_cpio
+from hil.vlab.image import VlabImage, _shared_libraries
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = Path("/usr/bin/python3.11")
@@ -85,7 +86,7 @@ def image_with_python(base: VlabImage, directory: Path) -> Path:
     root = directory / "overlay-root"
     build(root)
     overlay = directory / "overlay.cpio"
-    _write_cpio(root, overlay)
+    write_cpio(root, overlay)
     shutil.rmtree(root)
     image = directory / "image"
     image.mkdir()

@@ -17,6 +17,11 @@ from hil.measure import hid
 UDC = "dummy_udc.0"
 
 
+@pytest.fixture(autouse=True)
+def _programs(vboard_with_programs):
+    """hil's programs these tests run, deployed on the board first."""
+
+
 def _ends(vboard, gadget, function):
     device = usbhost.wait_for_device(vboard, gadget.serial)
     return hid_link.ends(vboard, gadget.path, function, vboard, device)

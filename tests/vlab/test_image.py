@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hil import programs
 from hil.errors import VlabImageError
 from hil.lab.usb_gadget.mtp import SUPERSPEED_SHIM
 from hil.vlab import image
@@ -26,9 +27,7 @@ def test_inputs_describe_the_installed_kernel_and_packages(inputs):
     assert f"linux-image-{version}" in inputs["packages"]
     assert {"coreutils", "busybox-static", "kmod"} <= set(inputs["packages"])
     assert set(inputs["sources"]) == {"image.py", "init.sh", "profile.sh", "android-usb.sh"}
-    sources = [*image.PROGRAMS_DIR.glob("*.[ch]"), *image.PRELOADS_DIR.glob("*.c")]
-    assert set(inputs["programs"]) == {path.relative_to(image.PROGRAMS_DIR).as_posix() for path in sources}
-    assert {"preload/ffs_superspeed.c", "uvc_frames.h"} <= set(inputs["programs"])
+    assert "programs" not in inputs  # hil deploys its programs at run time (hil.lab.board.deploy)
 
 
 def test_the_hash_is_stable_for_equal_inputs(inputs):
@@ -140,12 +139,16 @@ def test_a_build_writes_kernel_initramfs_and_manifest(built, inputs):
     assert not [p for p in cache.iterdir() if p.name.startswith(".build-")], "no staging directory is left"
 
 
-def test_the_image_carries_the_preload_library_where_the_mtp_responder_looks(built):
+def test_the_image_carries_none_of_hils_programs_but_the_xmodem_receiver_that_deploys_them(built):
     _, first, _ = built
-    listing = subprocess.run(
-        ["cpio", "-it", "--quiet"], stdin=first.initramfs.open("rb"), capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert SUPERSPEED_SHIM.lstrip("/") in listing
+    listing = set(
+        subprocess.run(
+            ["cpio", "-it", "--quiet"], stdin=first.initramfs.open("rb"), capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    assert "usr/bin/rz" in listing
+    assert not {f"usr/bin/{name}" for name in programs.names()} & listing
+    assert not [name for name in listing if name.endswith(f"{SUPERSPEED_SHIM}.so")]
 
 
 def test_the_image_carries_the_utf16_converter_libmtp_loads_at_run_time(built):

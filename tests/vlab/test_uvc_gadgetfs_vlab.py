@@ -23,6 +23,11 @@ from hil.measure import v4l2_fps
 UDC = "dummy_udc.0"
 
 
+@pytest.fixture(autouse=True)
+def _programs(vboard_with_programs):
+    """hil's programs these tests run, deployed on the board first."""
+
+
 def _counters(raw: str) -> tuple[int, int]:
     found = re.search(r"^v4l2_fps counters first=(\d+) last=(\d+)$", raw, re.M)
     assert found, raw

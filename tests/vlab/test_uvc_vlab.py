@@ -22,6 +22,11 @@ from hil.verdict.errors import MeasurementError
 UDC = "dummy_udc.0"
 
 
+@pytest.fixture(autouse=True)
+def _programs(vboard_with_programs):
+    """hil's programs these tests run, deployed on the board first."""
+
+
 def _gadget_dirs(role: Role) -> list[str]:
     return role.run(shell.cmd("ls", CONFIGFS), check=False).split()
 

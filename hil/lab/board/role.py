@@ -15,8 +15,9 @@ from labgrid.exceptions import NoDriverFoundError, NoStrategyFoundError
 from labgrid.protocol import CommandProtocol
 
 from hil.errors import BoardTimeout, CommandFailed, LabError
-from hil.lab.board import bound, shell
+from hil.lab.board import bound, deploy, shell
 from hil.lab.board.background import Background
+from hil.lab.board.deploy import Deployment
 from hil.lab.board.strategy import BoardControl, missing_board_control
 
 # Busybox's line editor truncates input lines near 1 KiB; longer scripts go over in pieces.
@@ -36,6 +37,15 @@ class Role:
 
     def __repr__(self) -> str:
         return f"Role({self.label})"
+
+    @property
+    def deployment(self) -> Deployment | None:
+        """hil's programs on this role's target (every role on one target shares them: hil.lab.board.deploy)."""
+        return deploy.on(self.target)
+
+    @deployment.setter
+    def deployment(self, value: Deployment | None) -> None:
+        deploy.remember(self.target, value)
 
     @property
     def strategy(self) -> BoardControl | None:
@@ -79,7 +89,11 @@ class Role:
     def run_status(self, command: str, *, timeout: float = 60.0) -> tuple[int, str]:
         timeout, limit_text = bound.limit(timeout)
         line = command if len(command) <= MAX_LINE else self._stage(command, timeout)
-        driver = self._command_driver()
+        if self.deployment is not None:
+            # hil's deployed programs first on PATH, for this command and what it starts (each command is a
+            # shell of its own under labgrid's ShellDriver and SSHDriver: an `export` would not last).
+            line = f'PATH={shlex.quote(self.deployment.bin_dir)}:"$PATH"; {line}'
+        driver = self.command_driver()
         started = time.monotonic()
         try:
             stdout, stderr, exitcode = driver.run(line, timeout=timeout)
@@ -95,7 +109,7 @@ class Role:
             ) from exc
         return exitcode, "\n".join([*stdout, *stderr])
 
-    def _command_driver(self) -> CommandProtocol:
+    def command_driver(self) -> CommandProtocol:
         # A board with a boot loader has two: UBootDriver and ShellDriver. Booted, only the shell is active.
         try:
             return self.target.get_active_driver("CommandProtocol")

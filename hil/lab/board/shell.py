@@ -11,6 +11,11 @@ def cmd(*argv: object) -> str:
     return shlex.join(str(arg) for arg in argv)
 
 
+def quote(value: object) -> str:
+    """One value as one shell word."""
+    return shlex.quote(str(value))
+
+
 def write(path: str, value: object) -> str:
     """Write one value (plus newline) to a file, as sysfs and configfs attributes want it."""
     return f"printf '%s\\n' {shlex.quote(str(value))} > {shlex.quote(path)}"

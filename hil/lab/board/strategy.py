@@ -22,16 +22,22 @@ implements `bring_up()`, or writes any labgrid strategy that satisfies `BoardCon
 from __future__ import annotations
 
 import abc
+import contextlib
 import enum
+import http.client
+import re
+import ssl
 import time
 from typing import ClassVar, Protocol, runtime_checkable
+from urllib.parse import urlparse
 
 import attr
+from labgrid.binding import BindingState
 from labgrid.factory import target_factory
 from labgrid.step import step
 from labgrid.strategy import Strategy, StrategyError
 
-from hil.errors import BoardTimeout
+from hil.errors import BoardTimeout, LabError
 
 
 @runtime_checkable
@@ -74,9 +80,13 @@ class RecoveringStrategy(Strategy, abc.ABC):
     status = attr.ib(default=Status.unknown)
     boot_attempts = attr.ib(default=2, validator=attr.validators.instance_of(int))
     probe_timeout = attr.ib(default=10, validator=attr.validators.instance_of(int))
+    # A power switch on the network answers within this or is taken for dead (labgrid's HTTP power backends
+    # set no timeout of their own: a switch that stops answering would hang the run for good).
+    power_timeout = attr.ib(default=30, validator=attr.validators.instance_of(int))
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
+        self.stage = "off"  # which part of the boot is running: a failure names it
         self.boot_times_s: list[float] = []
         self.power_cycles = 0
         self.suspect_reason: str | None = None
@@ -106,9 +116,41 @@ class RecoveringStrategy(Strategy, abc.ABC):
 
     def power_off(self) -> None:
         self.target.deactivate(self.shell)
+        self._close_network_sessions()
         self.target.activate(self.power)
-        self.power.off()
+        self.switch_power(on=False)
         self._forget_console_output()
+
+    def _close_network_sessions(self) -> None:
+        """Close what talks to the board over its network (SSHDriver's control master) while it still answers:
+        after the power is gone, ssh waits for a dead peer (a minute and more) before it lets go."""
+        for driver in self.target.drivers:
+            if hasattr(driver, "networkservice") and driver.state is BindingState.active:
+                with contextlib.suppress(Exception):
+                    self.target.deactivate(driver)
+
+    def enter(self, stage: str, driver: object) -> None:
+        """Say which part of the boot runs now, and with which driver and resource (for the error)."""
+        resource = next((getattr(driver, n) for n in ("port", "serial") if hasattr(driver, n)), None)
+        where = f"{type(driver).__name__}" + (f", {_describe(resource)}" if resource is not None else "")
+        self.stage = f"{stage} ({where})"
+
+    def switch_power(self, *, on: bool) -> None:
+        """Switch the board's power; a switch that refuses or does not answer is a LabError naming the power
+        driver, its port and what it answered.
+
+        labgrid's HTTP power backends call `requests` without a timeout: a switch that accepts connections and
+        never answers would hang the run for good. So a switch on HTTP is first asked for its front page
+        within `power_timeout` (any HTTP answer, even 401 or 500, means it is alive)."""
+        where = getattr(self.power, "port", None) or getattr(self.power, "target", None)
+        what = f"{self.target.name}: power switch ({type(self.power).__name__}, {_describe(where)})"
+        try:
+            _probe_http_switch(self.power, self.power_timeout)
+            self.power.on() if on else self.power.off()
+        except Exception as exc:
+            raise LabError(
+                f"{what} did not switch {'on' if on else 'off'}: {type(exc).__name__}: {_one_line(exc)}"
+            ) from exc
 
     def _forget_console_output(self) -> None:
         """Drop what the console read but nobody matched: prompts of the board that was just switched off.
@@ -132,11 +174,13 @@ class RecoveringStrategy(Strategy, abc.ABC):
             self.power_off()
             started = time.monotonic()
             self.power_cycles += 1
+            self.stage = "power on"
             try:
                 self.bring_up()
             except Exception as exc:  # login timeout, console EOF, boot loader silent: another power cycle
-                failures.append(f"attempt {attempt}: {type(exc).__name__}: {exc}")
-                self.logger.warning("%s: no shell after power-on (%s)", self.target.name, exc)
+                seen = exc if isinstance(exc, LabError) else f"{type(exc).__name__}: {_one_line(exc)}"
+                failures.append(f"attempt {attempt}, at {self.stage}: {seen}")
+                self.logger.warning("%s: no shell after power-on, at %s (%s)", self.target.name, self.stage, seen)
                 continue
             self.boot_times_s.append(time.monotonic() - started)
             self.suspect_reason = None
@@ -184,8 +228,11 @@ class BoardStrategy(RecoveringStrategy):
     }
 
     def bring_up(self) -> None:
+        self.enter("console", self.console)
         self.target.activate(self.console)
-        self.power.on()
+        self.enter("power on", self.power)
+        self.switch_power(on=True)
+        self.enter("login", self.shell)
         self.target.activate(self.shell)
 
 
@@ -207,16 +254,88 @@ class BootloaderStrategy(RecoveringStrategy):
         "shell": "ShellDriver",
     }
 
+    bootloader_version: str | None = None  # its own words at its prompt (U-Boot's `version`), per boot
+
     def power_off(self) -> None:
         self.target.deactivate(self.bootloader)
         super().power_off()
 
+    def _ask_version(self) -> str | None:
+        """The boot loader's `version` answer, first line ("U-Boot 2023.01+dfsg-2+deb12u3 (...)"); None when it
+        has no such command (a result then says the version is unknown rather than failing the boot)."""
+        try:
+            lines = self.bootloader.run_check("version", timeout=10)
+        except Exception as exc:  # a boot loader without `version`: not a reason to power-cycle
+            self.logger.info("%s: no boot loader version (%s)", self.target.name, exc)
+            return None
+        return next((line.strip() for line in lines if line.strip()), None)
+
     def bring_up(self) -> None:
+        self.enter("console", self.console)
         self.target.activate(self.console)
-        self.power.on()
+        self.enter("power on", self.power)
+        self.switch_power(on=True)
+        self.enter("boot loader prompt", self.bootloader)
         self.target.activate(self.bootloader)  # waits for the prompt, interrupting autoboot
+        self.bootloader_version = self._ask_version()
+        self.enter("boot loader booting Linux", self.bootloader)
         self.bootloader.boot("")  # "": the driver's boot_command
         self.bootloader.await_boot()
         # Its prompt is gone; once booted only the shell is active, the CommandProtocol a Role runs on.
         self.target.deactivate(self.bootloader)
+        self.enter("login", self.shell)
         self.target.activate(self.shell)
+
+
+def _describe(resource: object) -> str:
+    """A power resource as an error names it: its model, host and outlet where it has them."""
+    if resource is None:
+        return "no resource"
+    names = ("model", "host", "port", "index")
+    fields = [f"{name}={getattr(resource, name)}" for name in names if hasattr(resource, name)]
+    return _without_passwords(" ".join(fields)) or type(resource).__name__
+
+
+def _without_passwords(text: str) -> str:
+    """A switch's URL may carry its password (http://admin:1234@pdu): never into a report."""
+    return re.sub(r"(//[^:/@\s]+):[^@/\s]*@", r"\1:***@", text)
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    text = _without_passwords(" ".join(str(exc).split()))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class SwitchSilent(TimeoutError):
+    """A power switch on the network accepted the connection (or not) but gave no HTTP answer in time."""
+
+
+def _probe_http_switch(driver: object, timeout: float) -> None:
+    """For a power driver whose backend speaks HTTP (labgrid's NetworkPowerDriver models built on requests):
+    one HEAD request to the switch within `timeout`, or SwitchSilent. Any other driver: nothing to do."""
+    backend, resource = getattr(driver, "backend", None), getattr(driver, "port", None)
+    host = getattr(resource, "host", None)
+    if backend is None or "requests" not in vars(backend) or not isinstance(host, str):
+        return
+    url = urlparse(host if "//" in host else f"http://{host}")
+    if url.scheme not in ("http", "https") or not url.hostname:
+        return
+    port = url.port or getattr(backend, "PORT", None) or (443 if url.scheme == "https" else 80)
+    if url.scheme == "https":
+        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+            url.hostname,
+            port,
+            timeout=timeout,
+            context=ssl._create_unverified_context(),  # a lab's self-signed PDU
+        )
+    else:
+        connection = http.client.HTTPConnection(url.hostname, port, timeout=timeout)
+    try:
+        connection.request("HEAD", "/")
+        connection.getresponse()
+    except TimeoutError as exc:
+        raise SwitchSilent(f"no HTTP answer from {url.hostname}:{port} within {timeout:g} s") from exc
+    except OSError as exc:
+        raise SwitchSilent(f"{url.hostname}:{port}: {exc}") from exc
+    finally:
+        connection.close()

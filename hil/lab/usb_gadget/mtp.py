@@ -31,8 +31,8 @@ from hil.lab.usb_gadget.gadget import Function
 UMTPRD = "umtprd"
 READY_TIMEOUT_S = 30.0
 _VERSION = re.compile(r"Version: (v[0-9][0-9.]*)", re.ASCII)
-# Where hil/vlab/image.py installs hil/tools/preload/ffs_superspeed.c (real boards: hil/tools/Makefile).
-SUPERSPEED_SHIM = "/usr/lib/hil/ffs_superspeed.so"
+# hil/tools/preload/ffs_superspeed.c, deployed with hil's programs (hil.lab.board.deploy).
+SUPERSPEED_SHIM = "ffs_superspeed"
 _SHIM_LINE = re.compile(r"^ffs_superspeed: (?P<what>.*)$", re.MULTILINE | re.ASCII)
 BULK_MAXPACKET = {"full": 64, "high": 512, "super": 1024}  # bytes, per USB speed
 
@@ -57,7 +57,7 @@ class MtpResponder(Function):
     workdir: str = "/tmp/hil-mtp"
     serial: str = "hil-mtp"
     speed: str = "high"  # the link's USB speed (full, high, super): umtprd's packet size, the shim at super
-    superspeed_shim: str = SUPERSPEED_SHIM
+    superspeed_shim: str | None = None  # a path on the board; None: the deployed ffs_superspeed library
     descriptor_dump: str | None = None  # a file on the board: the shim copies umtprd's descriptors there
     responder: Background | None = field(default=None, repr=False)
     # Set by a backend whose board runs its own responder (Android's): what version() reports.
@@ -153,12 +153,14 @@ class MtpResponder(Function):
     def _shim_environment(self, role: Role) -> list[str]:
         """What runs umtprd under ffs_superspeed; a board without the library is an error naming it (ld.so
         would only warn and run umtprd without it, and the gadget would never enumerate at super speed)."""
-        if role.run_status(shell.cmd("test", "-f", self.superspeed_shim))[0] != 0:
-            raise LabError(
-                f"{role.label}: {self.superspeed_shim} is missing: umtprd needs it for SuperSpeed descriptors "
-                "(build it with `make -C hil/tools`, copy lib/ffs_superspeed.so there)"
-            )
-        env = [f"LD_PRELOAD={self.superspeed_shim}"]
+        shim = self.superspeed_shim
+        if shim is None:
+            if role.deployment is None:
+                raise LabError(f"{role.label}: hil's programs are not deployed there (hil.lab.board.deploy)")
+            shim = role.deployment.library(SUPERSPEED_SHIM)
+        if role.run_status(shell.cmd("test", "-f", shim))[0] != 0:
+            raise LabError(f"{role.label}: {shim} is missing: umtprd needs it for SuperSpeed descriptors")
+        env = [f"LD_PRELOAD={shim}"]
         if self.descriptor_dump is not None:
             env.append(f"HIL_FFS_DUMP={self.descriptor_dump}")
         return env

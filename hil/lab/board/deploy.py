@@ -1,0 +1,256 @@
+"""hil's board-side programs put on a board by hil itself, before the board's first sample.
+
+On each board (a role's target): its architecture (`uname -m`), hil/tools built for it (hil.programs, one
+Makefile), copied as one xz-compressed tar with the target's own file transfer (labgrid's SSHDriver when the
+target has one, else its ShellDriver: XMODEM over the serial console), unpacked under
+DEPLOY_ROOT/<build hash>/ and checked file by file with sha256sum on the board. A board that already holds
+the build (same hash, every file's sha256 right) gets nothing copied: deployments persist on boards with
+storage, across tests and power cycles; a changed source is a new hash, hence a new deployment.
+
+The role puts the deployed bin/ first on the PATH of every command it runs (hil.lab.board.role), so tests
+run the programs by name; `Deployment.library(name)` is where an LD_PRELOAD library went.
+
+The lab PC (hil's LocalShellDriver) is a target too: its build is used where it was built, nothing copied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import lzma
+import platform
+import tarfile
+import tempfile
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from labgrid import Target
+from labgrid.binding import BindingState
+
+from hil import programs
+from hil.errors import CommandFailed, LabError
+from hil.lab.board import shell
+from hil.lab.board.local import LocalShellDriver
+
+if TYPE_CHECKING:
+    from hil.lab.board.role import Role
+
+DEPLOY_ROOT = "/var/lib/hil/programs"
+BUNDLE = "hil-programs.tar.xz"
+CONSOLE_PIECE = 32 * 1024  # bytes per ShellDriver.put (see _put_over_console)
+TRANSFER_TIMEOUT_S = 600.0  # 0.5 MB at a 115200-baud UART's XMODEM rate (~9 KB/s) takes about a minute
+
+
+_DEPLOYED: weakref.WeakKeyDictionary[Target, Deployment] = weakref.WeakKeyDictionary()
+
+
+def on(target: Target) -> Deployment | None:
+    return _DEPLOYED.get(target)
+
+
+def remember(target: Target, deployment: Deployment | None) -> None:
+    if deployment is None:
+        _DEPLOYED.pop(target, None)
+    else:
+        _DEPLOYED[target] = deployment
+
+
+@dataclass(frozen=True)
+class Deployment:
+    arch: str
+    digest: str
+    directory: str  # on the board
+    sha256: dict[str, str]  # relative path -> sha256, as checked on the board
+    copied: bool  # False: the board already held this build
+    via: str  # the file transfer used, or why nothing was copied
+    seconds: float
+    boot: int  # the strategy's power-cycle count when it was checked (a new boot checks again)
+
+    @property
+    def bin_dir(self) -> str:
+        return f"{self.directory}/bin"
+
+    def library(self, name: str) -> str:
+        relative = f"lib/{name}.so"
+        if relative not in self.sha256:
+            raise LabError(f"hil/tools has no preload library {name!r} (built: {', '.join(sorted(self.sha256))})")
+        return f"{self.directory}/{relative}"
+
+    def describe(self) -> str:
+        action = f"copied via {self.via}" if self.copied else self.via
+        return f"hil programs {self.digest} ({self.arch}, {len(self.sha256)} files) {action} in {self.seconds:.1f} s"
+
+
+def ensure(role: Role) -> Deployment:
+    """The role's board holds hil's programs for its architecture, checked, on its PATH (see module doc)."""
+    boot = role.power_cycles
+    known = role.deployment
+    if known is not None and known.boot == boot:
+        return known
+    started = time.monotonic()
+    if isinstance(role.command_driver(), LocalShellDriver):
+        deployment = _on_the_lab_pc(role, boot, started)
+    else:
+        deployment = _on_a_board(role, boot, started)
+    role.deployment = deployment
+    return deployment
+
+
+def _on_the_lab_pc(role: Role, boot: int, started: float) -> Deployment:
+    build = programs.build(platform.machine())
+    return Deployment(
+        arch=build.arch,
+        digest=build.digest,
+        directory=str(build.directory),
+        sha256=build.sha256(),
+        copied=False,
+        via="built on the lab PC",
+        seconds=time.monotonic() - started,
+        boot=boot,
+    )
+
+
+def _on_a_board(role: Role, boot: int, started: float) -> Deployment:
+    arch = role.run("uname -m", timeout=30).strip()
+    build = programs.build(arch)
+    expected = build.sha256()
+    directory = f"{DEPLOY_ROOT}/{build.digest}"
+    copied, via = False, "already on the board"
+    if _sha256_on_board(role, directory, expected) != expected:
+        bundle = _bundle(build)
+        _require_room(role, len(bundle), sum(path.stat().st_size for path in build.files.values()))
+        via = _transfer(role, bundle, directory)
+        found = _sha256_on_board(role, directory, expected)
+        if found != expected:
+            wrong = sorted(name for name in expected if found.get(name) != expected[name])
+            raise LabError(
+                f"{role.label}: hil's programs arrived damaged in {directory}: sha256 differs for {', '.join(wrong)}"
+            )
+        copied = True
+    _check_runs(role, directory, arch)
+    role.run(f'export PATH={shell.quote(directory + "/bin")}:"$PATH"', timeout=30)
+    return Deployment(
+        arch=arch,
+        digest=build.digest,
+        directory=directory,
+        sha256=expected,
+        copied=copied,
+        via=via,
+        seconds=time.monotonic() - started,
+        boot=boot,
+    )
+
+
+def _sha256_on_board(role: Role, directory: str, expected: dict[str, str]) -> dict[str, str]:
+    """sha256 of each expected file as the board computes it ({} when the directory is not there)."""
+    command = f"cd {shell.quote(directory)} 2>/dev/null && sha256sum " + " ".join(shell.quote(n) for n in expected)
+    code, output = role.run_status(command, timeout=120)
+    found = {}
+    for line in output.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1] in expected and len(parts[0]) == 64:
+            found[parts[1]] = parts[0]
+    return found if code == 0 else {}
+
+
+def _bundle(build: programs.ProgramsBuild) -> bytes:
+    """One xz-compressed tar of the build (fixed owner, mode and time: the same build is the same bytes).
+    xz, not gzip: its window spans the files, so the C library the static programs share goes over once
+    (0.5 MB instead of 1.7 MB: a serial console's minutes). CRC32: what busybox's unxz checks."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for name, path in build.files.items():
+            info = tarfile.TarInfo(name)
+            data = path.read_bytes()
+            info.size, info.mode, info.mtime = len(data), 0o755 if name.startswith("bin/") else 0o644, 0
+            tar.addfile(info, io.BytesIO(data))
+    return lzma.compress(buffer.getvalue(), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32, preset=6)
+
+
+def _require_room(role: Role, bundle_bytes: int, unpacked_bytes: int) -> None:
+    """Enough free space where the programs go (a full filesystem is named, not a half-written program).
+    statfs through `stat -f`, not df: df looks the path up in the mount table, which an initramfs lacks."""
+    role.run(shell.cmd("mkdir", "-p", DEPLOY_ROOT), timeout=30)
+    output = role.run(shell.cmd("stat", "-f", "-c", "%a %S", DEPLOY_ROOT), timeout=30).strip()
+    try:
+        blocks, block_size = (int(field) for field in output.split())
+    except ValueError:
+        raise LabError(f"{role.label}: `stat -f {DEPLOY_ROOT}` answered nothing readable: {output!r}") from None
+    free_kib = blocks * block_size // 1024
+    needed_kib = (bundle_bytes + unpacked_bytes) // 1024 + 64
+    if free_kib < needed_kib:
+        parent = DEPLOY_ROOT.rsplit("/", 1)[0]
+        raise LabError(
+            f"{role.label}: no room for hil's programs in {parent}: {needed_kib} KiB needed, {free_kib} KiB free"
+        )
+
+
+def _transfer(role: Role, bundle: bytes, directory: str) -> str:
+    """Copy the bundle with the target's file transfer and unpack it into `directory`; returns how."""
+    remote = f"{DEPLOY_ROOT}/.{BUNDLE}"
+    target = role.target
+    ssh = next((d for d in target.drivers if type(d).__name__ == "SSHDriver"), None)
+    with tempfile.TemporaryDirectory(prefix="hil-deploy-") as scratch:
+        local = Path(scratch) / BUNDLE
+        local.write_bytes(bundle)
+        if ssh is not None:
+            via = f"SSHDriver ({ssh.networkservice.address}:{ssh.networkservice.port})"
+            try:
+                target.activate(ssh)
+                ssh.put(str(local), remote)
+            except Exception as exc:
+                raise LabError(f"{role.label}: copying hil's programs over {via} failed: {exc}") from exc
+            finally:
+                # One active CommandProtocol: the role's commands go on through the shell.
+                if ssh.state is BindingState.active:
+                    target.deactivate(ssh)
+        else:
+            try:
+                console = target.get_driver("ShellDriver")
+            except Exception as exc:
+                raise LabError(f"{role.label}: no file transfer (neither SSHDriver nor ShellDriver): {exc}") from exc
+            via = "ShellDriver (XMODEM over the serial console)"
+            try:
+                _put_over_console(role, console, bundle, remote)
+            except Exception as exc:
+                role.mark_suspect("a file transfer over the console broke off")
+                raise LabError(f"{role.label}: copying hil's programs over {via} failed: {exc}") from exc
+    digest = hashlib.sha256(bundle).hexdigest()
+    staging = f"{directory}.part"
+    script = (
+        f"echo {digest}'  '{shell.quote(remote)} | sha256sum -c -s && "
+        f"rm -rf {shell.quote(staging)} && mkdir -p {shell.quote(staging)} && "
+        f"xzcat {shell.quote(remote)} | tar -x -C {shell.quote(staging)} && "
+        f"rm -rf {shell.quote(directory)} && mv {shell.quote(staging)} {shell.quote(directory)} && sync"
+    )
+    try:
+        role.run(script, timeout=TRANSFER_TIMEOUT_S)
+    except CommandFailed as exc:
+        raise LabError(f"{role.label}: hil's programs did not unpack into {directory} (a full disk?): {exc}") from exc
+    finally:
+        role.run_status(shell.cmd("rm", "-f", remote), timeout=30)
+    return via
+
+
+def _put_over_console(role: Role, console: object, bundle: bytes, remote: str) -> None:
+    """labgrid's ShellDriver.put, in pieces of CONSOLE_PIECE bytes joined on the board: after XMODEM it trims
+    the padding with `dd bs=1` under a fixed 30 s bound, which a slow board does not meet for a whole bundle."""
+    pieces = [bundle[i : i + CONSOLE_PIECE] for i in range(0, len(bundle), CONSOLE_PIECE)]
+    names = [f"{remote}.{index:03d}" for index in range(len(pieces))]
+    for piece, name in zip(pieces, names, strict=True):
+        console.put_bytes(piece, name)  # type: ignore[attr-defined]
+    role.run(f"cat {' '.join(shell.quote(n) for n in names)} > {shell.quote(remote)} && rm -f {shell.quote(remote)}.*")
+
+
+def _check_runs(role: Role, directory: str, arch: str) -> None:
+    """The board executes what it got: each program, run without arguments, prints its usage and exits 2 (a
+    wrong architecture or a missing loader shows here, by name, instead of in a measurement)."""
+    for name in programs.names():
+        code, output = role.run_status(f"{shell.quote(f'{directory}/bin/{name}')} 2>&1", timeout=30)
+        if code != 2 or "usage:" not in output:
+            raise LabError(
+                f"{role.label}: {name} built for {arch} does not run there (exit {code}): {output.strip()[:500]}"
+            )
