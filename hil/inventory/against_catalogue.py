@@ -4,6 +4,7 @@
 - a band's unit is one of the metric's quantity (a MiB/s band on a MB/s metric is converted later;
   an ms band on a MB/s metric is an error), and a band says something: no floor at or below zero for
   a rate, no negative edge for any quantity;
+- a parameter override that sets one edge keeps the other from the metric's band, and the two must not cross;
 - every setting is one a family declares, of its type and within its range, and the family's own
   cross-checks hold (a transfer no larger than its backing store).
 
@@ -20,6 +21,7 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, TypeA
 from hil.catalogue import Catalogue, Metric, Setting, UnknownName
 from hil.inventory.bands import band_of
 from hil.inventory.schema import BandSettings, Inventory, MetricConfig
+from hil.inventory.specs import merged_band
 from hil.verdict.spec import Direction
 from hil.verdict.units import Quantity, units_of
 
@@ -58,6 +60,7 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
     problems = []
     layers: list[tuple[tuple[str, ...], BandSettings]] = [(loc, config)]
     layers += [((*loc, "params", selector), override) for selector, override in config.params.items()]
+    base = band_of(config, config.unit, metric) if config.has_band else None
     for layer_loc, layer in layers:
         if not layer.has_band:
             continue
@@ -65,6 +68,11 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
         problem = _pointless(band.low, band.high, metric)
         if problem:
             problems.append(Problem(layer_loc, problem))
+        elif layer is not config:
+            try:  # an override keeps the edge it does not set (hil.inventory.specs.merged_band)
+                merged_band(base, layer, config.unit, metric)
+            except ValueError as exc:
+                problems.append(Problem(layer_loc, f"{exc}, the edge it keeps from the metric's band: give both edges"))
     return problems
 
 

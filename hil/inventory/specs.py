@@ -23,6 +23,19 @@ def ceiling_for(metric: Metric, link: Any, params: dict[str, Any]) -> Ceiling | 
     return ceiling
 
 
+def merged_band(below: Band | None, layer: BandSettings, unit: str | None, metric: Metric) -> Band:
+    """The band after `layer`: nominal with tolerance replaces the band; one edge replaces that edge only, the
+    other is kept from the layers below (an override that tightens a minimum must not drop the maximum: a gate
+    that stops gating without anyone noticing). ValueError when the edges cross."""
+    band = band_of(layer, unit, metric)
+    if below is None or layer.nominal is not None:
+        return band
+    return Band(
+        band.low if layer.min is not None else below.low,
+        band.high if layer.max is not None else below.high,
+    )
+
+
 def spec_for(
     pair: PairConfig,
     defaults: Defaults,
@@ -48,8 +61,8 @@ def spec_for(
             )
             for key in ("min", "max", "nominal", "tolerance"):
                 chosen.pop(key, None)
-            if layer.has_band:  # a layer with a band replaces the whole band, never half of it
-                band = band_of(layer, cfg.unit, metric)
+            if layer.has_band:
+                band = merged_band(band, layer, cfg.unit, metric)
             settings.update(chosen)
     return MetricSpec(
         metric=metric.name,

@@ -73,25 +73,28 @@ METRIC_WITH_OVERRIDES = """\
 m:
   unit: MB/s
   min: 50
+  max: 500
   max_cv: 5%
   params:
     # The most specific selector comes first in the file: it must still win.
     bs=64K,dir=read: {max_cv: 2%}
-    bs=64K: {max: 10, max_cv: 9%, warmup: 3}
+    bs=64K: {min: 5, max: 10, max_cv: 9%, warmup: 3}
     dir=read: {min_samples: 7, max_cv: 8%}
-    qd=32: {min: 900}
+    qd=32: {min: 90}
 """
 
 
 @pytest.mark.parametrize(
     ("params", "band", "max_cv", "warmup", "min_samples"),
     [
-        ({"bs": "1M"}, Band(50, None), 0.05, 1, 5),  # no selector matches: the metric's own settings
-        ({"bs": "64K"}, Band(None, 10), 0.09, 3, 5),  # the override's band replaces min 50 entirely
-        ({"dir": "read"}, Band(50, None), 0.08, 1, 7),  # an override without a band keeps the metric's
-        ({"bs": "64K", "dir": "read"}, Band(None, 10), 0.02, 3, 7),  # all three; two keys beat one
-        ({"bs": "64K", "dir": "write"}, Band(None, 10), 0.09, 3, 5),
-        ({"qd": 32}, Band(900, None), 0.05, 1, 5),  # parameter values are compared as text
+        ({"bs": "1M"}, Band(50, 500), 0.05, 1, 5),  # no selector matches: the metric's own settings
+        ({"bs": "64K"}, Band(5, 10), 0.09, 3, 5),  # both edges given: the override's band
+        ({"dir": "read"}, Band(50, 500), 0.08, 1, 7),  # an override without a band keeps the metric's
+        ({"bs": "64K", "dir": "read"}, Band(5, 10), 0.02, 3, 7),  # all three; two keys beat one
+        ({"bs": "64K", "dir": "write"}, Band(5, 10), 0.09, 3, 5),
+        # Parameter values are compared as text; one edge set, the other (max 500) kept: an override that
+        # tightens a floor must not drop the ceiling.
+        ({"qd": 32}, Band(90, 500), 0.05, 1, 5),
     ],
 )
 def test_parameter_overrides(spec, params, band, max_cv, warmup, min_samples):
@@ -110,7 +113,7 @@ def test_an_override_band_replaces_a_nominal_band_and_vice_versa(spec):
         bs=64K: {min: 150}
         bs=4K: {nominal: 40, tolerance: 4}
     """
-    assert spec(metrics, {"bs": "64K"}).band == Band(150, None)
+    assert spec(metrics, {"bs": "64K"}).band == Band(150, 275)  # a new floor; the ceiling (250 + 10%) stays
     assert spec(metrics, {"bs": "4K"}).band == Band(36, 44)
 
 
@@ -148,3 +151,8 @@ def test_fixed_samples_pass_through_and_the_ceiling_comes_from_the_catalogue_and
 def test_a_metric_without_a_band_is_rejected(write_boards, catalogue):
     with pytest.raises(InventoryError, match=r"line 9: pairs/vpair/metrics/test.rate: a metric needs a band"):
         load_inventory(write_boards(PAIR + "      test.rate: {unit: MB/s, max_cv: 5%}\n"), catalogue)
+
+
+def test_an_override_whose_one_edge_crosses_the_kept_one_is_an_error_naming_it(spec):
+    with pytest.raises(InventoryError, match=r"params/bs=64K: band min 600.0 is above max 500.0, the edge it keeps"):
+        spec("m: {unit: MB/s, min: 50, max: 500, params: {bs=64K: {min: 600}}}")
