@@ -60,11 +60,22 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
     problems = []
     layers: list[tuple[tuple[str, ...], BandSettings]] = [(loc, config)]
     layers += [((*loc, "params", selector), override) for selector, override in config.params.items()]
-    base = band_of(config, config.unit, metric) if config.has_band else None
+    try:
+        base = band_of(config, config.unit, metric) if config.has_band else None
+    except ValueError as exc:  # a tolerance in a unit of another quantity (5 ms on a MB/s metric)
+        return [Problem((*loc, "tolerance"), str(exc))]
+    if base is not None and base.low is None and metric.direction is Direction.HIGHER and metric.quantity in RATES:
+        problems.append(
+            Problem(loc, f"{name} has a maximum and no minimum: a rate gated from above only passes a dead link")
+        )
     for layer_loc, layer in layers:
         if not layer.has_band:
             continue
-        band = band_of(layer, config.unit, metric)
+        try:
+            band = band_of(layer, config.unit, metric)
+        except ValueError as exc:  # a tolerance in a unit of another quantity (5 ms on a MB/s metric)
+            problems.append(Problem((*layer_loc, "tolerance"), str(exc)))
+            continue
         problem = _pointless(band.low, band.high, metric)
         if problem:
             problems.append(Problem(layer_loc, problem))
@@ -83,6 +94,8 @@ def _units(metric: Metric) -> tuple[str, ...]:
 def _pointless(low: float | None, high: float | None, metric: Metric) -> str | None:
     """Why a band's edges cannot mean what was intended, or None."""
     unit = metric.unit
+    if unit == "%" and any(edge is not None and edge > 100 for edge in (low, high)):
+        return f"a band edge above 100 % for a percentage ({low}, {high}) passes what cannot happen"
     if low is not None and low < 0:
         return f"band floor {low:g} {unit} is below 0: a {metric.quantity} is never negative (tolerance above 100%?)"
     rate = metric.quantity in RATES

@@ -98,6 +98,14 @@ class BandSettings(Sampling):
     nominal: float | None = None
     tolerance: Tolerance | None = None
 
+    @field_validator("min", "max", "nominal", mode="before")
+    @classmethod
+    def _a_number(cls, value: object) -> object:
+        # YAML's `true` and '10' would pass as 1.0 and 10.0: a band edge is written as a number, nothing else.
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise ValueError(f"a band edge is a number, not {value!r} ({type(value).__name__})")
+        return value
+
     @field_validator("tolerance", mode="before")
     @classmethod
     def _parse_tolerance(cls, value: object) -> object:

@@ -67,7 +67,7 @@ CASES = {
         f"{METRIC}/max_vc",
         "unknown key (typo?)",
     ),
-    "wrong type": ([("        min: 8\n", f"        min: fast  {MARK}\n")], f"{METRIC}/min", "valid number"),
+    "wrong type": ([("        min: 8\n", f"        min: fast  {MARK}\n")], f"{METRIC}/min", "is a number, not 'fast'"),
     "not finite": ([("        min: 8\n", f"        min: .nan  {MARK}\n")], f"{METRIC}/min", "finite number"),
     "nominal without tolerance": (
         [("      usb.msc.read:\n", f"      usb.msc.read:  {MARK}\n"), ("min: 8", "nominal: 8")],

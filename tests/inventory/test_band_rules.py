@@ -1,0 +1,49 @@
+"""Band entries that would stop gating without anyone noticing are refused at load, naming the key (issue:
+numbers that cannot lie, 2026-11-24: each of these was accepted silently or crashed with a traceback)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hil.errors import InventoryError
+from hil.inventory.loader import load_inventory
+
+PAIR = """\
+pairs:
+  p:
+    env: hil:vlab/env.yaml
+    vlab: true
+    roles: {{host: {{target: vboard}}, device: {{target: vboard}}}}
+    link: {{type: usb, speed: high, udc: dummy_udc.0}}
+    metrics:
+      {metric}: {body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("metric", "body", "problem"),
+    [
+        ("usb.msc.read", "{unit: MB/s, max: 500}", "usb.msc.read: usb.msc.read has a maximum and no minimum"),
+        ("usb.net.udp.loss", "{max: 150}", "usb.net.udp.loss: a band edge above 100 % for a percentage"),
+        ("usb.msc.read", "{unit: MB/s, min: true}", "usb.msc.read/min: a band edge is a number, not True (bool)"),
+        ("usb.msc.read", "{unit: MB/s, min: '10'}", "usb.msc.read/min: a band edge is a number, not '10' (str)"),
+        (
+            "usb.msc.read",
+            "{unit: MB/s, nominal: 100, tolerance: 5 ms}",
+            "usb.msc.read/tolerance: cannot convert 'ms' (time) to 'MB/s' (data rate)",
+        ),
+    ],
+    ids=["max only on a rate", "loss above 100%", "min: true", "quoted number", "tolerance in ms on MB/s"],
+)
+def test_a_band_that_cannot_gate_is_an_inventory_error(tmp_path, metric, body, problem):
+    path = tmp_path / "boards.yaml"
+    path.write_text(PAIR.format(metric=metric, body=body))
+    with pytest.raises(InventoryError, match="line 8: pairs/p/metrics/") as caught:
+        load_inventory(path)
+    assert problem in str(caught.value)
+
+
+def test_a_latency_may_be_gated_from_above_alone(tmp_path):
+    path = tmp_path / "boards.yaml"
+    path.write_text(PAIR.format(metric="usb.net.udp.jitter", body="{unit: ms, max: 4}"))
+    assert load_inventory(path).boards["p"]
