@@ -12,9 +12,7 @@ The build is named by a hash of the sources, the Makefile and the compiler's ver
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
 import platform
 import shutil
 import subprocess
@@ -22,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hil import rootfs
+from hil import cache, rootfs
 from hil.errors import LabError
 
 SOURCE_DIR = Path(__file__).resolve().parent / "tools"
@@ -79,10 +77,7 @@ def compiler_for(arch: str) -> str:
 
 
 def cache_root() -> Path:
-    if "HIL_PROGRAMS_CACHE" in os.environ:
-        return Path(os.environ["HIL_PROGRAMS_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "hil" / "programs"
+    return cache.root("programs", "HIL_PROGRAMS_CACHE")
 
 
 def build(arch: str, *, root: Path | None = None) -> ProgramsBuild:
@@ -96,9 +91,7 @@ def build(arch: str, *, root: Path | None = None) -> ProgramsBuild:
     name = digest.hexdigest()[:16]
     root = root or cache_root()
     directory = root / f"{arch}-{name}"
-    root.mkdir(parents=True, exist_ok=True)
-    with (root / ".lock").open("w") as lock:  # parallel workers build once
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with cache.locked(root):  # parallel workers build once
         if not (directory / ".complete").is_file():
             _make(compiler, directory)
     files = {

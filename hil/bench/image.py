@@ -20,10 +20,8 @@ hash of its inputs: package versions, this builder and the board's files.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -33,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hil import rootfs
+from hil import cache, rootfs
 from hil.bench import debian
 from hil.errors import VlabImageError
 
@@ -128,10 +126,7 @@ class BenchImage:
 
 
 def default_cache_root() -> Path:
-    if "HIL_BENCH_CACHE" in os.environ:
-        return Path(os.environ["HIL_BENCH_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "hil" / "bench"
+    return cache.root("bench", "HIL_BENCH_CACHE")
 
 
 def uboot_version(binary: Path = UBOOT) -> str:
@@ -180,8 +175,7 @@ def build_inputs() -> dict:
     }
 
 
-def inputs_hash(inputs: dict) -> str:
-    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
+inputs_hash = cache.inputs_hash
 
 
 def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=print) -> BenchImage:  # noqa: ANN001
@@ -189,9 +183,7 @@ def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=pri
     cache_root = cache_root or default_cache_root()
     inputs = build_inputs()
     target = cache_root / inputs_hash(inputs)
-    cache_root.mkdir(parents=True, exist_ok=True)
-    with (cache_root / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with cache.locked(cache_root):
         if force and target.exists():
             shutil.rmtree(target)
         if not (target / "manifest.json").is_file():

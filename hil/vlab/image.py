@@ -10,10 +10,8 @@ this builder's own files), so a second run reuses it and any change of input reb
 from __future__ import annotations
 
 import argparse
-import fcntl
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -23,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hil import rootfs
+from hil import cache, rootfs
 from hil.errors import VlabImageError
 
 BUILDER_VERSION = 1
@@ -126,10 +124,7 @@ class VlabImage:
 
 
 def default_cache_root() -> Path:
-    if "HIL_VLAB_CACHE" in os.environ:
-        return Path(os.environ["HIL_VLAB_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "hil" / "vlab"
+    return cache.root("vlab", "HIL_VLAB_CACHE")
 
 
 def find_kernel(boot_dir: Path = Path("/boot"), modules_dir: Path = Path("/lib/modules")) -> tuple[str, Path]:
@@ -194,8 +189,7 @@ def build_inputs() -> dict:
     }
 
 
-def inputs_hash(inputs: dict) -> str:
-    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
+inputs_hash = cache.inputs_hash
 
 
 def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=print) -> VlabImage:  # noqa: ANN001
@@ -203,10 +197,8 @@ def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=pri
     cache_root = cache_root or default_cache_root()
     inputs = build_inputs()
     target = cache_root / inputs_hash(inputs)
-    cache_root.mkdir(parents=True, exist_ok=True)
     # One builder at a time: parallel pytest workers all ask for the image at start-up.
-    with (cache_root / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with cache.locked(cache_root):
         if force and target.exists():
             shutil.rmtree(target)
         if not (target / "manifest.json").is_file():
