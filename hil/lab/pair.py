@@ -50,7 +50,7 @@ class Environments:
                 "LG_COORDINATOR, or coordinator/address in boards.yaml"
             )
         if self._remote is None:
-            self._remote = places.Coordinator(self.coordinator)
+            self._remote = places.Coordinator(self.coordinator, places.UsersChoice.from_environ())
         lease = places.lease_pair(board, self._remote, self.wait_s)
         self.leases.append(lease)
         return lease

@@ -171,3 +171,47 @@ def test_the_place_of_a_live_run_of_this_host_is_not_taken(hil_run: HilRun):
         live.send_signal(signal.SIGTERM)
         live.communicate(timeout=60)
     assert [r["run"] for r in hil_run.records()] == []  # L was stopped while holding, M never got the place
+
+
+def _token(printed: str) -> str:
+    assert printed.startswith("export LG_TOKEN="), printed
+    return printed.strip().split("=", 1)[1]
+
+
+def test_a_reservation_made_with_labgrid_client_is_used_and_stays_the_users(hil_run: HilRun):
+    # The labgrid way: `eval $(labgrid-client reserve --wait --shell ...)`, then the run on LG_TOKEN's place.
+    lab = hil_run.lab
+    token = _token(lab.client("reserve", "--wait", "--shell", "name=vboard-2"))
+    try:
+        hil_run.write({"remote": remote_pair({"tags": {"kind": "vlab"}})}, RECORDING_TEST)
+        result = hil_run.run(RUN="T", LG_TOKEN=token)
+        assert result.returncode == 0, result.stdout
+        [record] = hil_run.records()
+        assert record["place"] == "vboard-2 (exporter hil-vlab)"
+        assert lab.acquired() == {}  # hil locked it for the run and released it
+        assert f"Reservation '{token}'" in lab.reservations()  # the reservation is the user's to cancel
+    finally:
+        lab.client("cancel-reservation", token)
+
+
+def test_a_place_acquired_by_hand_is_used_and_left_acquired(hil_run: HilRun):
+    lab = hil_run.lab
+    lab.client("-p", "vboard-1", "acquire")
+    try:
+        hil_run.write({"remote": remote_pair({"tags": {"kind": "vlab"}})}, RECORDING_TEST)
+        result = hil_run.run(RUN="P", LG_PLACE="vboard-1")
+        assert result.returncode == 0, result.stdout
+        assert [r["place"] for r in hil_run.records()] == ["vboard-1 (exporter hil-vlab)"]
+        assert lab.acquired() == {"vboard-1": ME}  # the user's lock, kept
+    finally:
+        lab.client("-p", "vboard-1", "release")
+
+
+def test_lg_place_that_does_not_suit_the_pair_is_an_error_not_another_board(hil_run: HilRun):
+    hil_run.write({"remote": remote_pair({"name": "vboard-1"})}, RECORDING_TEST)
+
+    result = hil_run.run(RUN="W", LG_PLACE="vboard-2")
+
+    assert result.returncode == 6, result.stdout
+    assert "LG_PLACE=vboard-2 is place vboard-2" in result.stdout and "does not match name=vboard-1" in result.stdout
+    assert hil_run.records() == []

@@ -79,6 +79,17 @@ def read(coordinator: str, place: str) -> HolderRecord | None:
         return None  # no record, or not one hil wrote: nothing proves who holds the place
 
 
+def records(coordinator: str) -> list[HolderRecord]:
+    """Every record of this user for places of `coordinator`."""
+    found = []
+    for path in sorted(records_dir().glob("*.json")):
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            record = HolderRecord(**json.loads(path.read_text()))
+            if record.coordinator == coordinator and path == _path(coordinator, record.place):
+                found.append(record)
+    return found
+
+
 def remove(record: HolderRecord) -> None:
     """Remove the place's record if it is still this one (a later holder may have written its own)."""
     if read(record.coordinator, record.place) == record:

@@ -1,35 +1,43 @@
 """Board pairs on a shared lab: labgrid places reserved through the coordinator, locked, always released.
 
-labgrid is the distributed engine; hil only drives it, in the order `labgrid-client reserve --wait`
-and `acquire` would:
+labgrid is the distributed engine; hil drives it through its public interface, `labgrid-client` (the
+same commands a lab engineer types, so a labgrid upgrade that keeps its command line keeps hil working):
 
-1. a reservation with the role's filter (tags, or `name=<place>`), polled until the coordinator
-   allocates a place, for at most the inventory's `coordinator.wait_s`; past that bound the pair is an
-   ERROR naming who holds each matching place, never a hang;
-2. the allocated place is acquired (locked): nobody else can acquire it until it is released;
+1. `reserve --shell KEY=VALUE...` with the role's filter (tags, or `name=<place>`), then `wait TOKEN`
+   until the coordinator allocates a place, for at most the inventory's `coordinator.wait_s`; past that
+   bound the pair is an ERROR naming who holds each matching place, never a hang;
+2. `-p +TOKEN acquire`: the allocated place is locked; nobody else can acquire it until it is released;
 3. a labgrid Environment from the pair's env file whose target's `RemotePlace` names that place: the
    drivers (power, serial, shell, BoardStrategy) bind to the resources the exporter serves;
 4. on every way out (end of the pair's tests, a failure, Ctrl-C, SIGTERM via hil.signals): board
-   powered off, place released, reservation cancelled.
+   powered off, `release`, `cancel-reservation`.
+
+labgrid's own conventions are honoured: with `LG_TOKEN` set (a `labgrid-client reserve --wait --shell`
+made beforehand) or `LG_PLACE` (a place chosen, or already acquired, by hand), the roles whose filter that
+place satisfies use it instead of a reservation of hil's; hil locks it only if nobody has, and gives back
+only what it took (the user's reservation and lock stay the user's).
 
 A run killed with SIGKILL has no way out: while waiting, hil releases the matching places that a dead
-hil process of this host and user still holds (hil.lab.board.holders says which), as `labgrid-client release
---kick` would, and never a place of a live run.
-
-hil uses the same client session as labgrid's RemotePlace resources (one per process), so the place it
-acquired is the one the targets see as acquired by this host and user.
+hil process of this host and user still holds (hil.lab.board.holders says which), with `release-from
+HOST/USER` (released only if still that holder's), and never a place of a live run.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import ctypes
+import getpass
 import logging
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
 import time
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from labgrid import Environment
 
@@ -39,144 +47,317 @@ from hil.inventory.schema import PlaceConfig
 from hil.lab.board import holders
 
 log = logging.getLogger("hil.remote")
-CALL_TIMEOUT_S = 30.0  # one coordinator call; a coordinator that does not answer in this is gone
-POLL_S = 0.5
+CALL_TIMEOUT_S = 30.0  # one labgrid-client call; a coordinator that does not answer in this is gone
+POLL_S = 1.0
 
 
 class PlaceUnavailable(LabError):
     """No place matching a pair's filter became free within the bound (names who holds them)."""
 
 
+def client_identity() -> str:
+    """`host/user` as labgrid-client and RemotePlace name this process to the coordinator."""
+    return f"{os.environ.get('LG_HOSTNAME', socket.gethostname())}/{os.environ.get('LG_USERNAME', getpass.getuser())}"
+
+
+def labgrid_client_program() -> str:
+    """The labgrid-client of the labgrid hil runs with (beside this Python), else the one on PATH."""
+    beside = Path(sys.executable).parent / "labgrid-client"
+    found = str(beside) if beside.is_file() else shutil.which("labgrid-client")
+    if found is None:
+        raise LabError("labgrid-client is not installed (it comes with labgrid: pip install labgrid)")
+    return found
+
+
+@dataclass(frozen=True)
+class PlaceView:
+    """A place as `labgrid-client -v places` shows it."""
+
+    name: str
+    tags: dict[str, str]
+    acquired: str | None  # host/user
+    reservation: str | None  # token
+    exporters: tuple[str, ...]
+
+    def satisfies(self, filters: dict[str, str]) -> bool:
+        return all((self.name if key == "name" else self.tags.get(key)) == value for key, value in filters.items())
+
+
+@dataclass(frozen=True)
+class ReservationView:
+    """A reservation as `labgrid-client reservations` shows it."""
+
+    token: str
+    owner: str
+    state: str  # waiting, allocated, acquired, expired, invalid
+    allocations: tuple[str, ...]
+
+
+def _blocks(text: str, header: re.Pattern[str]) -> dict[str, list[str]]:
+    """Top-level `Header 'NAME':` blocks of labgrid-client's listing, each with its indented lines."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        found = header.fullmatch(line)
+        if found:
+            current = blocks.setdefault(found.group(1), [])
+        elif current is not None and line.startswith("  "):
+            current.append(line[2:])
+    return blocks
+
+
+def _field(lines: list[str], key: str) -> str | None:
+    for line in lines:
+        if line.startswith(f"{key}: "):
+            return line.split(": ", 1)[1].strip()
+    return None
+
+
+def _sublist(lines: list[str], key: str) -> list[str]:
+    """The lines indented under `key:`."""
+    items: list[str] = []
+    inside = False
+    for line in lines:
+        if line == f"{key}:":
+            inside = True
+        elif inside and line.startswith("  "):
+            items.append(line.strip())
+        else:
+            inside = False
+    return items
+
+
+def parse_places(text: str) -> dict[str, PlaceView]:
+    places = {}
+    for name, lines in _blocks(text, re.compile(r"Place '(.+)':")).items():
+        tags = dict(pair.split("=", 1) for pair in (_field(lines, "tags") or "").split(", ") if "=" in pair)
+        acquired = _field(lines, "acquired")
+        resources = [item.split(" -> ")[0] for item in _sublist(lines, "acquired resources")]
+        exporters = tuple(sorted({path.split("/")[0] for path in resources}))
+        places[name] = PlaceView(
+            name, tags, None if acquired in (None, "None") else acquired, _field(lines, "reservation"), exporters
+        )
+    return places
+
+
+def parse_reservations(text: str) -> dict[str, ReservationView]:
+    reservations = {}
+    for token, lines in _blocks(text, re.compile(r"Reservation '(.+)':")).items():
+        allocated = [item.split(": ", 1)[1] for item in _sublist(lines, "allocations") if ": " in item]
+        places = tuple(name for item in allocated for name in item.split(", "))
+        reservations[token] = ReservationView(
+            token, _field(lines, "owner") or "?", _field(lines, "state") or "?", places
+        )
+    return reservations
+
+
+def _die_with_parent() -> None:
+    """In a child: be sent SIGTERM when hil dies, even by SIGKILL (a `wait` must not outlive its run)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class LabgridClient:
+    """`labgrid-client -x ADDRESS ...`: every call bounded, every failure a LabError with labgrid's words."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.program = labgrid_client_program()
+
+    def _command(self, args: tuple[str, ...]) -> list[str]:
+        return [self.program, "-x", self.address, *args]
+
+    def __call__(self, *args: str, timeout: float = CALL_TIMEOUT_S) -> str:
+        environ = {k: v for k, v in os.environ.items() if k not in ("LG_PLACE", "LG_TOKEN", "LG_ENV", "LG_STATE")}
+        try:
+            done = subprocess.run(
+                self._command(args), capture_output=True, text=True, timeout=timeout, env=environ, check=False
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise LabError(
+                f"coordinator {self.address} did not answer `labgrid-client {' '.join(args)}` within {timeout:.0f} s"
+            ) from exc
+        if done.returncode != 0:
+            said = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()
+            raise LabError(f"coordinator {self.address}: `labgrid-client {' '.join(args)}` failed: {said[-1]}")
+        return done.stdout
+
+    def spawn(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            self._command(args),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_die_with_parent,
+        )
+
+    def places(self) -> dict[str, PlaceView]:
+        return parse_places(self("-v", "places"))
+
+    def reservations(self) -> dict[str, ReservationView]:
+        return parse_reservations(self("reservations"))
+
+
 @dataclass
 class HeldPlace:
-    """A place hil reserved and acquired for one target of a pair."""
+    """A place one target of a pair runs on, and what hil took to hold it (and so must give back)."""
 
     name: str
     token: str
-    exporters: list[str]
+    exporters: tuple[str, ...]
     waited_s: float
     record: holders.HolderRecord | None = None  # this process as the holder, on this host
+    locked_by_hil: bool = True  # False: the user had acquired it (LG_PLACE/LG_TOKEN): the lock stays theirs
+    reserved_by_hil: bool = True  # False: the reservation is the user's (LG_TOKEN): never cancelled by hil
 
     def describe(self) -> str:
         return f"{self.name} (exporter {', '.join(self.exporters) or 'none'})"
 
 
+@dataclass(frozen=True)
+class UsersChoice:
+    """The place a user chose with labgrid's own variables: LG_TOKEN (a reservation) or LG_PLACE."""
+
+    token: str | None
+    place: str | None
+
+    @classmethod
+    def from_environ(cls) -> UsersChoice | None:
+        token, place = os.environ.get("LG_TOKEN") or None, os.environ.get("LG_PLACE") or None
+        return cls(token, place) if token or place else None
+
+    def describe(self) -> str:
+        return f"LG_TOKEN={self.token}" if self.token else f"LG_PLACE={self.place}"
+
+
 class Coordinator:
     """hil's side of the labgrid coordinator: reserve, acquire, release, and who holds what."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, users_choice: UsersChoice | None = None) -> None:
         self.address = address
-        self._session: Any = None
+        self.client = LabgridClient(address)
+        self.identity = client_identity()
+        self.users_choice = users_choice
 
-    @property
-    def session(self) -> Any:
-        if self._session is None:
-            from labgrid.remote.client import ServerError
-            from labgrid.resource.remote import RemotePlaceManager
+    def places(self) -> dict[str, PlaceView]:
+        return self.client.places()
 
-            manager = RemotePlaceManager.get()
-            if manager.session is None:
-                manager.url, manager.env = self.address, None
-                try:
-                    manager._start()  # the session RemotePlace resources will use too
-                except (ConnectionRefusedError, ServerError, OSError) as exc:
-                    raise LabError(f"labgrid coordinator {self.address} does not answer: {exc}") from exc
-            elif manager.url != self.address:
-                raise LabError(f"one coordinator per run: already connected to {manager.url}, not {self.address}")
-            self._session = manager.session
-        return self._session
-
-    @property
-    def identity(self) -> str:
-        return f"{self.session.gethostname()}/{self.session.getuser()}"
-
-    def _call(self, coroutine: Coroutine[Any, Any, Any], timeout: float = CALL_TIMEOUT_S) -> Any:
-        import grpc
-
-        try:
-            return self.session.loop.run_until_complete(asyncio.wait_for(coroutine, timeout))
-        except grpc.aio.AioRpcError as exc:
-            raise LabError(f"coordinator {self.address}: {exc.details()}") from exc
-        except TimeoutError as exc:
-            raise LabError(f"coordinator {self.address} did not answer within {timeout:.0f} s") from exc
-
-    def sync(self) -> None:
-        if not self._call(self.session.sync_with_coordinator()):
-            raise LabError(f"lost the connection to coordinator {self.address}")
-
-    def places(self) -> dict[str, Any]:
-        self.sync()
-        return dict(self.session.places)
-
-    def reservations(self) -> dict[str, Any]:
-        from labgrid.remote.common import Reservation
-        from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
-
-        response = self._call(self.session.stub.GetReservations(pb2.GetReservationsRequest()))
-        return {r.token: Reservation.from_pb2(r) for r in response.reservations}
-
-    def matching(self, wanted: PlaceConfig) -> dict[str, Any]:
+    def matching(self, wanted: PlaceConfig) -> dict[str, PlaceView]:
         filters = wanted.filters()
-        return {
-            name: place
-            for name, place in self.places().items()
-            if all((name if key == "name" else place.tags.get(key)) == value for key, value in filters.items())
-        }
+        return {name: place for name, place in self.places().items() if place.satisfies(filters)}
 
     def reserve(self, wanted: PlaceConfig, wait_s: float) -> HeldPlace:
-        """Reserve a place matching `wanted`, wait (bounded) for it, acquire it."""
-        from labgrid.remote.common import Reservation, ReservationState
-        from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
-
+        """The place for a role: the user's choice (LG_TOKEN/LG_PLACE), else reserved, waited for, acquired."""
+        if self.users_choice is not None:
+            return self._take_users_choice(wanted, wait_s)
         self.reclaim(wanted)
-        candidates = self.matching(wanted)
-        if not candidates:
+        if not self.matching(wanted):
             known = ", ".join(f"{n} ({_tags(p.tags)})" for n, p in sorted(self.places().items())) or "none"
             raise LabError(f"no place on coordinator {self.address} matches {wanted.describe()} (places: {known})")
-        request = pb2.CreateReservationRequest(
-            filters={"main": pb2.Reservation.Filter(filter=wanted.filters())}, prio=0.0
-        )
-        token = self._call(self.session.stub.CreateReservation(request)).reservation.token
+        filters = [f"{key}={value}" for key, value in wanted.filters().items()]
+        token = self._token(self.client("reserve", "--shell", *filters))
         started = time.monotonic()
         record = None
         try:
+            name = self._wait(token, wanted, wait_s, started)
+            # Recorded before the lock is taken: a kill between the two must not leave a lock nobody can trace.
+            record = holders.HolderRecord.mine(self.address, name, self.identity, token)
+            holders.write(record)
+            self.client("-p", f"+{token}", "acquire")
+        except BaseException:  # a bound, Ctrl-C, SIGTERM: the reservation must not hold a place for nobody
+            with contextlib.suppress(Exception):
+                self.client("cancel-reservation", token)
+            if record is not None:
+                holders.remove(record)
+            raise
+        held = HeldPlace(name, token, self.places()[name].exporters, time.monotonic() - started, record)
+        log.info("acquired place %s for %s after %.1f s", held.describe(), wanted.describe(), held.waited_s)
+        return held
+
+    def _token(self, printed: str) -> str:
+        found = re.search(r"^export LG_TOKEN=(\S+)$", printed, re.MULTILINE)
+        if found is None:
+            raise LabError(f"coordinator {self.address}: `labgrid-client reserve` printed no token: {printed!r}")
+        return found.group(1)
+
+    def _wait(self, token: str, wanted: PlaceConfig, wait_s: float, started: float) -> str:
+        """`labgrid-client wait TOKEN` (it keeps the reservation alive), bounded; the allocated place."""
+        waiter = self.client.spawn("wait", token)
+        try:
             while True:
-                response = self._call(self.session.stub.PollReservation(pb2.PollReservationRequest(token=token)))
-                reservation = Reservation.from_pb2(response.reservation)
-                if reservation.state is ReservationState.allocated:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    waiter.wait(POLL_S)
+                if waiter.poll() is not None:
                     break
-                if reservation.state is not ReservationState.waiting:
-                    raise LabError(f"reservation {token} for {wanted.describe()} is {reservation.state.name}")
-                waited = time.monotonic() - started
                 if self.reclaim(wanted):
                     continue  # the coordinator allocates the freed place at once
-                if waited > wait_s:
+                if time.monotonic() - started > wait_s:
                     raise PlaceUnavailable(
                         f"no place matching {wanted.describe()} became free within {wait_s:g} s: "
                         + self.holders(wanted)
                     )
-                time.sleep(POLL_S)
-            name = reservation.allocations["main"][0]
-            # Recorded before the lock is taken: a kill between the two must not leave a lock nobody can trace.
-            record = holders.HolderRecord.mine(self.address, name, self.identity, token)
-            holders.write(record)
-            self._call(self.session.stub.AcquirePlace(pb2.AcquirePlaceRequest(placename=name)))
-            self.sync()
-        except BaseException:  # a bound, Ctrl-C, SIGTERM: the reservation must not hold a place for nobody
-            with contextlib.suppress(Exception):
-                self._cancel(token)
-            if record is not None:
+        finally:
+            if waiter.poll() is None:
+                waiter.terminate()
+            _, said = waiter.communicate(timeout=10)
+        reservation = self.client.reservations().get(token)
+        if waiter.returncode != 0 or reservation is None or reservation.state != "allocated":
+            state = reservation.state if reservation else "gone"
+            raise LabError(f"reservation {token} for {wanted.describe()} is {state} ({(said or '').strip()})")
+        return reservation.allocations[0]
+
+    def _take_users_choice(self, wanted: PlaceConfig, wait_s: float) -> HeldPlace:
+        choice = self.users_choice
+        assert choice is not None
+        started = time.monotonic()
+        if choice.token:
+            reservation = self.client.reservations().get(choice.token)
+            if reservation is None:
+                raise LabError(f"{choice.describe()}: no such reservation on coordinator {self.address}")
+            name = self._wait(choice.token, wanted, wait_s, started) if reservation.state == "waiting" else None
+            name = name or (reservation.allocations[0] if reservation.allocations else None)
+            if name is None:
+                raise LabError(f"{choice.describe()}: the reservation is {reservation.state}, with no place")
+        else:
+            assert choice.place
+            shown = self.client("-p", choice.place, "show")  # labgrid's own name/alias matching
+            found = re.match(r"Place '(.+)':", shown)
+            if found is None:
+                raise LabError(f"{choice.describe()}: labgrid-client show printed no place: {shown[:200]!r}")
+            name = found.group(1)
+        place = self.places()[name]
+        if not place.satisfies(wanted.filters()):
+            raise LabError(
+                f"{choice.describe()} is place {name} ({_tags(place.tags)}), which does not match "
+                f"{wanted.describe()}: unset it, or deselect the pairs it does not suit (-k)"
+            )
+        record = None
+        if place.acquired == self.identity:
+            pass  # acquired by hand before the run: used, and left acquired
+        elif place.acquired is not None:
+            raise PlaceUnavailable(f"{choice.describe()}: place {name} is acquired by {place.acquired}")
+        else:
+            record = holders.HolderRecord.mine(self.address, name, self.identity, "")
+            holders.write(record)  # before the lock, as for a reservation of hil's
+            try:
+                self.client("-p", f"+{choice.token}" if choice.token else name, "acquire")
+            except BaseException:
                 holders.remove(record)
-            raise
-        place = self.session.places[name]
-        exporters = sorted({path[0] for path in place.acquired_resources})
-        held = HeldPlace(name, token, exporters, time.monotonic() - started, record)
-        log.info("acquired place %s for %s after %.1f s", held.describe(), wanted.describe(), held.waited_s)
-        return held
+                raise
+        log.info("using place %s named by %s", name, choice.describe())
+        return HeldPlace(
+            name,
+            choice.token or "",
+            self.places()[name].exporters,
+            time.monotonic() - started,
+            record,
+            locked_by_hil=record is not None,
+            reserved_by_hil=False,
+        )
 
     def holders(self, wanted: PlaceConfig) -> str:
         """Who holds each place matching `wanted`, for an error message."""
-        reservations = self.reservations()
+        reservations = self.client.reservations()
         parts = []
         for name, place in sorted(self.matching(wanted).items()):
             if place.acquired:
@@ -190,48 +371,42 @@ class Coordinator:
 
     def reclaim(self, wanted: PlaceConfig) -> list[str]:
         """Release the places matching `wanted` that a dead hil process of this host and user still holds."""
-        from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
-
+        dead = {r.place: r for r in holders.records(self.address) if r.identity == self.identity and not r.alive()}
+        if not dead:
+            return []  # the usual case, decided without asking the coordinator
         freed = []
-        identity = self.identity
         for name, place in sorted(self.matching(wanted).items()):
-            if place.acquired not in (identity, None):
+            record = dead.get(name)
+            if record is None or place.acquired not in (self.identity, None):
                 continue
-            record = holders.read(self.address, name)
-            if record is None or record.identity != identity or record.alive():
-                continue
-            if place.acquired is None and place.reservation != record.token:
+            if place.acquired is None and (not record.token or place.reservation != record.token):
                 continue  # killed before it acquired: only its reservation may still hold the place
-            # fromuser: released only if still acquired by that identity, as `release --kick` does
-            request = pb2.ReleasePlaceRequest(placename=name, fromuser=identity)
-            self._call(self.session.stub.ReleasePlace(request))
-            with contextlib.suppress(LabError):  # gone already if it expired
-                self._cancel(record.token)
+            if place.acquired is not None:
+                # atomic: released only if still acquired by that identity (a live run may have taken it since)
+                self.client("-p", name, "release-from", self.identity)
+            if record.token:
+                with contextlib.suppress(LabError):  # gone already if it expired
+                    self.client("cancel-reservation", record.token)
             holders.remove(record)
             log.warning("released place %s: its holder, %s, is gone (killed?)", name, record.describe())
             freed.append(name)
         return freed
 
     def release(self, held: HeldPlace) -> None:
-        """Release the place and cancel its reservation; each step is attempted, errors are logged."""
-        from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
-
-        try:
-            self._call(self.session.stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=held.name)))
-        except Exception as exc:
-            log.warning("releasing place %s: %s", held.name, exc)
-        try:
-            self._cancel(held.token)
-        except Exception as exc:
-            log.warning("cancelling reservation %s of place %s: %s", held.token, held.name, exc)
+        """Give back what hil took for the place; each step is attempted, errors are logged."""
+        if held.locked_by_hil:
+            try:
+                self.client("-p", held.name, "release")
+            except Exception as exc:
+                log.warning("releasing place %s: %s", held.name, exc)
+        if held.reserved_by_hil:
+            try:
+                self.client("cancel-reservation", held.token)
+            except Exception as exc:
+                log.warning("cancelling reservation %s of place %s: %s", held.token, held.name, exc)
         if held.record is not None:
             holders.remove(held.record)
         log.info("released place %s", held.name)
-
-    def _cancel(self, token: str) -> None:
-        from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
-
-        self._call(self.session.stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
 
 
 def _tags(tags: dict[str, str]) -> str:
@@ -266,6 +441,12 @@ def lease_pair(board: Board, coordinator: Coordinator, wait_s: float) -> Lease:
         for role in board.config.roles.values():
             if role.place is not None and role.target not in lease.held:
                 lease.held[role.target] = coordinator.reserve(role.place, wait_s)
+        names = [held.name for held in lease.held.values()]
+        if len(set(names)) != len(names):
+            raise LabError(
+                f"{board.name}: its targets ({', '.join(lease.held)}) were given one place, {names[0]} "
+                "(LG_PLACE/LG_TOKEN name one place: run the pairs with one target there)"
+            )
         lease.env = remote_environment(board.env_path, coordinator.address, {t: h.name for t, h in lease.held.items()})
     except BaseException:
         lease.release()
