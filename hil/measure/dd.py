@@ -27,7 +27,7 @@ C_LOCALE = "LC_ALL=C "
 # The seconds are taken loosely here and then checked strictly by ascii_float ("1.2.3" is an error).
 _SUMMARY = re.compile(
     r"(?P<bytes>[0-9]+) bytes? (?:\([0-9.]+ [kMGTPEZYRQ]?B(?:, [0-9.]+ [KMGTPEZYRQ]?iB)?\) )?copied, "
-    r"(?P<seconds>[0-9][0-9.e+-]*) s, (?:[0-9.]+ [kMGTPEZYRQ]?|Infinity )B/s",
+    r"(?P<seconds>[0-9][0-9.e+-]*) s, (?:(?P<rate>[0-9.]+) (?P<prefix>[kMGTPEZYRQ]?)|Infinity )B/s",
     re.ASCII,
 )
 _RECORDS = re.compile(r"[0-9]+\+[0-9]+ records (?P<which>in|out)", re.ASCII)
@@ -36,6 +36,10 @@ _RECORDS = re.compile(r"[0-9]+\+[0-9]+ records (?P<which>in|out)", re.ASCII)
 _ERROR = re.compile(r"(?:\S*/)?dd: (?!warning:)")
 _BLOCK_SIZE = re.compile(r"^(?P<number>[0-9]+)(?P<unit>[KMG]?)$", re.ASCII)
 MIN_SECONDS = 1e-9  # dd's clock counts nanoseconds: a shorter time is no timing
+SI_PREFIX = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18, "Z": 1e21, "Y": 1e24}
+# dd prints its seconds with %g (6 significant digits) and its rate from the unrounded clock: the rate
+# computed from the printed seconds differs from dd's by up to 5e-6 of it, before dd's own rounding.
+SECONDS_PRECISION = 1e-5
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,24 @@ def parse(output: str, *, expected_bytes: int | None) -> DdTransfer:
         )
     if copied == 0 or seconds < MIN_SECONDS:
         raise ParseError(f"dd copied {copied} bytes in {seconds:g} s: no transfer to time", raw_output=output)
+    _check_printed_rate(match, copied / seconds, output)
     return DdTransfer(copied, seconds)
+
+
+def _check_printed_rate(match: re.Match[str], computed: float, raw: str) -> None:
+    """dd's own rate (rounded to nearest in its last printed digit) must be bytes / seconds: a digit
+    changed in either figure (a garbled console) would otherwise give a rate dd itself contradicts."""
+    if match["rate"] is None or match["prefix"] not in SI_PREFIX:
+        raise ParseError(f"dd printed a rate of {match[0].rsplit(', ', 1)[1]!r} for {computed:g} B/s", raw_output=raw)
+    printed = ascii_float(match["rate"], "dd's rate", raw)
+    unit = SI_PREFIX[match["prefix"]]
+    decimals = len(match["rate"].partition(".")[2])
+    allowed = 0.5 * 10**-decimals * unit + SECONDS_PRECISION * computed
+    if abs(computed - printed * unit) > allowed:
+        raise ParseError(
+            f"dd's own rate {match['rate']} {match['prefix']}B/s contradicts its bytes / seconds = {computed:.4g} B/s",
+            raw_output=raw,
+        )
 
 
 def block_bytes(block_size: str) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,12 @@ P99 = "99.000000"  # the key fio gives the 99th percentile in clat_ns/percentile
 # well inside this.
 CONSISTENCY = 0.02
 _ENGINE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*", re.ASCII)
+# The options hil asks for and fio echoes back ("job options"): a figure of another job is no measurement.
+ECHOED = ("filename", "rw", "bs", "iodepth", "ioengine", "runtime")
+RUNTIME_SHORT = 0.95  # time_based: fio's measured runtime is the asked one (+ a few ms); less is a cut run
+# Percentiles are histogram bins (fio's bins are within 1/64 of a value); min and max are exact.
+PERCENTILE_BIN = 1 / 32
+_SIZE = re.compile(r"(?P<number>[0-9]+)(?P<unit>[KMG]?)", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -84,12 +91,21 @@ def command(filename: str, job: FioJob, *, engine: str, size_mb: int, runtime_s:
     )
 
 
-@parser("fio")
-def parse(output: str) -> Measurement:
+def asked(command_line: str) -> dict[str, dict[str, str]]:
+    """The options of a fio command line that fio must echo back, as `parse`'s keyword."""
+    options = dict(arg[2:].split("=", 1) for arg in shlex.split(command_line) if arg.startswith("--") and "=" in arg)
+    return {"expected": {key: options[key] for key in ECHOED if key in options}}
+
+
+@parser("fio", asked=asked)
+def parse(output: str, *, expected: dict[str, str] | None = None) -> Measurement:
     """fio's JSON for one job (group_reporting) into throughput, IOPS and p99 completion latency.
 
-    An error job (`error` != 0), a job that moved no data, figures that contradict each other, or anything
-    that is not fio's JSON is a ParseError carrying the raw output.
+    An error job (`error` != 0), a job that moved no data, a job other than the one `expected` describes
+    (fio's echo of filename, rw, bs, iodepth, ioengine, runtime), a run shorter than asked, figures that
+    contradict each other (rates against bytes and runtime, bytes per I/O against bs, p99 outside the
+    completion latencies' own min..max), or anything that is not fio's JSON is a ParseError carrying the raw
+    output.
     """
     document = json_object(output, "fio")
     jobs = document.get("jobs")
@@ -112,6 +128,8 @@ def parse(output: str) -> Measurement:
         raise ParseError(f"fio moved no data ({direction}: io_bytes {figures['io_bytes']:g})", raw_output=output)
     p99_ns = number_at(job, f"{direction}/clat_ns/percentile/{P99}", "fio", output)
     _check_consistent(figures, output)
+    _check_job(document, job, expected or {}, figures, output)
+    _check_latency(job, direction, p99_ns, output)
     engine = _option(document, job, "ioengine", output, required=False)
     details: dict[str, Any] = {
         "rw": rw,
@@ -141,6 +159,39 @@ def _option(document: dict[str, Any], job: dict[str, Any], name: str, raw: str, 
     if required:
         raise ParseError(f"fio: the output does not say which {name} ran", raw_output=raw)
     return None
+
+
+def _check_job(
+    document: dict[str, Any], job: dict[str, Any], expected: dict[str, str], figures: dict[str, float], raw: str
+) -> None:
+    ran = {key: _option(document, job, key, raw, required=False) for key in expected}
+    differ = [f"{key}={ran[key]} (asked {value})" for key, value in expected.items() if ran[key] != value]
+    if differ:
+        raise ParseError(f"fio ran another job than the one asked: {', '.join(differ)}", raw_output=raw)
+    if "runtime" in expected:
+        asked_ms = float(expected["runtime"]) * 1000
+        if figures["runtime"] < asked_ms * RUNTIME_SHORT:
+            raise ParseError(
+                f"fio measured {figures['runtime']:g} ms of the {asked_ms:g} ms asked (a run cut short)", raw_output=raw
+            )
+    block = _SIZE.fullmatch(expected.get("bs", ""))
+    if block is not None:
+        bs = int(block["number"]) * 1024 ** " KMG".index(block["unit"] or " ")
+        per_io = figures["io_bytes"] / figures["total_ios"]
+        if not bs * (1 - CONSISTENCY) <= per_io <= bs * (1 + CONSISTENCY):
+            raise ParseError(
+                f"fio: io_bytes / total_ios = {per_io:g} bytes per I/O, but bs={expected['bs']}", raw_output=raw
+            )
+
+
+def _check_latency(job: dict[str, Any], direction: str, p99_ns: float, raw: str) -> None:
+    low = number_at(job, f"{direction}/clat_ns/min", "fio", raw)
+    high = number_at(job, f"{direction}/clat_ns/max", "fio", raw)
+    if not 0 < low <= high or not low * (1 - PERCENTILE_BIN) <= p99_ns <= high * (1 + PERCENTILE_BIN):
+        raise ParseError(
+            f"fio: p99 completion latency {p99_ns:g} ns is outside its own min {low:g} .. max {high:g} ns",
+            raw_output=raw,
+        )
 
 
 def _check_consistent(figures: dict[str, float], raw: str) -> None:
@@ -191,7 +242,7 @@ def run(
     exitcode, output = role.run_status(line + " 2>&1", timeout=runtime_s + ramp_s + 120)
     if exitcode != 0:
         raise MeasurementError(f"fio exited {exitcode}", raw_output=output)
-    measurement = parse(output)
+    measurement = parse(output, expected=asked(line)["expected"])
     measurement.details["engine"] = engine
     return measurement
 

@@ -256,3 +256,16 @@ def test_the_commands_run_in_the_c_locale(tmp_path):
         assert command.startswith("LC_ALL=C dd ")
         proc = subprocess.run(["/bin/sh", "-c", command], env=env, capture_output=True, text=True, timeout=30)
         assert dd.parse(proc.stderr, expected_bytes=1 << 20).bytes == 1 << 20
+
+
+@pytest.mark.parametrize("name", COREUTILS_OK)
+def test_a_flipped_digit_in_the_seconds_contradicts_dds_own_rate(name):
+    # One garbled digit in the seconds (a noisy console) gave up to 5x the real rate while dd's own printed
+    # rate said otherwise (issue "numbers that cannot lie"); the rate dd printed is the check.
+    output, source = _capture(name)
+    summary = output.rstrip().splitlines()[-1]
+    seconds = summary.split(" copied, ")[1].split(" s, ")[0]
+    first = next(i for i, c in enumerate(seconds) if c in "123456789")
+    garbled = seconds[:first] + str(int(seconds[first]) % 9 + 1) + seconds[first + 1 :]
+    with pytest.raises(ParseError, match="contradicts its bytes / seconds"):
+        dd.parse(output.replace(f" {seconds} s, ", f" {garbled} s, "), expected_bytes=_command_size(source["command"]))

@@ -161,3 +161,53 @@ def test_parsers_are_registered_with_their_captures():
 def test_mixed_workloads_are_refused_when_building_a_job():
     with pytest.raises(ValueError, match="one direction"):
         FioJob("randrw", "4K")
+
+
+def _edit(name: str, change) -> tuple[str, dict[str, str]]:
+    """A capture with its JSON changed by `change(document)` (a variation built from a real output)."""
+    text, source = _capture(name)
+    document = json.loads(text[text.index("{") :])
+    change(document)
+    return text[: text.index("{")] + json.dumps(document, indent=2), fio.asked(source["command"])["expected"]
+
+
+def test_figures_of_another_job_than_the_one_asked_are_refused():
+    # A randwrite 4K request handed sequential-read figures returned them (issue "numbers that cannot lie").
+    text, _ = _capture("vlab-seq1m-q32t1-read")
+    asked = fio.asked(_capture("vlab-rnd4k-q32t1-write")[1]["command"])["expected"]
+    with pytest.raises(ParseError, match=r"another job than the one asked: rw=read \(asked randwrite\), bs=1M"):
+        fio.parse(text, expected=asked)
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_every_capture_is_the_job_its_command_asked_for(name):
+    text, source = _capture(name)
+    assert fio.parse(text, **fio.asked(source["command"])).values["throughput"].value > 0
+
+
+def test_a_run_shorter_than_asked_is_refused():
+    def cut(document):
+        document["jobs"][0]["job options"]["runtime"] = "30"  # asked for 30 s, ran 3 s
+
+    text, asked = _edit("vlab-seq1m-q32t1-read", cut)
+    with pytest.raises(ParseError, match="3001 ms of the 30000 ms asked"):
+        fio.parse(text, expected=dict(asked, runtime="30"))
+
+
+def test_bytes_per_io_must_be_the_block_size():
+    def claim_4k(document):
+        document["jobs"][0]["job options"]["bs"] = "4K"
+
+    edited, asked = _edit("vlab-seq1m-q32t1-read", claim_4k)
+    with pytest.raises(ParseError, match="bytes per I/O, but bs=4K"):
+        fio.parse(edited, expected=dict(asked, bs="4K"))
+
+
+@pytest.mark.parametrize("p99", [0, -5, 10**12])
+def test_a_p99_outside_fios_own_min_and_max_is_refused(p99):
+    def set_p99(document):
+        document["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] = p99
+
+    text, asked = _edit("vlab-seq1m-q32t1-read", set_p99)
+    with pytest.raises(ParseError, match="outside its own min"):
+        fio.parse(text, expected=asked)

@@ -67,6 +67,9 @@ def _dd_oracle(text: str, asked: dict[str, Any], result: dd.DdTransfer) -> None:
     count, _, rest = summary.partition(" ")
     seconds = rest.partition(" copied, ")[2].partition(" s, ")[0]
     assert (count, float(seconds)) == (str(result.bytes), result.seconds), summary
+    printed, unit = rest.rpartition(", ")[2].removesuffix("B/s").split(" ")  # dd's own rate: "28.7 G"
+    scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[unit]
+    assert math.isclose(result.bytes / result.seconds, float(printed) * scale, rel_tol=0.06), summary
     if asked["expected_bytes"] is not None:
         assert result.bytes == asked["expected_bytes"]
     assert result.bytes > 0 and result.seconds > 0 and math.isfinite(result.mb_per_s)
