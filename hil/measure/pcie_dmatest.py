@@ -37,6 +37,10 @@ _DW_LINE = re.compile(
     r" cost (?P<us>[0-9]+)us speed:(?P<kbs>[0-9]+)KB/S$",
     re.ASCII | re.MULTILINE,
 )
+# The transfer's own failure, which pcie-dw-dmatest ignores before logging a rate for the loop anyway:
+# rk_pcie_get_dma_status "%s, write abort" / "%s, read abort %x"; rk_pcie_dma_tobus/frombus "%s timed out",
+# "%s interrupted" (pcie-dw-dmatest.c and pcie-dw-rockchip.c).
+_DW_FAILURE = re.compile(r", (?:write|read) abort\b|_dma_(?:tobus|frombus) (?:timed out|interrupted)", re.ASCII)
 # pci-epf-test.c: "%s => Size: %llu B, DMA: %s, Time: %llu.%09u s, Rate: %llu KB/s" (6.x). A 2025 patch prints
 # the time with %ptSp instead; no capture of that yet, so a different time format is a ParseError, not a guess.
 _EPF_LINE = re.compile(
@@ -69,6 +73,10 @@ def parse_dw_dmatest(text: str) -> DmaRate:
     if not matches:
         raise ParseError("pcie-dw-dmatest logged no 'pcie dma ... speed:' summary", raw_output=text)
     m = matches[-1]
+    since = matches[-2].end() if len(matches) > 1 else 0
+    for line in text[since : m.start()].splitlines():
+        if _DW_FAILURE.search(line):
+            raise ParseError(f"a DMA transfer of the test failed before its rate was logged: {line[-160:]!r}", text)
     wr, rd = ascii_int(m["w"], "write flag", text), ascii_int(m["r"], "read flag", text)
     if (wr, rd) not in ((1, 0), (0, 1)) or bool(m["wr"]) != bool(wr) or bool(m["rd"]) != bool(rd):
         # rw_test=3 logs one rate for reads and writes together: no figure for either direction.

@@ -54,6 +54,9 @@ def parse(text: str, kind: str = "elbi") -> IrqLatency:
     """The latency the last `<kind> count=N Mus` line reports (refined by the line before it, if timed)."""
     if kind not in KINDS:
         raise ValueError(f"interrupt kind must be one of {KINDS}, got {kind!r}")
+    for line in text.splitlines():  # a damaged last line must not hand over to the line before it
+        if f"{kind} count=" in line and not _LINE.fullmatch(line.rstrip("\r")):
+            raise ParseError(f"a {kind} line does not parse: {line[-120:]!r}", raw_output=text)
     lines = [m for m in _LINE.finditer(text) if m["kind"] == kind]
     if not lines:
         raise ParseError(f"no '{kind} count=... us' line in the kernel log", raw_output=text)
@@ -61,6 +64,10 @@ def parse(text: str, kind: str = "elbi") -> IrqLatency:
     if count == 0 or us == 0:
         # The driver prints 0 us until the first interrupt arrives: nothing was measured.
         raise ParseError(f"no {kind} interrupt arrived: {lines[-1].group(0)!r}", raw_output=text)
+    # us is 10^6 / (interrupts in the last second), truncated: at least 10^6 / (us + 1) of them arrived,
+    # which the count of all interrupts since probe cannot be below.
+    if count < 1_000_000 / (us + 1):
+        raise ParseError(f"{kind}: {us} us per interrupt needs more interrupts than the {count} counted", text)
     if len(lines) < 2:
         return IrqLatency(kind, float(us), 1_000_000 // us, 1.0)
     previous, _, previous_ts = _line_values(lines[-2], text)

@@ -161,3 +161,27 @@ def test_a_log_without_the_marker_is_a_measurement_error():
     with pytest.raises(MeasurementError, match="marker"):
         pcie_dmatest.after_marker(EP_LOG, "hil-pcie-dma-0000")
     assert pcie_dmatest.after_marker("old\nhil-pcie-dma-1\nnew\n", "hil-pcie-dma-1") == "\nnew\n"
+
+
+# The driver's failure messages (pcie-dw-dmatest.c / pcie-dw-rockchip.c): dev_err "%s, write abort\n",
+# "%s, read abort %x\n", "%s timed out\n", "%s interrupted\n"; the loop logs its rate after them anyway.
+DW_FAILURES = [
+    "rk-pcie 3c0800000.pcie: rk_pcie_get_dma_status, write abort",
+    "rk-pcie 3c0800000.pcie: rk_pcie_get_dma_status, read abort 10000",
+    "rk-pcie 3c0800000.pcie: rk_pcie_dma_tobus timed out",
+    "rk-pcie 3c0800000.pcie: rk_pcie_dma_frombus interrupted",
+]
+
+
+@pytest.mark.parametrize("failure", DW_FAILURES)
+def test_a_rate_logged_after_a_failed_transfer_is_no_figure(failure):
+    # The rate after "write abort" is ~3 GB/s for a transfer that failed (issue "numbers that cannot lie").
+    text = f"[  811.000001] {failure}\n[  812.345678] {_dw_line(4194304, 1000, 1367960, write=True)}\n"
+    with pytest.raises(ParseError, match="failed before its rate"):
+        pcie_dmatest.parse_dw_dmatest(text)
+
+
+def test_a_failure_of_an_earlier_run_does_not_spoil_the_next_summary():
+    earlier = _dw_line(4096, 10, 100, write=True)
+    text = "\n".join([DW_FAILURES[0], earlier, _dw_line(4194304, 1000, 1367960, write=True)])
+    assert pcie_dmatest.parse_dw_dmatest(text).mb_per_s == pytest.approx(3066.1, abs=0.05)

@@ -75,3 +75,15 @@ def test_no_line_is_a_parse_error():
 def test_non_ascii_digits_are_refused():
     with pytest.raises(ParseError):
         pcie_irq.parse("elbi count=١٦٦٦٦٦ 6us\n")
+
+
+def test_a_damaged_last_line_is_refused_not_replaced_by_the_one_before():
+    text = "\n".join([_line("elbi", 100000, 10, 5.0), _line("elbi", 200000, 10, 6.0).replace("200000", "2OOOOO")])
+    with pytest.raises(ParseError, match="does not parse"):
+        pcie_irq.parse(text, "elbi")
+
+
+def test_a_single_line_whose_figure_needs_more_interrupts_than_it_counted_is_refused():
+    # 6 us per interrupt is ~166,000 interrupts in the last second: a total of 5 since probe contradicts it.
+    with pytest.raises(ParseError, match="needs more interrupts than the 5 counted"):
+        pcie_irq.parse(_line("elbi", 5, 6), "elbi")
