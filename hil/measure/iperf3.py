@@ -131,8 +131,11 @@ def parse_udp(text: str) -> Measurement:
     lost = number_at(document, "end/sum_received/lost_packets", "iperf3", text)
     lost_percent = number_at(document, "end/sum_received/lost_percent", "iperf3", text)
     jitter_ms = number_at(document, "end/sum_received/jitter_ms", "iperf3", text)
+    counts = (packets, sent_packets, lost)
     if min(packets, sent_packets) <= 0 or not 0 <= lost <= max(packets, sent_packets) or jitter_ms < 0:
         raise ParseError(f"iperf3: {lost:g} of {packets:g} datagrams lost, jitter {jitter_ms:g} ms", raw_output=text)
+    if any(count != int(count) for count in counts) or not 0 <= lost_percent <= 100:
+        raise ParseError(f"iperf3: {lost:g} of {packets:g} datagrams lost is {lost_percent:g}%", raw_output=text)
     # iperf3 3.12 divides the loss by the datagrams sent in --reverse runs and by its own expected count
     # otherwise, neither always the `packets` it prints (see tests/data/iperf3/vlab-*-udp-*): the figure
     # must match one of the two counts, not be made up.
@@ -144,12 +147,24 @@ def parse_udp(text: str) -> Measurement:
             f"iperf3: {lost_percent:g}% lost matches neither {lost:g} of {packets:g} nor of {sent_packets:g} sent",
             raw_output=text,
         )
+    # Every datagram that arrived carries blksize bytes (so all of the captures): the bytes received say how
+    # many arrived, which 100% loss with bytes received, say, contradicts.
+    blksize = number_at(document, "start/test_start/blksize", "iperf3", text)
+    arrived = (packets - lost) * blksize
+    if blksize <= 0 or abs(received["bytes"] - arrived) > blksize + LOSS_TOLERANCE * arrived:
+        raise ParseError(
+            f"iperf3: {received['bytes']:g} bytes received, but {packets:g} - {lost:g} lost datagrams of "
+            f"{blksize:g} bytes arrived ({arrived:g} bytes)",
+            raw_output=text,
+        )
     streams = document["end"].get("streams")
     if not isinstance(streams, list) or not streams:
         raise ParseError("iperf3: no per-stream UDP summary (out-of-order count)", raw_output=text)
     out_of_order = sum(
         number_at(document, f"end/streams/{index}/udp/out_of_order", "iperf3", text) for index in range(len(streams))
     )
+    if out_of_order != int(out_of_order) or not 0 <= out_of_order <= packets:
+        raise ParseError(f"iperf3: {out_of_order:g} of {packets:g} datagrams out of order", raw_output=text)
     return Measurement(
         {
             "throughput": Quantity(received["bits_per_second"], "bit/s"),

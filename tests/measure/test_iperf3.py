@@ -154,6 +154,16 @@ def test_a_summary_that_contradicts_itself_is_a_parse_error(edit, problem):
         ),
         (lambda end: end["sum_received"].update(lost_percent=50.0, lost_packets=0), "matches neither"),
         (lambda end: end.update(streams=[]), "out-of-order"),
+        # Found by the issue "numbers that cannot lie": each was a number before.
+        (lambda end: end["sum_received"].update(lost_percent=-0.004), "datagrams lost is -0.004%"),
+        (lambda end: end["streams"][0]["udp"].update(out_of_order=2.5), "2.5 of"),
+        (lambda end: end["streams"][0]["udp"].update(out_of_order=-3), "-3 of"),
+        (
+            lambda end: end["sum_received"].update(
+                lost_packets=end["sum_received"]["packets"], lost_percent=100.0
+            ),  # all lost, yet bytes received
+            "bytes received, but",
+        ),
     ],
 )
 def test_udp_loss_figures_that_disagree_are_a_parse_error(edit, problem):
