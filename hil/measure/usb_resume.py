@@ -21,6 +21,7 @@ from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
 TRACING = "/sys/kernel/debug/tracing"
+RPM_ASYNC = 0x01  # include/linux/pm_runtime.h: the call only queues the resume and returns at once
 SUSPEND_WAIT_S = 30  # autosuspend delay plus the subtree going idle first (slow right after boot)
 
 # One trace line, matched whole, printable ASCII only (a line with anything else is not the kernel's):
@@ -28,7 +29,7 @@ SUSPEND_WAIT_S = 30  # autosuspend delay plus the subtree going idle first (slow
 # "  dash-105  [000] d..1.  22.230722: rpm_return_int: rpm_resume+0x2e8/0x830:2-1 ret=0"
 _LINE = re.compile(
     r" *[\x21-\x7e][\x20-\x7e]{0,15}-[0-9]+ +\[[0-9]+\] [\x21-\x7e]+ +(?P<ts>[0-9]+\.[0-9]{6}): "
-    r"(?:rpm_resume: (?P<dev>[\x21-\x7e]+) flags-[\x20-\x7e]*"
+    r"(?:rpm_resume: (?P<dev>[\x21-\x7e]+) flags-(?P<flags>[0-9a-f]+) [\x20-\x7e]*"
     r"|rpm_return_int: (?P<caller>[a-z_]+)\+0x[0-9a-f]+/0x[0-9a-f]+:(?P<rdev>[\x21-\x7e]+) ret=(?P<ret>-?[0-9]+))",
     re.ASCII,
 )
@@ -70,6 +71,12 @@ def parse(output: str, *, device: str) -> Resume:
         if m["dev"] == device:
             if started is None:
                 started = ascii_float(m["ts"], "rpm_resume timestamp", output)
+                if int(m["flags"], 16) & RPM_ASYNC:
+                    raise ParseError(
+                        f"rpm trace: the resume of {device} was asynchronous (flags-{m['flags']}): its return "
+                        "times the queueing, not the resume",
+                        raw_output=output,
+                    )
             depth += 1
         elif m["caller"] == "rpm_resume" and m["rdev"] == device and started is not None:
             depth -= 1
@@ -80,8 +87,11 @@ def parse(output: str, *, device: str) -> Resume:
                 what = "was already active (nothing resumed)" if ret == 1 else f"failed to resume (ret={ret})"
                 raise ParseError(f"rpm trace: {device} {what}: {line.strip()[:200]!r}", raw_output=output)
             returned = ascii_float(m["ts"], "rpm_return_int timestamp", output)
-            if returned < started:
-                raise ParseError(f"rpm trace: {device} returned before it started resuming", raw_output=output)
+            if returned <= started:  # the trace clock counts microseconds: no resume of a USB device takes none
+                raise ParseError(
+                    f"rpm trace: {device} returned at {returned:.6f} s, not after it started resuming at {started:.6f}",
+                    raw_output=output,
+                )
             return Resume(device, started, returned)
     if started is None:
         raise ParseError(f"rpm trace: no rpm_resume of {device}", raw_output=output)

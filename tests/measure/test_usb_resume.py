@@ -77,3 +77,22 @@ def test_the_command_is_the_captured_one_and_quotes_the_path():
     assert shlex.split(odd)[0] == "d=/sys/bus/usb/devices/1-1; reboot;"
     with pytest.raises(ValueError):
         usb_resume.command("/sys/bus/usb/devices/2-1", autosuspend_ms=-1)
+
+
+def test_an_asynchronous_resume_times_the_queueing_and_is_refused():
+    # Variation: the captured trace with the device's rpm_resume flagged RPM_ASYNC (0x01; 0x5 adds RPM_GET_PUT).
+    text, _ = _capture("vlab-bot-resume")
+    for flags in ("1", "5"):
+        queued = text.replace("rpm_resume: 2-1 flags-0 ", f"rpm_resume: 2-1 flags-{flags} ")
+        with pytest.raises(ParseError, match=f"asynchronous \\(flags-{flags}\\)"):
+            usb_resume.parse(queued, device="2-1")
+
+
+def test_a_resume_of_no_time_at_all_is_refused():
+    # Variation: the device's return stamped with its start time (0 µs, which no USB resume takes).
+    text, _ = _capture("vlab-bot-resume")
+    instant = text.replace(
+        "85.124895: rpm_return_int: rpm_resume+0x2e8/0x830:2-1", "84.915044: rpm_return_int: rpm_resume+0x2e8/0x830:2-1"
+    )
+    with pytest.raises(ParseError, match="not after it started resuming"):
+        usb_resume.parse(instant, device="2-1")
