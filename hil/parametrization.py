@@ -50,3 +50,37 @@ def pair_in_run(pair_matrix: str, size: str, *, named: bool) -> bool:
 def runs_on_pair(params: dict[str, Any], only: dict[str, list[Any]]) -> bool:
     """Whether a case with these parameters is one of the values the pair's `only` keeps."""
     return all(str(params[name]) in {str(value) for value in values} for name, values in only.items() if name in params)
+
+
+def known_values(items: Sequence[pytest.Item]) -> dict[str, dict[str, set[str]]]:
+    """Per pair, each parameter of its collected cases and every value it can take (the full matrix's too)."""
+    known: dict[str, dict[str, set[str]]] = {}
+    for item in items:
+        params = dict(getattr(getattr(item, "callspec", None), "params", {}))
+        pair = params.pop("board_pair", None)
+        if pair is None:
+            continue
+        values = known.setdefault(str(pair), {})
+        for name, value in params.items():
+            values.setdefault(name, set()).add(str(value))
+        for marker in item.iter_markers(MARKER):
+            values.setdefault(marker.args[0], set()).update(str(v) for v in marker.kwargs["full"])
+    return known
+
+
+def unknown_selections(only: dict[str, list[Any]], known: dict[str, set[str]], *, whole_suite: bool) -> list[str]:
+    """What a pair's `only`/`quick_only` names that none of its cases has: a typo deselects silently.
+
+    A parameter no case of the pair has is reported only when the whole suite was collected (a run of one
+    file collects a part of the pair's cases) and its cases have parameters at all (a suite of its own that
+    has none cannot be checked); a value is checked wherever its parameter was collected."""
+    problems = []
+    for name, values in only.items():
+        if name not in known:
+            if whole_suite and known:
+                problems.append(f"{name!r} is no parameter of its cases (they have: {', '.join(sorted(known))})")
+            continue
+        for value in values:
+            if str(value) not in known[name]:
+                problems.append(f"{name}: {value!r} is no value of it (values: {', '.join(sorted(known[name]))})")
+    return problems

@@ -23,6 +23,7 @@ from hil import confirmation, rootdir, signals
 from hil import parametrization as matrix
 from hil.catalogue import UnknownName
 from hil.errors import HilError, InventoryError
+from hil.inventory import yamlfile
 from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
 from hil.perf import Perf
@@ -104,6 +105,23 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[INVENTORY] = load_inventory(path, lg_env=_lg_env(config))
     except InventoryError as exc:
         raise pytest.UsageError(f"invalid board inventory: {exc}") from None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The --lg-env/LG_ENV file checked before labgrid's own plugin loads it (its errors are tracebacks)."""
+    path = _lg_env(config)
+    if path is None:
+        return
+    from labgrid.config import Config  # labgrid's reading of it, templates resolved
+
+    try:
+        yamlfile.check_file(path)
+        Config(str(path))
+    except yamlfile.YamlProblem as exc:
+        raise pytest.UsageError(f"--lg-env/LG_ENV {path}{f' line {exc.line}' if exc.line else ''}: {exc}") from None
+    except Exception as exc:
+        raise pytest.UsageError(f"--lg-env/LG_ENV {path}: {exc}") from None
 
 
 def _lg_env(config: pytest.Config) -> Path | None:
@@ -201,6 +219,7 @@ def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item],
     """Deselect the cases a pair's `only` (and in quick runs its `quick_only`) in boards.yaml leaves out
     (hil.parametrization)."""
     quick = config.getoption("matrix") == "quick"
+    _check_selections(config, items, inventory)
     kept, dropped = [], []
     for item in items:
         params = dict(getattr(getattr(item, "callspec", None), "params", {}))
@@ -213,6 +232,22 @@ def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item],
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def _check_selections(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:
+    """A pair's `only`/`quick_only` naming a parameter or value none of its cases has is an error."""
+    # Whole suite: only directories given (no file, no ::node), so each pair's every test module is collected.
+    whole_suite = all(Path(arg.split("::")[0]).is_dir() and "::" not in arg for arg in config.args)
+    known = matrix.known_values(items)
+    problems = []
+    for name, board in inventory.boards.items():
+        if name not in known:
+            continue  # none of its cases collected: nothing to check against
+        for key in ("only", "quick_only"):
+            for problem in matrix.unknown_selections(getattr(board.config, key), known[name], whole_suite=whole_suite):
+                problems.append(f"pairs/{name}/{key}: {problem}")
+    if problems:
+        raise pytest.UsageError(f"invalid board inventory: {inventory.path}: " + "; ".join(problems))
 
 
 def _skip_where_unavailable(items: list[pytest.Item], inventory: LoadedInventory) -> None:

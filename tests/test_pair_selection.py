@@ -117,3 +117,37 @@ def test_naming_the_full_matrix_pair_runs_it_in_a_quick_run(collect):
 )
 def test_runs_on_pair(params, kept):
     assert parametrization.runs_on_pair(params, {"bs": ["1M"], "report": [512]}) is kept
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        # A typo in a value or a name deselected the pair's cases without a word (issue "numbers that cannot lie").
+        (
+            ("only: {bs: [1M], report: [512]}", "only: {bs: [1m], report: [512]}"),
+            "pairs/narrowed/only: bs: '1m' is no value",
+        ),
+        (("quick_only: {direction: [write]}", "quick_only: {direction: [wirte]}"), "quick_only: direction: 'wirte'"),
+        (("quick_only: {direction: [write]}", "quick_only: {drection: [write]}"), "'drection' is no parameter"),
+    ],
+)
+def test_a_selection_no_case_has_is_an_error_naming_pair_key_and_value(pytester, collect, edit, problem):
+    (pytester.path / "boards.yaml").write_text(PAIRS.replace(*edit))
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "boards.yaml" in result.stderr.str() and problem in result.stderr.str()
+
+
+def test_a_value_of_the_full_matrix_is_no_typo_in_a_quick_run(pytester, collect):
+    # `report: [512]` is in the full matrix only: a quick run collects no such case, and must not object
+    # (collect() asserts the run's exit status 0).
+    assert not [case for case in collect()["narrowed"] if "test_hid" in case]
+
+
+def test_a_run_of_one_file_checks_values_but_not_names_it_did_not_collect(pytester, collect):
+    other = "pytestmark = __import__('pytest').mark.hil_metrics('usb.msc.read')\n\ndef test_other(pair):\n    pass\n"
+    pytester.makepyfile(test_other=other)
+    (pytester.path / "boards.yaml").write_text(PAIRS.replace("{direction: [write]}", "{direction: [write], size: [1]}"))
+    assert pytester.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider", "test_cases.py").ret == 0
+    whole = pytester.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider")
+    assert whole.ret == pytest.ExitCode.USAGE_ERROR and "'size' is no parameter" in whole.stderr.str()

@@ -2,9 +2,11 @@
 
 Every problem becomes one InventoryError naming the file, the line, the key path and what is wrong, and
 it is raised before any board is touched. The passes, in order:
-1. the bytes are UTF-8 and the YAML parses (into a node tree: aliases are not expanded yet);
-2. the tree is bounded: aliases may not expand it beyond MAX_NODES (a 300-byte file of nested
-   aliases would otherwise take minutes to load), no key is given twice, no string holds a control
+1. the file is a regular file of bounded size, UTF-8, and the YAML parses (into a node tree: aliases
+   are not expanded yet), all three checked by hil.inventory.yamlfile (`--boards /dev/zero` is refused);
+2. the tree is bounded (yamlfile): nested at most MAX_DEPTH deep, aliases may not expand it beyond
+   MAX_NODES (a 300-byte file of nested aliases would otherwise take minutes to load); no key is given
+   twice, no string holds a control
    character (a quoted "\\x15cmd\\r" still runs a command when typed on an interactive console);
 3. the schema (hil.inventory.schema, pydantic): keys, types, band forms, links;
 4. the catalogue (hil.inventory.against_catalogue): metric names, band units and sense, settings;
@@ -14,7 +16,6 @@ it is raised before any board is touched. The passes, in order:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +27,10 @@ from pydantic import ValidationError
 
 from hil.catalogue import CATALOGUE, Catalogue
 from hil.errors import InventoryError
-from hil.inventory import against_catalogue, envfiles
+from hil.inventory import against_catalogue, envfiles, yamlfile
 from hil.inventory.schema import Inventory, PairConfig
 from hil.inventory.specs import spec_for
 from hil.verdict.spec import MetricSpec
-
-MAX_NODES = 100_000  # YAML nodes after alias expansion; a real inventory of 50 pairs has a few thousand
 
 
 def _key_path(loc: tuple[Any, ...]) -> str:
@@ -69,22 +68,6 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
         else:
             break
     return line
-
-
-def _expanded_size(node: yaml.Node, memo: dict[int, float]) -> float:
-    """Nodes the tree would have with every alias expanded (inf for a recursive alias)."""
-    key = id(node)
-    if key in memo:
-        return memo[key]
-    memo[key] = math.inf  # while inside this node: meeting it again means it contains itself
-    if isinstance(node, yaml.MappingNode):
-        size = 1 + sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
-    elif isinstance(node, yaml.SequenceNode):
-        size = 1 + sum(_expanded_size(item, memo) for item in node.value)
-    else:
-        size = 1
-    memo[key] = size
-    return size
 
 
 def _walk(
@@ -173,12 +156,9 @@ def load_inventory(
     environment, replacing the pairs' own `env`."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InventoryError(str(path), "", f"cannot read: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise InventoryError(str(path), f"line {line}", f"not UTF-8 text (byte {exc.object[exc.start]:#x})") from None
+        text = yamlfile.read_text(path)
+    except yamlfile.YamlProblem as exc:
+        raise InventoryError(str(path), f"line {exc.line}" if exc.line else "", exc.message) from None
     tree = _compose(path, text)
     data = _construct(path, text, tree)
     if not isinstance(data, dict):
@@ -210,15 +190,11 @@ def load_inventory(
 
 def _compose(path: Path, text: str) -> yaml.Node | None:
     try:
-        tree = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        raise _yaml_problem(path, exc) from exc
+        tree = yamlfile.compose(text)
+    except yamlfile.YamlProblem as exc:
+        raise InventoryError(str(path), f"line {exc.line}" if exc.line else "", exc.message) from None
     if tree is None:
         return None
-    size = _expanded_size(tree, {})
-    if size > MAX_NODES:
-        why = "an alias refers to itself" if math.isinf(size) else f"{size:.3g} nodes once its aliases are expanded"
-        raise InventoryError(str(path), "line 1", f"refused: {why} (at most {MAX_NODES} are accepted)")
     duplicate = _duplicate_key(tree)
     if duplicate:
         line, key, first = duplicate
@@ -285,7 +261,12 @@ def _check_env(path: Path, tree: yaml.Node | None, name: str, env_path: Path, pa
     if not env_path.is_file():
         raise InventoryError(str(path), key, f"labgrid environment {env_path} does not exist")
     try:
-        env = load_labgrid_yaml(env_path.read_text())
+        text = yamlfile.check_file(env_path)
+    except yamlfile.YamlProblem as exc:
+        where = f" line {exc.line}" if exc.line else ""
+        raise InventoryError(str(path), key, f"labgrid environment {env_path}{where}: {exc.message}") from None
+    try:
+        env = load_labgrid_yaml(text)
     except Exception as exc:  # labgrid's loader raises plain yaml errors
         raise InventoryError(str(path), key, f"labgrid environment {env_path} is not valid YAML: {exc}") from exc
     targets = (env.get("targets") if isinstance(env, dict) else None) or {}

@@ -211,8 +211,19 @@ def test_a_missing_inventory_file_is_named(lab):
     ("env_text", "problem"),
     [
         ("- not\n- a mapping\n", "target 'vboard' is not in env.yaml (targets: none)"),
-        ("targets: [\n", "env.yaml is not valid YAML"),
+        ("targets: [\n", "env.yaml line 2: not valid YAML"),
         ("targets:\n  other: {}\n", "target 'vboard' is not in env.yaml (targets: other)"),
+        # Bounded before labgrid's loader sees it (it would expand the aliases for minutes, or recurse).
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(
+                f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)},"
+                f" *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+                for i in range(9)
+            ),
+            "env.yaml line 1: refused: 1.23e+10 nodes once its aliases are expanded",
+        ),
+        ("targets: " + "[" * 500 + "]" * 500 + "\n", "env.yaml line 1: refused: nested deeper than 64 levels"),
     ],
 )
 def test_a_broken_env_file_is_an_inventory_error(lab, write_boards, boards_yaml, env_text, problem):
@@ -229,3 +240,23 @@ def test_the_scratch_inventory_itself_is_valid(lab, write_boards, boards_yaml):
     loaded = load_inventory(write_boards(boards_yaml))
     assert set(loaded.boards) == {"vpair"}
     assert loaded.boards["vpair"].env_path == lab / "env.yaml"
+
+
+@pytest.mark.parametrize(
+    ("special", "problem"),
+    [
+        ("/dev/zero", "not a regular file"),  # read for ever, until memory ran out (issue "numbers that cannot lie")
+        ("/dev/null", "not a regular file"),
+        (".", "not a regular file"),
+    ],
+)
+def test_a_special_file_given_as_the_inventory_is_refused(special, problem):
+    with pytest.raises(InventoryError, match=problem):
+        load_inventory(special)
+
+
+def test_deeply_nested_yaml_is_refused_with_its_line_not_a_recursion_error(tmp_path):
+    path = tmp_path / "boards.yaml"
+    path.write_text("pairs:\n  x: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n")
+    with pytest.raises(InventoryError, match=r"line 2: refused: nested deeper than 64 levels"):
+        load_inventory(path)

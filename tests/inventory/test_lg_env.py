@@ -47,3 +47,19 @@ def test_the_option_and_the_variable_reach_the_inventory(pytester: pytest.Pytest
     missing = _collect(pytester, "--lg-env", str(pytester.path / "nowhere.yaml"))
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
     missing.stderr.fnmatch_lines(["*--lg-env/LG_ENV: labgrid environment *nowhere.yaml does not exist*"])
+
+
+def test_an_env_file_labgrid_cannot_read_is_a_usage_error_not_a_traceback(pytester: pytest.Pytester):
+    pytester._monkeypatch.delenv("LG_HIL_BENCH", raising=False)
+    pytester.makepyfile(test_pair="def test_needs_a_pair(pair):\n    pass\n")
+    unset = pytester.runpytest_subprocess("--collect-only", "--boards", str(REHEARSAL), "--lg-env", str(REHEARSAL_ENV))
+    assert unset.ret == pytest.ExitCode.USAGE_ERROR
+    unset.stderr.fnmatch_lines(["*--lg-env/LG_ENV *rehearsal-env.yaml: *unknown variable 'LG_HIL_BENCH'*"])
+    bomb = pytester.path / "bomb.yaml"
+    bomb.write_text("a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefghi", "bcdefghij", strict=True)
+    ))  # fmt: skip
+    refused = pytester.runpytest_subprocess("--collect-only", "--boards", str(REHEARSAL), "--lg-env", str(bomb))
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["*bomb.yaml line 1: refused: *nodes once its aliases are expanded*"])
+    assert "Traceback" not in unset.stderr.str() + refused.stderr.str()

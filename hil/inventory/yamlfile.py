@@ -1,0 +1,113 @@
+"""YAML files hil reads from users (boards.yaml, labgrid env files), bounded before anything parses them.
+
+A YAML file is input like any other: `--boards /dev/zero` must not read forever, a 300-byte file of nested
+aliases must not expand into billions of nodes, and 3000 nested brackets must not exhaust Python's
+recursion. Each is refused with a YamlProblem naming the line, before PyYAML or labgrid builds anything.
+"""
+
+from __future__ import annotations
+
+import math
+import stat
+from pathlib import Path
+
+import yaml
+
+MAX_BYTES = 4 * 1024 * 1024  # an inventory of 50 pairs is ~50 KB; a labgrid env file a few KB
+MAX_DEPTH = 64  # nesting of mappings and sequences; boards.yaml needs 6, a labgrid env file 5
+MAX_NODES = 100_000  # nodes after alias expansion; a real inventory of 50 pairs has a few thousand
+
+
+class YamlProblem(ValueError):
+    def __init__(self, line: int | None, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def read_text(path: Path) -> str:
+    """The file's text: a regular file of at most MAX_BYTES, UTF-8."""
+    try:
+        status = path.stat()
+    except OSError as exc:
+        raise YamlProblem(None, f"cannot read: {exc.strerror}") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise YamlProblem(None, "not a regular file (a device, a pipe or a directory is no YAML file)")
+    if status.st_size > MAX_BYTES:
+        raise YamlProblem(None, f"{status.st_size} bytes: larger than the {MAX_BYTES} accepted")
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise YamlProblem(None, f"cannot read: {exc.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise YamlProblem(None, f"larger than the {MAX_BYTES} bytes accepted")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise YamlProblem(line, f"not UTF-8 text (byte {data[exc.start]:#x})") from None
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The YAML node tree (aliases not expanded), refused when too deep or too large once expanded."""
+    _check_depth(text)
+    try:
+        tree = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
+        problem = f"not valid YAML: {exc.problem}"
+        if exc.context and exc.context_mark is not None:
+            problem += f" ({exc.context} on line {exc.context_mark.line + 1})"
+        raise YamlProblem(line, problem) from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem(None, f"not valid YAML: {exc}") from None
+    if tree is None:
+        return None
+    try:
+        size = expanded_size(tree, {})
+    except RecursionError:
+        raise YamlProblem(1, "refused: its aliases nest too deeply") from None
+    if size > MAX_NODES:
+        why = "an alias refers to itself" if math.isinf(size) else f"{size:.3g} nodes once its aliases are expanded"
+        raise YamlProblem(1, f"refused: {why} (at most {MAX_NODES} are accepted)")
+    return tree
+
+
+def _check_depth(text: str) -> None:
+    """PyYAML's parser is iterative, its composer recursive: the depth is measured on the events first."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = event.start_mark.line + 1 if event.start_mark is not None else None
+                    raise YamlProblem(line, f"refused: nested deeper than {MAX_DEPTH} levels")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # compose reports the syntax error with its line
+
+
+def expanded_size(node: yaml.Node, memo: dict[int, float]) -> float:
+    """Nodes the tree would have with every alias expanded (inf for a recursive alias)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = math.inf  # while inside this node: meeting it again means it contains itself
+    if isinstance(node, yaml.MappingNode):
+        size = 1 + sum(expanded_size(k, memo) + expanded_size(v, memo) for k, v in node.value)
+    elif isinstance(node, yaml.SequenceNode):
+        size = 1 + sum(expanded_size(item, memo) for item in node.value)
+    else:
+        size = 1
+    memo[key] = size
+    return size
+
+
+def check_file(path: Path) -> str:
+    """A user's YAML file read and bounded (its text, for a loader of its own such as labgrid's)."""
+    text = read_text(path)
+    compose(text)
+    return text
