@@ -34,6 +34,8 @@ class Metric:
     seed: where the procedure and the figures come from (a source document and section).
     check_cv: False for figures whose spread says nothing about stability (a loss that is 0 in most
         runs and 0.1% in one): their band alone decides.
+    needs: metrics that decide whether this one's figure is valid, gated wherever this one is gated (a frame
+        rate of corrupt frames, a UDP rate of lost datagrams is no achievement).
     """
 
     name: str
@@ -44,6 +46,7 @@ class Metric:
     description: str
     ceiling: CeilingRule | None = None
     check_cv: bool = True
+    needs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not METRIC_NAME.match(self.name):

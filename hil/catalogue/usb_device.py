@@ -109,6 +109,7 @@ def _frame_metric(prefix: str, what: str, seed: str, subject: str) -> Metric:
             direction=Direction.HIGHER,
             reads="fps",
             seed=seed,
+            needs=(f"{prefix}.corrupt",),
             description=f"frames per second {subject}, from V4L2 buffer timestamps (first to last of >= 300 frames)",
         )
     return Metric(

@@ -33,6 +33,7 @@ def _udp_metrics(prefix: str, *, jitter_check_cv: bool = True) -> tuple[Metric, 
             reads="throughput",
             ceiling=UsbNetwork(phy_mbit_param="link_mbps"),
             seed=UDP,
+            needs=(f"{prefix}.udp.loss",),
             description="iperf3 -J UDP at the rate a first run at the link rate measured: the receiver's throughput",
         ),
         Metric(

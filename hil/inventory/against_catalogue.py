@@ -5,6 +5,9 @@
   an ms band on a MB/s metric is an error), and a band says something: no floor at or below zero for
   a rate, no negative edge for any quantity;
 - a parameter override that sets one edge keeps the other from the metric's band, and the two must not cross;
+- a rate on an emulated link has a maximum (no physical ceiling is enforced there: a figure far above the
+  path's own, say fio on tmpfs instead of the drive, must not pass);
+- a metric whose validity another decides (fps and corrupt frames, UDP rate and loss) is gated only with it;
 - every setting is one a family declares, of its type and within its range, and the family's own
   cross-checks hold (a transfer no larger than its backing store).
 
@@ -38,8 +41,10 @@ def check(inventory: Inventory, catalogue: Catalogue) -> list[Problem]:
     problems: list[Problem] = []
     for pair_name, pair in inventory.pairs.items():
         where = ("pairs", pair_name)
+        emulated = bool(getattr(pair.link, "emulated", False))
         for name, config in pair.metrics.items():
             problems += _metric_problems((*where, "metrics", name), name, config, catalogue)
+            problems += _gate_problems((*where, "metrics", name), name, config, pair.metrics, catalogue, emulated)
         problems += _settings_problems((*where, "settings"), pair.settings, catalogue)
     return problems
 
@@ -84,6 +89,37 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
                 merged_band(base, layer, config.unit, metric)
             except ValueError as exc:
                 problems.append(Problem(layer_loc, f"{exc}, the edge it keeps from the metric's band: give both edges"))
+    return problems
+
+
+def _gate_problems(
+    loc: tuple[str, ...],
+    name: str,
+    config: MetricConfig,
+    metrics: dict[str, MetricConfig],
+    catalogue: Catalogue,
+    emulated: bool,
+) -> list[Problem]:
+    """Rules that keep a gate gating: the sanity ceiling on emulated links, the companions gated too."""
+    if config.informative or name not in catalogue.metrics:
+        return []
+    metric = catalogue.metric(name)
+    problems = []
+    rate = metric.direction is Direction.HIGHER and metric.quantity in RATES
+    if emulated and rate and config.max is None and config.nominal is None:  # nominal +- tolerance has its top
+        problems.append(
+            Problem(
+                loc,
+                f"{name} on an emulated link needs a maximum: no physical ceiling is enforced there, and a "
+                "figure far above the path's own (a tool on RAM instead of the device) must not pass",
+            )
+        )
+    for needed in metric.needs:
+        companion = metrics.get(needed)
+        if companion is None or companion.informative:
+            problems.append(
+                Problem(loc, f"{name} is gated, so {needed} must be too: it decides whether the figure is valid")
+            )
     return problems
 
 

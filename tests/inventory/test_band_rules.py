@@ -47,3 +47,36 @@ def test_a_latency_may_be_gated_from_above_alone(tmp_path):
     path = tmp_path / "boards.yaml"
     path.write_text(PAIR.format(metric="usb.net.udp.jitter", body="{unit: ms, max: 4}"))
     assert load_inventory(path).boards["p"]
+
+
+EMULATED = PAIR.replace("udc: dummy_udc.0}}", "udc: dummy_udc.0, emulated: true}}")
+
+
+def test_a_rate_on_an_emulated_link_needs_a_maximum(tmp_path):
+    # No physical ceiling is enforced on an emulated link: fio on tmpfs (4.19 GB/s) passed the virtual NVMe
+    # pair's floor-only band (issue "numbers that cannot lie").
+    path = tmp_path / "boards.yaml"
+    path.write_text(EMULATED.format(metric="usb.msc.read", body="{unit: MB/s, min: 20}"))
+    with pytest.raises(InventoryError, match="usb.msc.read on an emulated link needs a maximum"):
+        load_inventory(path)
+    path.write_text(EMULATED.format(metric="usb.msc.read", body="{unit: MB/s, min: 20, max: 200}"))
+    assert load_inventory(path).boards["p"]
+    path.write_text(PAIR.format(metric="usb.msc.read", body="{unit: MB/s, min: 20}"))  # a real link: its ceiling
+    assert load_inventory(path).boards["p"]
+
+
+@pytest.mark.parametrize(
+    ("gated", "companion"),
+    [("usb.uvc.fps", "usb.uvc.corrupt"), ("usb.net.udp.throughput", "usb.net.udp.loss")],
+)
+def test_a_figure_is_gated_only_with_the_companion_that_decides_its_validity(tmp_path, gated, companion):
+    path = tmp_path / "boards.yaml"
+    alone = PAIR.format(metric=gated, body="{min: 10}")
+    path.write_text(alone)
+    with pytest.raises(InventoryError, match=f"{gated} is gated, so {companion} must be too"):
+        load_inventory(path)
+    path.write_text(alone + f"      {companion}: {{informative: true}}\n")
+    with pytest.raises(InventoryError, match=f"so {companion} must be too"):
+        load_inventory(path)
+    path.write_text(alone + f"      {companion}: {{max: 0}}\n")
+    assert load_inventory(path).boards["p"]
