@@ -12,10 +12,14 @@ import shlex
 from dataclasses import dataclass
 
 from hil.errors import LabError
+from hil.lab.board.console import without_kernel_messages
 from hil.lab.board.role import Role
 
 # sysfs `speed` values (Mb/s) for each USB speed name used in boards.yaml.
 SPEED_MBPS = {"low": 1.5, "full": 12.0, "high": 480.0, "super": 5000.0, "super-plus": 10000.0}
+# What the kernel writes to `speed` (usb_speed_string of drivers/usb/core/sysfs.c): "unknown" is no speed.
+_SYSFS_SPEED = re.compile(r"1\.5|12|480|5000|10000|20000", re.ASCII)
+_USB_ID = re.compile(r"[0-9a-f]{4}", re.ASCII)
 
 
 def speed_name(mbps: float) -> str:
@@ -68,7 +72,25 @@ def wait_for_device(host: Role, serial: str, *, timeout_s: float = 20.0) -> UsbD
             f"{host.label}: USB device with serial {serial} did not enumerate within {timeout_s:.0f} s; "
             f"devices present:\n{present or '(none)'}"
         )
-    path, speed, vendor, product = lines[:4]
+    return _device(without_kernel_messages(output), serial, host.label, output)
+
+
+def _device(text: str, serial: str, where: str, raw: str) -> UsbDevice:
+    """The four lines the lookup printed (path, speed, idVendor, idProduct), each checked for what it is."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    fields = lines[:4] if len(lines) == 4 else []
+    valid = (
+        len(fields) == 4
+        and fields[0].startswith("/sys/bus/usb/devices/")
+        and _SYSFS_SPEED.fullmatch(fields[1]) is not None
+        and all(_USB_ID.fullmatch(field) for field in fields[2:])
+    )
+    if not valid:
+        raise LabError(
+            f"{where}: the USB device with serial {serial} enumerated, but its sysfs entry does not read as one "
+            f"(path, speed, idVendor, idProduct): {raw.strip()[:300]!r}"
+        )
+    path, speed, vendor, product = fields
     return UsbDevice(sysfs=path, speed_mbps=float(speed), vendor_id=vendor, product_id=product, serial=serial)
 
 
