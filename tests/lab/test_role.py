@@ -181,3 +181,17 @@ def test_runs_on_the_active_one_of_two_command_drivers(tmp_path, monkeypatch):
     finally:
         env.cleanup()
     assert used == ["shell"]
+
+
+def test_a_console_error_is_one_line_without_pexpects_object_dump():
+    # A real pexpect EOF from a real process: its message carries 25 lines about the spawn object.
+    import pexpect
+
+    from hil.lab.board.console import console_error
+
+    child = pexpect.spawn("true")
+    with pytest.raises(pexpect.EOF) as raised:
+        child.expect("never printed", timeout=10)
+    assert len(str(raised.value).splitlines()) > 10 and "object at 0x" in str(raised.value)
+    assert console_error(raised.value) == "EOF: End Of File (EOF). Exception style platform."
+    assert console_error(ValueError("bad\n  value")) == "ValueError: bad value"

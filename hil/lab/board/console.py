@@ -19,3 +19,13 @@ KERNEL_TIMESTAMP = re.compile(r"\[ *[0-9]+\.[0-9]{6}\] ", re.ASCII)
 def without_kernel_messages(text: str) -> str:
     """The output with kernel console lines removed (a line that is all printk is never tool output)."""
     return KERNEL_MESSAGE.sub("", text)
+
+
+def console_error(exc: BaseException) -> str:
+    """One line for an error of a console: pexpect's TIMEOUT and EOF append a dump of their spawn object
+    ("<labgrid.util.expect.PtxExpect object at 0x...>", command, args, buffer...: 25 lines) to the line that
+    says what happened; a report keeps that line."""
+    text = str(exc).strip()
+    if type(exc).__module__.startswith("pexpect"):
+        text = text.splitlines()[0] if text else ""
+    return f"{type(exc).__name__}: {' '.join(text.split())}" if text else type(exc).__name__

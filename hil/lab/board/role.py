@@ -17,6 +17,7 @@ from labgrid.protocol import CommandProtocol
 from hil.errors import BoardTimeout, CommandFailed, LabError
 from hil.lab.board import bound, deploy, shell
 from hil.lab.board.background import Background
+from hil.lab.board.console import console_error
 from hil.lab.board.deploy import Deployment
 from hil.lab.board.strategy import BoardControl, missing_board_control
 
@@ -105,7 +106,7 @@ class Role:
         except (pexpect.EOF, ConnectionError) as exc:  # the far end is gone: a crashed emulator, a dead ser2net
             self.mark_suspect("console closed")
             raise BoardTimeout(
-                f"{self.label}: console closed while running `{command}` ({type(exc).__name__}: {exc})"
+                f"{self.label}: console closed while running `{command}` ({console_error(exc)})"
             ) from exc
         return exitcode, "\n".join([*stdout, *stderr])
 

@@ -38,6 +38,7 @@ from labgrid.step import step
 from labgrid.strategy import Strategy, StrategyError
 
 from hil.errors import BoardTimeout, LabError
+from hil.lab.board.console import console_error
 
 
 @runtime_checkable
@@ -212,7 +213,7 @@ class RecoveringStrategy(Strategy, abc.ABC):
             if exitcode == 0:
                 return
         except Exception as exc:  # a dead console raises TIMEOUT or EOF from pexpect
-            self.logger.warning("%s: shell does not answer (%s): power cycling", self.target.name, exc)
+            self.logger.warning("%s: shell does not answer (%s): power cycling", self.target.name, console_error(exc))
         self.power_cycle()
 
 
@@ -302,7 +303,7 @@ def _without_passwords(text: str) -> str:
 
 
 def _one_line(exc: BaseException, limit: int = 300) -> str:
-    text = _without_passwords(" ".join(str(exc).split()))
+    text = _without_passwords(console_error(exc).split(": ", 1)[-1])
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
