@@ -4,6 +4,10 @@ labgrid's QEMUDriver powers off through QMP `quit`; when the emulator crashed or
 answering, that raises and leaves the driver believing the board is still on, so no power cycle can
 ever succeed again. A hardware lab's PDU does not care whether the board is alive: neither does this.
 
+QEMU dies with the process that powered it on, even one killed with SIGKILL (Jenkins escalates an abort
+to it): it is started under `setpriv --pdeathsig KILL` (util-linux), so no emulator is left running for
+good, holding its scratch disks, with parent 1.
+
 It also creates the board's scratch disks (`scratch_disks: {nvme.img: 1024}`, MiB): sparse files in the
 driver's own temporary directory, one set per QEMU (two workers' boards never share a disk), removed
 with it. `extra_args` names them as `@scratch@/nvme.img`.
@@ -14,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -38,6 +43,14 @@ class VlabQEMUDriver(QEMUDriver):
         self._check_files()
         super().on_activate()
         self._create_scratch_disks()
+        self._die_with_this_process()
+
+    def _die_with_this_process(self) -> None:
+        """Prefix the command with setpriv: the kernel kills QEMU when the thread that started it dies."""
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            raise LabError(f"{self.target.name}: setpriv not found (util-linux): apt-get install util-linux")
+        self._cmd = [setpriv, "--pdeathsig", "KILL", "--", *self._cmd]
 
     def _create_scratch_disks(self) -> None:
         """Sparse backing files for the disks extra_args names under @scratch@ (QEMU opens them read-write)."""

@@ -144,3 +144,45 @@ def test_sigterm_mid_suite_leaves_no_qemu_and_fresh_reports(tmp_path, vlab_subpr
     assert run["finished"] is not None and run["exit_status"] == 2 and run["aborted_by"] == "SIGTERM"
     assert "from an earlier run" not in (out / "junit.xml").read_text()
     assert "from an earlier run" not in (out / "report.html").read_text()
+
+
+POWER_ON_AND_HOLD = """
+import sys, time
+from labgrid import Environment
+env = Environment(config_file=sys.argv[1])
+qemu = env.get_target("vboard").get_driver("VlabQEMUDriver")
+qemu.on()
+print(qemu._child.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_qemu_dies_with_a_run_killed_by_sigkill(tmp_path, vlab_subprocess_env):
+    # Jenkins escalates an abort to SIGKILL: the run's QEMU stayed for good, parent 1 (issue "numbers that
+    # cannot lie"). Now the kernel kills it with the process that powered it on.
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from hil.vlab import ENV_FILE
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", POWER_ON_AND_HOLD, str(ENV_FILE)],
+        env=vlab_subprocess_env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        qemu_pid = int(holder.stdout.readline())
+        assert b"qemu-system" in Path(f"/proc/{qemu_pid}/cmdline").read_bytes()
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{qemu_pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        alive = Path(f"/proc/{qemu_pid}").exists() and b"qemu-system" in Path(f"/proc/{qemu_pid}/cmdline").read_bytes()
+        assert not alive, f"QEMU {qemu_pid} outlived the run that started it"
+    finally:
+        holder.kill()
