@@ -89,6 +89,17 @@ class Sampling(Strict):
     def _as_fraction(cls, value: object) -> object:
         return None if value is None else _percent(value)
 
+    @field_validator("max_cv", mode="after")
+    @classmethod
+    def _max_cv_gates(cls, value: float | None) -> float | None:
+        # A spread as large as the median passes any sampling: such a gate stops gating without a word.
+        if value is not None and value >= 1:
+            raise ValueError(
+                f"max_cv {value * 100:g}% gates no spread: calibrate it on a quiet machine (a figure whose spread "
+                "says nothing, like a loss or a jitter, is not checked for it by the catalogue)"
+            )
+        return value
+
 
 class BandSettings(Sampling):
     """A band (min/max, or nominal ± tolerance) plus sampling overrides."""

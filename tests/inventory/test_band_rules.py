@@ -32,8 +32,16 @@ pairs:
             "{unit: MB/s, nominal: 100, tolerance: 5 ms}",
             "usb.msc.read/tolerance: cannot convert 'ms' (time) to 'MB/s' (data rate)",
         ),
+        ("usb.msc.read", "{unit: MB/s, min: 10, max_cv: 100%}", "usb.msc.read/max_cv: max_cv 100% gates no spread"),
     ],
-    ids=["max only on a rate", "loss above 100%", "min: true", "quoted number", "tolerance in ms on MB/s"],
+    ids=[
+        "max only on a rate",
+        "loss above 100%",
+        "min: true",
+        "quoted number",
+        "tolerance in ms on MB/s",
+        "max_cv 100%",
+    ],
 )
 def test_a_band_that_cannot_gate_is_an_inventory_error(tmp_path, metric, body, problem):
     path = tmp_path / "boards.yaml"
@@ -57,7 +65,7 @@ def test_a_rate_on_an_emulated_link_needs_a_maximum(tmp_path):
     # pair's floor-only band (issue "numbers that cannot lie").
     path = tmp_path / "boards.yaml"
     path.write_text(EMULATED.format(metric="usb.msc.read", body="{unit: MB/s, min: 20}"))
-    with pytest.raises(InventoryError, match="usb.msc.read on an emulated link needs a maximum"):
+    with pytest.raises(InventoryError, match=r"usb\.msc\.read on an emulated link needs a maximum"):
         load_inventory(path)
     path.write_text(EMULATED.format(metric="usb.msc.read", body="{unit: MB/s, min: 20, max: 200}"))
     assert load_inventory(path).boards["p"]
