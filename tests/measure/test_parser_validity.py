@@ -24,12 +24,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_parser_fuzz import _COMMON, KERNEL_MESSAGES, _seeds
 
 from hil.measure import fio
 from hil.measure.parsing import PARSERS
 from hil.verdict.errors import MeasurementError
-
-from .test_parser_fuzz import _COMMON, KERNEL_MESSAGES, _seeds
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MAX_EXAMPLES = 10_000
@@ -98,6 +97,8 @@ def _json_edit(change: Callable[[dict[str, Any]], None]) -> Edit:
         start = text.index("{")
         document = json.loads(text[start:])
         change(document)
+        if document == json.loads(text[start:]):
+            return text, asked  # nothing to edit in this base: not an invalid input
         return text[:start] + json.dumps(document, indent=2), asked
 
     return edit
@@ -142,6 +143,7 @@ def _two_runs(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return text.rstrip("\n") + "\n" + text, asked
 
 
+OTHER_DIRECTION = {"read": "write", "write": "read", "randread": "randwrite", "randwrite": "randread"}
 FIO: dict[str, Edit] = {
     "rate x2": _fio_scale("bw_bytes", 2),
     "iops x2": _fio_scale("iops", 2),
@@ -149,7 +151,7 @@ FIO: dict[str, Edit] = {
     "runtime / 2": _fio_scale("runtime", 0.5),
     "p99 negative": _fio_p99(lambda clat: -clat["percentile"][fio.P99]),
     "p99 above max": _fio_p99(lambda clat: clat["max"] * 2),
-    "other direction": _fio_option("rw", lambda rw: {"read": "write", "write": "read"}.get(rw, "rand" + rw[4:])),
+    "other direction": _fio_option("rw", lambda rw: OTHER_DIRECTION[rw]),
     "other block size": _fio_option("bs", lambda bs: "4K" if bs != "4K" else "1M"),
     "other file": _fio_option("filename", lambda name: "/tmp/fio-on-tmpfs"),
     "job error": _json_edit(lambda d: d["jobs"][0].update(error=5)),
