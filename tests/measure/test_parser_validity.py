@@ -266,7 +266,56 @@ RESUME = {
     ),
 }
 
+
+def _field(name: str, value: Callable[[int], object], *, line_from_end: int = 1) -> Edit:
+    """`name=N` on the last line (or one before it) set to value(N)."""
+    return _on_last_line(rf"\b{name}=([0-9]+)", lambda m: f"{name}={value(int(m[1]))}", line_from_end=line_from_end)
+
+
+def _rate_doubled(name: str) -> Edit:
+    return _on_last_line(rf"\b{name}=([0-9.]+)", lambda m: f"{name}={float(m[1]) * 2:.3f}")
+
+
+V4L2 = {
+    "fps x2": _rate_doubled("fps"),
+    "span other than the fps": _field("span_us", lambda n: n * 2),
+    "other size than asked": _field("width", lambda n: n // 2),
+    "dropped contradicts the sequence numbers": _field("dropped", lambda n: n + 1),
+    "bytes not whole frames": _field("bytes", lambda n: n + 2),
+    "more corrupt frames than frames": _on_last_line(r"corrupt=0 ", lambda m: "corrupt=100000 "),
+}
+HID = {
+    "rate x2": _rate_doubled("kB_s"),
+    "time other than the rate": _field("timed_ns", lambda n: n * 2),
+    "other report size than asked": _field("report_bytes", lambda n: n // 2),
+    "reports lost": _field("lost", lambda n: n + 3),
+    "reports corrupt": _field("corrupt", lambda n: n + 1),
+}
+MTP = {
+    "fewer bytes on the host": _field("bytes", lambda n: n - 1),
+    "tool failed": _field("exit", lambda n: 1),
+    "progress stopped short": _on_last_line(
+        r"Progress: ([0-9]+) of", lambda m: f"Progress: {int(m[1]) // 2} of", line_from_end=2
+    ),
+    "error line": _insert_before_last("Error sending file: PTP_RC_GeneralError"),
+}
+CP = {
+    "other size than the source": _field("bytes", lambda n: n + 1),
+    "clock went back": _on_last_line(r"copied=([0-9]+) synced=([0-9]+)", lambda m: f"copied={m[2]} synced={m[1]}"),
+    "cp printed an error": lambda text, asked: ("cp: error writing 'x': No space left on device\n" + text, asked),
+}
+BAR = {
+    "store rate x2": _rate_doubled("store_mb_s"),
+    "load rate x2": _rate_doubled("load_mb_s"),
+    "bytes other than the rates": _field("bytes", lambda n: n * 2),
+}
+
 INVALIDATIONS: dict[str, dict[str, Edit]] = {
+    "hil.measure.v4l2_fps.parse": V4L2,
+    "hil.measure.hid.parse": HID,
+    "hil.measure.mtp.parse": MTP,
+    "hil.measure.cpfile.parse": CP,
+    "hil.measure.pcie_bar.parse": BAR,
     "hil.measure.fio.parse": FIO,
     "hil.measure.iperf3.parse_tcp": IPERF_TCP,
     "hil.measure.iperf3.parse_udp": IPERF_UDP,
@@ -284,11 +333,6 @@ NOT_YET = {
     "hil.measure.cpuload.parse_stat": "counters without a figure of their own to contradict",
     "hil.measure.netdev.parse_statistics": "one counter per line: a cut digit is another valid counter",
     "hil.measure.pcie_dmatest.parse_pcitest": "OKAY / NOT OKAY verdicts, no figure",
-    "hil.measure.pcie_bar.parse": "not yet derived",
-    "hil.measure.v4l2_fps.parse": "not yet derived",
-    "hil.measure.hid.parse": "not yet derived",
-    "hil.measure.mtp.parse": "not yet derived",
-    "hil.measure.cpfile.parse": "not yet derived",
 }
 
 
