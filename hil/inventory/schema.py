@@ -12,7 +12,17 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from hil.inventory.tuning import TuningConfig
 from hil.verdict import ceilings, units
@@ -49,7 +59,7 @@ class Tolerance(Strict):
     """nominal ± tolerance: relative ('10%') or absolute, in `unit` (None: the metric's band unit)."""
 
     value: float = Field(gt=0)
-    relative: bool
+    relative: StrictBool
     unit: str | None = None
 
 
@@ -157,7 +167,7 @@ class MetricConfig(BandSettings):
     # ms). Converted into the metric's own unit when the spec is built.
     unit: str | None = None
     # Recorded, not gated: a figure worth keeping in the results before a band for it is known.
-    informative: bool = False
+    informative: StrictBool = False
     # How the band was obtained (a seed table, a calibration run): shown in reports next to the band.
     source: str = ""
     # Overrides per parameter set: "bs=64K" or "bs=64K,dir=read" -> settings for the cases matching it.
@@ -210,7 +220,7 @@ class ModuleConfig(Strict):
     """A kernel module the link needs loaded with these parameters (the virtual lab's dummy_hcd)."""
 
     module: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
-    params: dict[str, bool | int] = Field(default_factory=dict)
+    params: dict[str, StrictBool | StrictInt] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _known_parameters(self) -> ModuleConfig:
@@ -265,7 +275,7 @@ class AndroidGadgetConfig(Strict):
     functions: list[AndroidFunction] = Field(default_factory=lambda: ["mtp", "rndis"], min_length=1)
     # The board's adb must stay up (the lab talks to it over adb, or loses it otherwise): every
     # configuration hil sets keeps `adb` in it ("mass_storage,adb").
-    keep_adb: bool = False
+    keep_adb: StrictBool = False
     # Bound on `getprop sys.usb.state` reaching the value set; beyond it the test is an ERROR.
     state_timeout_s: float = Field(default=10.0, gt=0, le=300)
     # Where the board's own MTP responder stores the objects the host sends (Android: /sdcard).
@@ -286,7 +296,7 @@ class UsbLink(Strict):
     udc: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]+$")  # the device role's UDC, for gadgets
     driver: ModuleConfig | None = None
     # dummy_hcd moves data by memcpy, not over a bus: it has no physical ceiling to check against.
-    emulated: bool = False
+    emulated: StrictBool = False
     # Who builds the gadget: hil through configfs, or Android's init through sys.usb.config (hil.lab.usb_gadget.gadget).
     gadget: Literal["configfs", "android"] = "configfs"
     android: AndroidGadgetConfig | None = None  # with gadget: android; its defaults when omitted
@@ -310,7 +320,7 @@ class PcieLink(Strict):
     gen: Annotated[int, _one_of(ceilings.PCIE_GENERATIONS, "PCIe generation")]
     lanes: Annotated[int, _one_of(ceilings.PCIE_LANES, "PCIe lane count")]
     max_payload: Annotated[int, _one_of(ceilings.PCIE_PAYLOADS, "PCIe max payload size")] = 256
-    emulated: bool = False
+    emulated: StrictBool = False
 
 
 Link = Annotated[UsbLink | PcieLink, Field(discriminator="type")]
@@ -361,7 +371,7 @@ class PairConfig(Strict):
     # labgrid environment file, relative to boards.yaml (hil:NAME: one shipped with hil); --lg-env/LG_ENV,
     # labgrid's own option, names it for every pair instead.
     env: str | None = None
-    vlab: bool = False  # its targets boot the virtual lab image, which hil builds first
+    vlab: StrictBool = False  # its targets boot the virtual lab image, which hil builds first
     # `link` is validated before `roles` (field order, not YAML order), so a role mismatch is reported
     # at `roles` and its line rather than at the whole pair.
     link: Link

@@ -88,3 +88,16 @@ def test_a_figure_is_gated_only_with_the_companion_that_decides_its_validity(tmp
         load_inventory(path)
     path.write_text(alone + f"      {companion}: {{max: 0}}\n")
     assert load_inventory(path).boards["p"]
+
+
+@pytest.mark.parametrize("text", ["'yes'", "'true'", "1", "'1'"])
+def test_a_yes_or_no_key_takes_true_or_false_only(tmp_path, text):
+    # `emulated: 'yes'` (a quoted string) loaded as True; only YAML's true and false are booleans.
+    path = tmp_path / "boards.yaml"
+    path.write_text(
+        EMULATED.replace("emulated: true", f"emulated: {text}").format(
+            metric="usb.msc.read", body="{unit: MB/s, min: 20, max: 200}"
+        )
+    )
+    with pytest.raises(InventoryError, match="link/emulated: Input should be a valid boolean"):
+        load_inventory(path)
