@@ -258,7 +258,19 @@ def _netdev_oracle(text: str, asked: dict[str, Any], result: dict[str, int]) -> 
         assert value.isascii() and value.isdigit() and int(value) == result[name], (name, value)
 
 
+def _iperf2_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
+    values, details = result
+    rows = [line.strip().split(",") for line in without_kernel_messages(text).splitlines() if line.strip()]
+    assert len(rows) == asked["streams"] == len({row[5] for row in rows}), rows
+    assert all(len(row) == 14 and row[0].isascii() for row in rows), rows
+    assert values["throughput"].value == sum(float(row[8]) for row in rows)
+    assert details["datagrams"] == sum(int(row[11]) for row in rows) > 0
+    assert values["loss"].value == 100 * sum(int(row[10]) for row in rows) / details["datagrams"]
+    assert values["jitter"].value == max(float(row[9]) for row in rows) >= 0
+
+
 ORACLES: dict[str, Callable[[str, dict[str, Any], Any], None]] = {
+    "hil.measure.iperf2.parse_udp_server": _iperf2_oracle,
     "hil.measure.dd.parse": _dd_oracle,
     "hil.measure.ddfile.parse_synced": _dd_sync_oracle,
     "hil.measure.cpuload.parse_stat": _procstat_oracle,

@@ -310,7 +310,30 @@ BAR = {
     "bytes other than the rates": _field("bytes", lambda n: n * 2),
 }
 
+
+def _iperf2_field(index: int, value: Callable[[str], str]) -> Edit:
+    def edit(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        lines = text.rstrip("\n").split("\n")
+        fields = lines[-1].split(",")
+        fields[index] = value(fields[index])
+        return "\n".join([*lines[:-1], ",".join(fields)]) + "\n", asked
+
+    return edit
+
+
+IPERF2 = {
+    "rate x2": _iperf2_field(8, lambda v: str(int(v) * 2)),
+    "bytes other than the datagrams": _iperf2_field(7, lambda v: str(int(v) - 1470)),
+    "loss other than lost / total": _iperf2_field(12, lambda v: f"{float(v) + 5:.3f}"),
+    "a client's own line": _iperf2_field(11, lambda v: "-1"),
+    "a stream missing": lambda text, asked: (text, {**asked, "streams": asked["streams"] + 1}),
+    "two runs joined": _two_runs,
+    "a run shorter than asked": lambda text, asked: (text, {**asked, "duration_s": asked["duration_s"] * 2}),
+    "no server": lambda text, asked: (text + "read failed: Connection refused\n", asked),
+}
+
 INVALIDATIONS: dict[str, dict[str, Edit]] = {
+    "hil.measure.iperf2.parse_udp_server": IPERF2,
     "hil.measure.v4l2_fps.parse": V4L2,
     "hil.measure.hid.parse": HID,
     "hil.measure.mtp.parse": MTP,
