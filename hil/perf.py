@@ -13,6 +13,7 @@ none of the metrics is skipped.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import warnings
@@ -26,12 +27,12 @@ from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.board import bound, tuning
 from hil.lab.pair import BoardPair
-from hil.measure import cpuload, netdev
+from hil.measure import cpuload, netdev, pcload
 from hil.report import collect, live
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
 from hil.verdict.errors import MeasurementError
-from hil.verdict.result import BaselineComparison, MetricResult, metric_key
+from hil.verdict.result import BaselineComparison, MetricResult, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
 
 log = logging.getLogger("hil")
@@ -67,6 +68,7 @@ class Perf:
             pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(names)}")
         fixed = self.config.getoption("samples")
         specs = [board.spec_for(self.inventory.inventory, name, params, fixed_samples=fixed) for name in names]
+        sample = pcload.with_pc_load(sample)  # the tool's run only: the lab PC's CPU use outside hil
         if cpu_load_on is not None and cpu_load_on in self.pair.roles:
             sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
@@ -83,6 +85,7 @@ class Perf:
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts.update(known)
             self._note_cpu_load(result)
+            result = self._note_pc_load(result, spec.pc_load_max)
             self._note_interface_errors(result, warned)
             entry = board.config.metrics.get(result.metric)
             if entry is not None and entry.source:
@@ -102,6 +105,25 @@ class Perf:
         if saturated:
             result.facts["cpu_saturated"] = ", ".join(saturated)
             log.warning("%s %s: CPU at its limit during the transfer: %s", self.pair.name, result.metric, saturated[0])
+
+    def _note_pc_load(self, result: MetricResult, bound: float | None) -> MetricResult:
+        """The lab PC's CPU use outside hil over the counted samples; above the inventory's `pc_load_max` the
+        figure is the PC's neighbours' as much as the board's: UNSTABLE, with that reason."""
+        load = pcload.summary(result.samples, bound)
+        if load is None:
+            return result
+        line, busy = load
+        result.facts["pc_load"] = line
+        if not busy:
+            return result
+        note = f"the lab PC was busy with other work ({line}): the figure is not the board's alone"
+        result.facts["pc_busy"] = note
+        log.warning("%s %s: %s", self.pair.name, result.metric, note)
+        if bound is None or result.verdict not in (Verdict.PASS, Verdict.MARGINAL, Verdict.FAIL):
+            return result
+        return dataclasses.replace(
+            result, verdict=Verdict.UNSTABLE, reason=f"unstable: {note} (pc_load_max {bound * 100:g}%); {result.reason}"
+        )
 
     def _note_interface_errors(self, result: MetricResult, warned: set[str]) -> None:
         """Error and drop counters of the measured interface over every run (warm-up included), and a

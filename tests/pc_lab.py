@@ -10,5 +10,5 @@ pairs:
     roles: {host: {target: lab-pc}, device: {target: lab-pc}}
     link: {type: usb, speed: high, udc: none.0, emulated: true}
     metrics:
-      usb.msc.read: {unit: MB/s, min: 1}
+      usb.msc.read: {unit: MB/s, min: 1, max: 100000}
 """

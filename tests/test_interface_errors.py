@@ -22,8 +22,8 @@ pairs:
     roles: {host: {target: lab-pc}, device: {target: lab-pc}, peer: {target: lab-pc}}
     link: {type: usb, speed: super, emulated: true}
     metrics:
-      usb.ethernet.tcp.tx: {unit: Mbit/s, min: 1}
-      usb.ethernet.udp.throughput: {unit: Mbit/s, min: 1}
+      usb.ethernet.tcp.tx: {unit: Mbit/s, min: 1, max: 1000000}
+      usb.ethernet.udp.throughput: {unit: Mbit/s, min: 1, max: 1000000}
       usb.ethernet.udp.loss: {unit: '%', max: 100}
 """
 

@@ -31,25 +31,25 @@ pairs:
     env: lab.yaml
     roles: {host: {target: lab-pc}, device: {target: lab-pc}}
     link: {type: usb, speed: high, udc: none.0, emulated: true}
-    metrics: {usb.msc.read: {unit: MB/s, min: 1}}
+    metrics: {usb.msc.read: {unit: MB/s, min: 1, max: 100000}}
   narrowed:
     env: lab.yaml
     only: {bs: [1M], report: [512]}
     roles: {host: {target: lab-pc}, device: {target: lab-pc}}
     link: {type: usb, speed: high, udc: none.0, emulated: true}
-    metrics: {usb.msc.read: {unit: MB/s, min: 1}}
+    metrics: {usb.msc.read: {unit: MB/s, min: 1, max: 100000}}
   halved:
     env: lab.yaml
     quick_only: {direction: [write]}
     roles: {host: {target: lab-pc}, device: {target: lab-pc}}
     link: {type: usb, speed: high, udc: none.0, emulated: true}
-    metrics: {usb.msc.read: {unit: MB/s, min: 1}}
+    metrics: {usb.msc.read: {unit: MB/s, min: 1, max: 100000}}
   slow:
     env: lab.yaml
     matrix: full
     roles: {host: {target: lab-pc}, device: {target: lab-pc}}
     link: {type: usb, speed: high, udc: none.0, emulated: true}
-    metrics: {usb.msc.read: {unit: MB/s, min: 1}}
+    metrics: {usb.msc.read: {unit: MB/s, min: 1, max: 100000}}
 """
 
 

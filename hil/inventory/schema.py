@@ -93,8 +93,11 @@ class Sampling(Strict):
     budget_s: float | None = Field(default=None, gt=0)
     warmup: int | None = Field(default=None, ge=0)
     min_effect: Percent | None = None
+    # The lab PC's CPU use outside hil (hil.measure.pcload) above which a figure is not the board's alone:
+    # its verdict is then UNSTABLE with that reason, never a plain PASS or FAIL. Unset: recorded only.
+    pc_load_max: Percent | None = None
 
-    @field_validator("max_cv", "min_effect", mode="before")
+    @field_validator("max_cv", "min_effect", "pc_load_max", mode="before")
     @classmethod
     def _as_fraction(cls, value: object) -> object:
         return None if value is None else _percent(value)

@@ -75,6 +75,7 @@ def spec_for(
         budget_s=settings["budget_s"],
         warmup=settings["warmup"],
         min_effect=settings["min_effect"],
+        pc_load_max=settings.get("pc_load_max"),
         ceiling=ceiling_for(metric, pair.link, params),
         fixed_samples=fixed_samples,
         params=dict(params),

@@ -89,6 +89,7 @@ class MetricSpec:
     params: dict[str, object] = field(default_factory=dict, compare=False)
     reads: str = "value"  # which quantity of a tool's Measurement this metric takes
     check_cv: bool = True  # False: the spread says nothing about stability (loss, dropped frames)
+    pc_load_max: float | None = None  # share of the lab PC's CPUs busy outside hil above which no figure counts
 
     @property
     def gated(self) -> bool:

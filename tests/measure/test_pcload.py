@@ -1,0 +1,57 @@
+"""hil.measure.pcload on this PC, with real CPU-bound processes: one outside hil's tree, one inside it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from hil.measure import pcload
+from hil.verdict.result import Sample
+
+SPIN = "import time\nend = time.monotonic() + 3\nwhile time.monotonic() < end: pass\n"
+
+
+def _share_while(start) -> float:
+    process = start()
+    try:
+        time.sleep(0.5)
+        before = pcload.snapshot()
+        time.sleep(2)
+        share = pcload.foreign_percent(before, pcload.snapshot())
+    finally:
+        if process is not None:
+            process.kill()
+            process.wait()
+    assert share is not None
+    return share
+
+
+def test_a_busy_process_outside_hil_counts_and_one_of_hils_own_does_not():
+    one_cpu = 100 / (os.cpu_count() or 1)
+    # setsid -f forks: the spinning process is init's child, not this process's (another job on the lab PC).
+    own = _share_while(lambda: subprocess.Popen([sys.executable, "-c", SPIN]))  # hil's own (a QEMU, say)
+    foreign = _share_while(lambda: subprocess.run(["setsid", "-f", sys.executable, "-c", SPIN], check=True) and None)
+    time.sleep(1)  # the foreign one spins 3 s in all: gone before the next test
+    assert foreign >= 0.7 * one_cpu, foreign
+    assert own <= foreign - 0.5 * one_cpu, (own, foreign)
+
+
+def test_the_share_is_stored_with_each_sample_and_summarised():
+    def a_run() -> Sample:
+        time.sleep(0.2)  # a sample that takes no clock tick has no share
+        return Sample(value=1.0, started=time.time(), duration_s=0.2)
+
+    sample = pcload.with_pc_load(a_run)()
+    assert 0 <= sample.details[pcload.DETAIL] <= 100
+    busy = [Sample(1.0, 0.0, 0.1, details={pcload.DETAIL: share}) for share in (40.0, 60.0, 10.0)]
+    line, is_busy = pcload.summary(busy)
+    assert line.startswith("median 40%, max 60%") and is_busy
+    assert pcload.summary([Sample(1.0, 0.0, 0.1)]) is None
+
+
+def test_the_inventorys_bound_decides_when_the_pc_was_busy():
+    samples = [Sample(1.0, 0.0, 0.1, details={pcload.DETAIL: share}) for share in (12.0, 15.0, 20.0)]
+    assert pcload.summary(samples)[1] is False  # the default: more than 25% of the PC's CPUs
+    assert pcload.summary(samples, 0.10)[1] is True  # boards.yaml's pc_load_max: 10%
