@@ -218,3 +218,34 @@ def test_every_example_loads(path: Path, monkeypatch):
     for name in env.config.get_targets():
         assert env.get_target(name) is not None
     env.cleanup()
+
+
+# Rates gated from below whose far edge is neither a band maximum nor an enforced physical ceiling, with why.
+FAR_EDGE_EXCEPTIONS = {
+    "usb.uvc.fps": "a gadget streams at most the frame interval it advertises; the isochronous bandwidth as a "
+    "frame-rate ceiling is issue 20's",
+    "usb.camera.fps": "as usb.uvc.fps: the camera's advertised interval bounds it",
+    "nvme.rnd4k_q32t1.read_iops": "IOPS have no link ceiling; the same run's rate (nvme.rnd4k_q32t1.read) has PCIe's",
+    "nvme.rnd4k_q32t1.write_iops": "as the read IOPS: the same run's write rate has PCIe's ceiling",
+}
+
+
+def test_every_rate_in_the_shipped_inventories_is_gated_on_both_edges_or_says_why_not():
+    from hil.catalogue import CATALOGUE
+    from hil.inventory.bands import band_of
+    from hil.verdict.spec import Direction
+
+    inventories = [EXAMPLES.parent / "boards.yaml", *sorted(EXAMPLES.glob("boards-*.yaml"))]
+    open_ended = set()
+    for path in inventories:
+        lg_env = EXAMPLES / "rehearsal-env.yaml" if path.name == "boards-rehearsal.yaml" else None
+        for board in load_inventory(path, lg_env=lg_env).boards.values():
+            for metric_name, entry in board.config.metrics.items():
+                metric = CATALOGUE.metric(metric_name)
+                if entry.informative or metric.direction is not Direction.HIGHER:
+                    continue
+                band = band_of(entry, entry.unit, metric)
+                enforced = metric.ceiling is not None and not board.config.link.emulated
+                if band.high is None and not enforced:
+                    open_ended.add(metric_name)
+    assert open_ended <= set(FAR_EDGE_EXCEPTIONS), open_ended - set(FAR_EDGE_EXCEPTIONS)
