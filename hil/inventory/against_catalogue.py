@@ -24,9 +24,9 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, TypeA
 from hil.catalogue import Catalogue, Metric, Setting, UnknownName
 from hil.inventory.bands import band_of
 from hil.inventory.schema import BandSettings, Inventory, MetricConfig
-from hil.inventory.specs import merged_band
+from hil.inventory.specs import ceiling_for, merged_band
 from hil.verdict.spec import Direction
-from hil.verdict.units import Quantity, units_of
+from hil.verdict.units import Quantity, convert, convertible, units_of
 
 RATES = (Quantity.DATA_RATE, Quantity.FRAME_RATE, Quantity.OPERATION_RATE)
 
@@ -41,10 +41,9 @@ def check(inventory: Inventory, catalogue: Catalogue) -> list[Problem]:
     problems: list[Problem] = []
     for pair_name, pair in inventory.pairs.items():
         where = ("pairs", pair_name)
-        emulated = bool(getattr(pair.link, "emulated", False))
         for name, config in pair.metrics.items():
             problems += _metric_problems((*where, "metrics", name), name, config, catalogue)
-            problems += _gate_problems((*where, "metrics", name), name, config, pair.metrics, catalogue, emulated)
+            problems += _gate_problems((*where, "metrics", name), name, config, pair.metrics, catalogue, pair.link)
         problems += _settings_problems((*where, "settings"), pair.settings, catalogue)
     return problems
 
@@ -98,13 +97,18 @@ def _gate_problems(
     config: MetricConfig,
     metrics: dict[str, MetricConfig],
     catalogue: Catalogue,
-    emulated: bool,
+    link: Any,
 ) -> list[Problem]:
-    """Rules that keep a gate gating: the sanity ceiling on emulated links, the companions gated too."""
+    """Rules that keep a gate gating: the sanity ceiling on emulated links, a floor the link can carry, the
+    companions gated too."""
     if config.informative or name not in catalogue.metrics:
         return []
     metric = catalogue.metric(name)
+    emulated = bool(getattr(link, "emulated", False))
     problems = []
+    floor = _floor_above_ceiling(name, config, metric, link)
+    if floor:
+        problems.append(Problem(loc, floor))
     rate = metric.direction is Direction.HIGHER and metric.quantity in RATES
     if emulated and rate and config.max is None and config.nominal is None:  # nominal +- tolerance has its top
         problems.append(
@@ -121,6 +125,26 @@ def _gate_problems(
                 Problem(loc, f"{name} is gated, so {needed} must be too: it decides whether the figure is valid")
             )
     return problems
+
+
+def _floor_above_ceiling(name: str, config: MetricConfig, metric: Metric, link: Any) -> str | None:
+    """A floor above what the link can physically carry can never pass: a band in MB/s meant as Mbit/s."""
+    if not config.has_band or metric.direction is not Direction.HIGHER or getattr(link, "emulated", False):
+        return None
+    try:
+        band = band_of(config, config.unit, metric)
+        ceiling = ceiling_for(metric, link, {})
+    except (ValueError, KeyError, TypeError):
+        return None  # the band's own problem is reported elsewhere; a ceiling that needs the case's parameters
+    if band.low is None or ceiling is None or not ceiling.enforced or not convertible(ceiling.unit, metric.unit):
+        return None
+    top = convert(ceiling.value, ceiling.unit, metric.unit)
+    if band.low <= top:
+        return None
+    return (
+        f"{name}'s floor {band.low:g} {metric.unit} is above the link's ceiling {top:.4g} {metric.unit} "
+        f"({ceiling.basis}): it can never pass (a band in MB/s meant as Mbit/s?)"
+    )
 
 
 def _units(metric: Metric) -> tuple[str, ...]:

@@ -101,3 +101,15 @@ def test_a_yes_or_no_key_takes_true_or_false_only(tmp_path, text):
     )
     with pytest.raises(InventoryError, match="link/emulated: Input should be a valid boolean"):
         load_inventory(path)
+
+
+def test_a_floor_above_what_the_link_can_carry_is_refused(tmp_path):
+    # 40 MB/s meant as Mbit/s on a USB 2.0 link: 320 Mbit/s is fine, 60 MB/s is above the bulk bound.
+    path = tmp_path / "boards.yaml"
+    path.write_text(PAIR.format(metric="usb.msc.read", body="{unit: MB/s, min: 60}"))
+    with pytest.raises(InventoryError, match=r"floor 60 MB/s is above the link's ceiling 53\.25 MB/s"):
+        load_inventory(path)
+    path.write_text(PAIR.format(metric="usb.msc.read", body="{unit: Mbit/s, min: 60}"))
+    assert load_inventory(path).boards["p"]
+    path.write_text(EMULATED.format(metric="usb.msc.read", body="{unit: MB/s, min: 60, max: 600}"))
+    assert load_inventory(path).boards["p"]  # dummy_hcd has no bus: no ceiling is enforced
