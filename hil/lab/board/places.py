@@ -157,6 +157,12 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+def _environ() -> dict[str, str]:
+    """This environment without labgrid's own selectors: each call names its place or token itself (with
+    LG_ENV set, `release` would release the places of that env file instead of the one named)."""
+    return {k: v for k, v in os.environ.items() if k not in ("LG_PLACE", "LG_TOKEN", "LG_ENV", "LG_STATE")}
+
+
 class LabgridClient:
     """`labgrid-client -x ADDRESS ...`: every call bounded, every failure a LabError with labgrid's words."""
 
@@ -168,10 +174,9 @@ class LabgridClient:
         return [self.program, "-x", self.address, *args]
 
     def __call__(self, *args: str, timeout: float = CALL_TIMEOUT_S) -> str:
-        environ = {k: v for k, v in os.environ.items() if k not in ("LG_PLACE", "LG_TOKEN", "LG_ENV", "LG_STATE")}
         try:
             done = subprocess.run(
-                self._command(args), capture_output=True, text=True, timeout=timeout, env=environ, check=False
+                self._command(args), capture_output=True, text=True, timeout=timeout, env=_environ(), check=False
             )
         except subprocess.TimeoutExpired as exc:
             raise LabError(
@@ -188,6 +193,7 @@ class LabgridClient:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            env=_environ(),
             preexec_fn=_die_with_parent,
         )
 
@@ -393,7 +399,8 @@ class Coordinator:
         return freed
 
     def release(self, held: HeldPlace) -> None:
-        """Give back what hil took for the place; each step is attempted, errors are logged."""
+        """Give back what hil took for the place: the lock, then the reservation (cancelled while the place is
+        still acquired, the coordinator keeps it); each step is attempted, failures are logged."""
         if held.locked_by_hil:
             try:
                 self.client("-p", held.name, "release")
