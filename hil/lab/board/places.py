@@ -30,6 +30,7 @@ import getpass
 import logging
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -186,6 +187,26 @@ class LabgridClient:
             said = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()
             raise LabError(f"coordinator {self.address}: `labgrid-client {' '.join(args)}` failed: {said[-1]}")
         return done.stdout
+
+    def detached(self, calls: list[tuple[str, ...]]) -> str | None:
+        """Run the calls one after the other in a process that outlives this one; what went wrong, or None."""
+        script = "; ".join(shlex.join(self._command(args)) + " || s=1" for args in calls)
+        process = subprocess.Popen(
+            ["sh", "-c", f"s=0; {script}; exit $s"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_environ(),
+            start_new_session=True,
+        )
+        try:
+            _, said = process.communicate(timeout=CALL_TIMEOUT_S * len(calls))
+        except subprocess.TimeoutExpired:
+            return f"no answer within {CALL_TIMEOUT_S * len(calls):.0f} s"
+        if process.returncode == 0:
+            return None
+        lines = (said or "").strip().splitlines()
+        return lines[-1] if lines else f"exit status {process.returncode}"
 
     def spawn(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
@@ -400,17 +421,18 @@ class Coordinator:
 
     def release(self, held: HeldPlace) -> None:
         """Give back what hil took for the place: the lock, then the reservation (cancelled while the place is
-        still acquired, the coordinator keeps it); each step is attempted, failures are logged."""
+        still acquired, the coordinator keeps it). Both run in one process of their own session, which
+        finishes even if this one is killed meanwhile (pytest-xdist kills an interrupted worker after 5 s,
+        and each labgrid-client start costs about half a second of CPU); failures are logged."""
+        steps = []
         if held.locked_by_hil:
-            try:
-                self.client("-p", held.name, "release")
-            except Exception as exc:
-                log.warning("releasing place %s: %s", held.name, exc)
+            steps.append(("-p", held.name, "release"))
         if held.reserved_by_hil:
-            try:
-                self.client("cancel-reservation", held.token)
-            except Exception as exc:
-                log.warning("cancelling reservation %s of place %s: %s", held.token, held.name, exc)
+            steps.append(("cancel-reservation", held.token))
+        if steps:
+            problem = self.client.detached(steps)
+            if problem:
+                log.warning("giving back place %s: %s", held.name, problem)
         if held.record is not None:
             holders.remove(held.record)
         log.info("released place %s", held.name)
