@@ -158,7 +158,7 @@ def load_inventory(
     try:
         text = yamlfile.read_text(path)
     except yamlfile.YamlProblem as exc:
-        raise InventoryError(str(path), f"line {exc.line}" if exc.line else "", exc.message) from None
+        raise _yaml_problem(path, exc) from None
     tree = _compose(path, text)
     data = _construct(path, text, tree)
     if not isinstance(data, dict):
@@ -192,7 +192,7 @@ def _compose(path: Path, text: str) -> yaml.Node | None:
     try:
         tree = yamlfile.compose(text)
     except yamlfile.YamlProblem as exc:
-        raise InventoryError(str(path), f"line {exc.line}" if exc.line else "", exc.message) from None
+        raise _yaml_problem(path, exc) from None
     if tree is None:
         return None
     duplicate = _duplicate_key(tree)
@@ -218,18 +218,13 @@ def _construct(path: Path, text: str, tree: yaml.Node | None) -> Any:
     try:
         return loader.construct_document(tree)
     except yaml.YAMLError as exc:
-        raise _yaml_problem(path, exc) from exc
+        raise _yaml_problem(path, yamlfile.YamlProblem.of(exc)) from exc
     finally:
         loader.dispose()
 
 
-def _yaml_problem(path: Path, exc: yaml.YAMLError) -> InventoryError:
-    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
-        return InventoryError(str(path), "", f"not valid YAML: {exc}")
-    problem = f"not valid YAML: {exc.problem}"
-    if exc.context and exc.context_mark is not None:
-        problem += f" ({exc.context} on line {exc.context_mark.line + 1})"
-    return InventoryError(str(path), f"line {exc.problem_mark.line + 1}", problem)
+def _yaml_problem(path: Path, problem: yamlfile.YamlProblem) -> InventoryError:
+    return InventoryError(str(path), f"line {problem.line}" if problem.line else "", problem.message)
 
 
 def _first_problem(path: Path, tree: yaml.Node | None, exc: ValidationError) -> InventoryError:

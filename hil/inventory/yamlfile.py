@@ -24,6 +24,16 @@ class YamlProblem(ValueError):
         self.line = line
         self.message = message
 
+    @classmethod
+    def of(cls, exc: yaml.YAMLError) -> YamlProblem:
+        """PyYAML's error (composing or constructing) with the line it names."""
+        if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+            return cls(None, f"not valid YAML: {exc}")
+        problem = f"not valid YAML: {exc.problem}"
+        if exc.context and exc.context_mark is not None:
+            problem += f" ({exc.context} on line {exc.context_mark.line + 1})"
+        return cls(exc.problem_mark.line + 1, problem)
+
 
 def read_text(path: Path) -> str:
     """The file's text: a regular file of at most MAX_BYTES, UTF-8."""
@@ -54,14 +64,8 @@ def compose(text: str) -> yaml.Node | None:
     _check_depth(text)
     try:
         tree = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
-        problem = f"not valid YAML: {exc.problem}"
-        if exc.context and exc.context_mark is not None:
-            problem += f" ({exc.context} on line {exc.context_mark.line + 1})"
-        raise YamlProblem(line, problem) from None
     except yaml.YAMLError as exc:
-        raise YamlProblem(None, f"not valid YAML: {exc}") from None
+        raise YamlProblem.of(exc) from None
     if tree is None:
         return None
     try:
