@@ -22,6 +22,7 @@ from typing import Any
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
+from hil.measure.dd import block_bytes
 from hil.measure.parsing import json_object, number_at, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
@@ -40,7 +41,6 @@ ECHOED = ("filename", "rw", "bs", "iodepth", "ioengine", "runtime")
 RUNTIME_SHORT = 0.95  # time_based: fio's measured runtime is the asked one (+ a few ms); less is a cut run
 # Percentiles are histogram bins (fio's bins are within 1/64 of a value); min and max are exact.
 PERCENTILE_BIN = 1 / 32
-_SIZE = re.compile(r"(?P<number>[0-9]+)(?P<unit>[KMG]?)", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -174,9 +174,11 @@ def _check_job(
             raise ParseError(
                 f"fio measured {figures['runtime']:g} ms of the {asked_ms:g} ms asked (a run cut short)", raw_output=raw
             )
-    block = _SIZE.fullmatch(expected.get("bs", ""))
-    if block is not None:
-        bs = int(block["number"]) * 1024 ** " KMG".index(block["unit"] or " ")
+    try:
+        bs = block_bytes(expected["bs"]) if "bs" in expected else None
+    except ValueError:
+        bs = None  # a size fio reads its own way (4KiB, ranges): no per-I/O check
+    if bs is not None:
         per_io = figures["io_bytes"] / figures["total_ios"]
         if not bs * (1 - CONSISTENCY) <= per_io <= bs * (1 + CONSISTENCY):
             raise ParseError(
