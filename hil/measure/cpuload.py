@@ -11,17 +11,15 @@ background process) and stores the per-CPU shares with the sample.
 
 from __future__ import annotations
 
-import numbers
 import re
 import statistics
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from hil.measure.around import around
 from hil.measure.parsing import ascii_int, parser, without_kernel_messages
 from hil.verdict.errors import ParseError
-from hil.verdict.measurement import Measurement
 from hil.verdict.result import Sample
 
 if TYPE_CHECKING:
@@ -124,21 +122,12 @@ def saturated(shares: Mapping[str, CpuShare]) -> list[str]:
 
 def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
     """`sample`, with the role's per-CPU load during it stored in the sample's details["cpu_load"]."""
-
-    def loaded_sample() -> Any:
-        before = snapshot(role)
-        started, clock = time.time(), time.monotonic()
-        got = sample()
-        took = time.monotonic() - clock
-        load = {"role": role.label, "cpus": as_details(cpu_load(before, snapshot(role)))}
-        if isinstance(got, Measurement | Sample):
-            got.details["cpu_load"] = load
-            return got
-        if isinstance(got, numbers.Real) and not isinstance(got, bool):
-            return Sample(value=float(got), started=started, duration_s=took, details={"cpu_load": load})
-        return got  # the sampler names what is wrong with it
-
-    return loaded_sample
+    return around(
+        sample,
+        "cpu_load",
+        lambda: snapshot(role),
+        lambda before: {"role": role.label, "cpus": as_details(cpu_load(before, snapshot(role)))},
+    )
 
 
 def summary(samples: Sequence[Sample]) -> tuple[str, list[str]] | None:

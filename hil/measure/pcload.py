@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import os
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hil.verdict.measurement import Measurement
+from hil.measure.around import around
 from hil.verdict.result import Sample
 
 BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system irq softirq steal of /proc/stat's cpu line
@@ -72,19 +71,11 @@ def foreign_percent(before: tuple[int, int, int], after: tuple[int, int, int]) -
 def with_pc_load(sample: Callable[[], Any]) -> Callable[[], Any]:
     """`sample`, with the lab PC's CPU use outside hil during it in details["pc_foreign_load"] (%)."""
 
-    def watched() -> Any:
-        before = snapshot()
-        started, clock = time.time(), time.monotonic()
-        got = sample()
-        took = time.monotonic() - clock
-        share = foreign_percent(before, snapshot())
-        if isinstance(got, Measurement | Sample) and share is not None:
-            got.details[DETAIL] = round(share, 1)
-        elif isinstance(got, int | float) and not isinstance(got, bool) and share is not None:
-            return Sample(value=float(got), started=started, duration_s=took, details={DETAIL: round(share, 1)})
-        return got
+    def share(before: tuple[int, int, int]) -> float | None:
+        percent = foreign_percent(before, snapshot())
+        return None if percent is None else round(percent, 1)
 
-    return watched
+    return around(sample, DETAIL, snapshot, share)
 
 
 def summary(samples: Sequence[Sample], bound: float | None = None) -> tuple[str, bool] | None:
