@@ -164,6 +164,12 @@ def _environ() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("LG_PLACE", "LG_TOKEN", "LG_ENV", "LG_STATE")}
 
 
+def _last_words(said: str | None, returncode: int) -> str:
+    """The line a failed labgrid-client ended on (its error), else its exit status."""
+    lines = (said or "").strip().splitlines()
+    return lines[-1] if lines else f"exit status {returncode}"
+
+
 class LabgridClient:
     """`labgrid-client -x ADDRESS ...`: every call bounded, every failure a LabError with labgrid's words."""
 
@@ -184,8 +190,8 @@ class LabgridClient:
                 f"coordinator {self.address} did not answer `labgrid-client {' '.join(args)}` within {timeout:.0f} s"
             ) from exc
         if done.returncode != 0:
-            said = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()
-            raise LabError(f"coordinator {self.address}: `labgrid-client {' '.join(args)}` failed: {said[-1]}")
+            said = _last_words(done.stderr.strip() or done.stdout, done.returncode)
+            raise LabError(f"coordinator {self.address}: `labgrid-client {' '.join(args)}` failed: {said}")
         return done.stdout
 
     def detached(self, calls: list[tuple[str, ...]]) -> str | None:
@@ -203,10 +209,7 @@ class LabgridClient:
             _, said = process.communicate(timeout=CALL_TIMEOUT_S * len(calls))
         except subprocess.TimeoutExpired:
             return f"no answer within {CALL_TIMEOUT_S * len(calls):.0f} s"
-        if process.returncode == 0:
-            return None
-        lines = (said or "").strip().splitlines()
-        return lines[-1] if lines else f"exit status {process.returncode}"
+        return None if process.returncode == 0 else _last_words(said, process.returncode)
 
     def spawn(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
