@@ -56,6 +56,10 @@ class PlaceUnavailable(LabError):
     """No place matching a pair's filter became free within the bound (names who holds them)."""
 
 
+class CoordinatorRefused(LabError):
+    """labgrid-client answered, with an error: what it was asked did not happen."""
+
+
 def client_identity() -> str:
     """`host/user` as labgrid-client and RemotePlace name this process to the coordinator."""
     return f"{os.environ.get('LG_HOSTNAME', socket.gethostname())}/{os.environ.get('LG_USERNAME', getpass.getuser())}"
@@ -191,7 +195,7 @@ class LabgridClient:
             ) from exc
         if done.returncode != 0:
             said = _last_words(done.stderr.strip() or done.stdout, done.returncode)
-            raise LabError(f"coordinator {self.address}: `labgrid-client {' '.join(args)}` failed: {said}")
+            raise CoordinatorRefused(f"coordinator {self.address}: `labgrid-client {' '.join(args)}` failed: {said}")
         return done.stdout
 
     def detached(self, calls: list[tuple[str, ...]]) -> str | None:
@@ -234,7 +238,7 @@ class HeldPlace:
 
     name: str
     token: str
-    exporters: tuple[str, ...]
+    exporters: tuple[str, ...]  # known once the place is locked: labgrid lists a place's resources then
     waited_s: float
     record: holders.HolderRecord | None = None  # this process as the holder, on this host
     locked_by_hil: bool = True  # False: the user had acquired it (LG_PLACE/LG_TOKEN): the lock stays theirs
@@ -276,31 +280,35 @@ class Coordinator:
         filters = wanted.filters()
         return {name: place for name, place in self.places().items() if place.satisfies(filters)}
 
-    def reserve(self, wanted: PlaceConfig, wait_s: float) -> HeldPlace:
-        """The place for a role: the user's choice (LG_TOKEN/LG_PLACE), else reserved, waited for, acquired."""
+    def reserve(self, wanted: PlaceConfig, wait_s: float, holding: dict[str, HeldPlace], key: str) -> HeldPlace:
+        """The place for a role: the user's choice (LG_TOKEN/LG_PLACE), else reserved, waited for, acquired.
+
+        The place goes into `holding[key]` the moment it is locked, before any other call: a SIGTERM that
+        lands after the lock (the next coordinator call takes half a second) finds it where the lease's
+        release looks, instead of leaving it acquired for nobody."""
         if self.users_choice is not None:
-            return self._take_users_choice(wanted, wait_s)
+            return self._take_users_choice(wanted, wait_s, holding, key)
         self.reclaim(wanted)
         if not self.matching(wanted):
             known = ", ".join(f"{n} ({_tags(p.tags)})" for n, p in sorted(self.places().items())) or "none"
             raise LabError(f"no place on coordinator {self.address} matches {wanted.describe()} (places: {known})")
-        filters = [f"{key}={value}" for key, value in wanted.filters().items()]
+        filters = [f"{tag}={value}" for tag, value in wanted.filters().items()]
         token = self._token(self.client("reserve", "--shell", *filters))
         started = time.monotonic()
-        record = None
+        name, record = "", None
         try:
             name = self._wait(token, wanted, wait_s, started)
             # Recorded before the lock is taken: a kill between the two must not leave a lock nobody can trace.
             record = holders.HolderRecord.mine(self.address, name, self.identity, token)
             holders.write(record)
             self.client("-p", f"+{token}", "acquire")
-        except BaseException:  # a bound, Ctrl-C, SIGTERM: the reservation must not hold a place for nobody
-            with contextlib.suppress(Exception):
-                self.client("cancel-reservation", token)
-            if record is not None:
-                holders.remove(record)
+            held = holding[key] = HeldPlace(name, token, (), time.monotonic() - started, record)
+        except BaseException as exc:  # a bound, Ctrl-C, SIGTERM: the reservation must not hold a place for nobody
+            if key not in holding:
+                maybe_locked = record is not None and not isinstance(exc, CoordinatorRefused)
+                self.release(HeldPlace(name, token, (), 0.0, record, locked_by_hil=maybe_locked), quiet=True)
             raise
-        held = HeldPlace(name, token, self.places()[name].exporters, time.monotonic() - started, record)
+        held.exporters = self.places()[name].exporters
         log.info("acquired place %s for %s after %.1f s", held.describe(), wanted.describe(), held.waited_s)
         return held
 
@@ -336,7 +344,9 @@ class Coordinator:
             raise LabError(f"reservation {token} for {wanted.describe()} is {state} ({(said or '').strip()})")
         return reservation.allocations[0]
 
-    def _take_users_choice(self, wanted: PlaceConfig, wait_s: float) -> HeldPlace:
+    def _take_users_choice(
+        self, wanted: PlaceConfig, wait_s: float, holding: dict[str, HeldPlace], key: str
+    ) -> HeldPlace:
         choice = self.users_choice
         assert choice is not None
         started = time.monotonic()
@@ -369,21 +379,24 @@ class Coordinator:
         else:
             record = holders.HolderRecord.mine(self.address, name, self.identity, "")
             holders.write(record)  # before the lock, as for a reservation of hil's
+        held = HeldPlace(
+            name, choice.token or "", (), 0.0, record, locked_by_hil=record is not None, reserved_by_hil=False
+        )
+        if record is not None:
             try:
                 self.client("-p", f"+{choice.token}" if choice.token else name, "acquire")
-            except BaseException:
-                holders.remove(record)
+                holding[key] = held
+            except BaseException as exc:  # interrupted in or just after `acquire`: the lock may have been taken
+                if key not in holding:
+                    held.locked_by_hil = not isinstance(exc, CoordinatorRefused)
+                    self.release(held, quiet=True)
                 raise
+        else:
+            holding[key] = held
+        held.waited_s = time.monotonic() - started
+        held.exporters = self.places()[name].exporters
         log.info("using place %s named by %s", name, choice.describe())
-        return HeldPlace(
-            name,
-            choice.token or "",
-            self.places()[name].exporters,
-            time.monotonic() - started,
-            record,
-            locked_by_hil=record is not None,
-            reserved_by_hil=False,
-        )
+        return held
 
     def holders(self, wanted: PlaceConfig) -> str:
         """Who holds each place matching `wanted`, for an error message."""
@@ -422,11 +435,12 @@ class Coordinator:
             freed.append(name)
         return freed
 
-    def release(self, held: HeldPlace) -> None:
+    def release(self, held: HeldPlace, quiet: bool = False) -> None:
         """Give back what hil took for the place: the lock, then the reservation (cancelled while the place is
         still acquired, the coordinator keeps it). Both run in one process of their own session, which
         finishes even if this one is killed meanwhile (pytest-xdist kills an interrupted worker after 5 s,
-        and each labgrid-client start costs about half a second of CPU); failures are logged."""
+        and each labgrid-client start costs about half a second of CPU); failures are logged, unless
+        `quiet` (an acquire that was interrupted may or may not have taken the lock)."""
         steps = []
         if held.locked_by_hil:
             steps.append(("-p", held.name, "release"))
@@ -434,7 +448,7 @@ class Coordinator:
             steps.append(("cancel-reservation", held.token))
         if steps:
             problem = self.client.detached(steps)
-            if problem:
+            if problem and not quiet:
                 log.warning("giving back place %s: %s", held.name, problem)
         if held.record is not None:
             holders.remove(held.record)
@@ -472,7 +486,7 @@ def lease_pair(board: Board, coordinator: Coordinator, wait_s: float) -> Lease:
     try:
         for role in board.config.roles.values():
             if role.place is not None and role.target not in lease.held:
-                lease.held[role.target] = coordinator.reserve(role.place, wait_s)
+                coordinator.reserve(role.place, wait_s, lease.held, role.target)
         names = [held.name for held in lease.held.values()]
         if len(set(names)) != len(names):
             raise LabError(
