@@ -23,9 +23,9 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, TypeA
 
 from hil.catalogue import Catalogue, Metric, Setting, UnknownName
 from hil.inventory.bands import band_of
-from hil.inventory.schema import BandSettings, Inventory, MetricConfig
+from hil.inventory.schema import BandSettings, Inventory, MetricConfig, parse_selector
 from hil.inventory.specs import ceiling_for, merged_band
-from hil.verdict.spec import Direction
+from hil.verdict.spec import Band, Direction
 from hil.verdict.units import Quantity, convert, convertible, units_of
 
 RATES = (Quantity.DATA_RATE, Quantity.FRAME_RATE, Quantity.OPERATION_RATE)
@@ -106,9 +106,7 @@ def _gate_problems(
     metric = catalogue.metric(name)
     emulated = bool(getattr(link, "emulated", False))
     problems = []
-    floor = _floor_above_ceiling(name, config, metric, link)
-    if floor:
-        problems.append(Problem(loc, floor))
+    problems += _floors_above_ceiling(loc, name, config, metric, link)
     rate = metric.direction is Direction.HIGHER and metric.quantity in RATES
     if emulated and rate and config.max is None and config.nominal is None:  # nominal +- tolerance has its top
         problems.append(
@@ -127,24 +125,44 @@ def _gate_problems(
     return problems
 
 
-def _floor_above_ceiling(name: str, config: MetricConfig, metric: Metric, link: Any) -> str | None:
-    """A floor above what the link can physically carry can never pass: a band in MB/s meant as Mbit/s."""
-    if not config.has_band or metric.direction is not Direction.HIGHER or getattr(link, "emulated", False):
-        return None
+def _floors_above_ceiling(
+    loc: tuple[str, ...], name: str, config: MetricConfig, metric: Metric, link: Any
+) -> list[Problem]:
+    """A floor above what the link can physically carry can never pass: a band in MB/s meant as Mbit/s. Checked
+    for the metric's band and for each `params` override, with the ceiling of the cases it selects."""
+    if metric.direction is not Direction.HIGHER or getattr(link, "emulated", False):
+        return []
     try:
-        band = band_of(config, config.unit, metric)
-        ceiling = ceiling_for(metric, link, {})
-    except (ValueError, KeyError, TypeError):
-        return None  # the band's own problem is reported elsewhere; a ceiling that needs the case's parameters
-    if band.low is None or ceiling is None or not ceiling.enforced or not convertible(ceiling.unit, metric.unit):
-        return None
-    top = convert(ceiling.value, ceiling.unit, metric.unit)
-    if band.low <= top:
-        return None
-    return (
-        f"{name}'s floor {band.low:g} {metric.unit} is above the link's ceiling {top:.4g} {metric.unit} "
-        f"({ceiling.basis}): it can never pass (a band in MB/s meant as Mbit/s?)"
-    )
+        base = band_of(config, config.unit, metric) if config.has_band else None
+    except ValueError:
+        return []  # the band's own problem is reported elsewhere
+    problems = []
+    layers: list[tuple[tuple[str, ...], Band | None, dict[str, str]]] = [(loc, base, {})]
+    for selector, override in config.params.items():
+        try:
+            band = merged_band(base, override, config.unit, metric) if override.has_band else base
+        except ValueError:
+            continue  # reported by _metric_problems
+        layers.append(((*loc, "params", selector), band, parse_selector(selector)))
+    for layer_loc, band, params in layers:
+        try:
+            ceiling = ceiling_for(metric, link, params)
+        except (ValueError, KeyError, TypeError):
+            continue  # a ceiling that needs parameters this selector does not give
+        if band is None or band.low is None or ceiling is None or not ceiling.enforced:
+            continue
+        if not convertible(ceiling.unit, metric.unit):
+            continue
+        top = convert(ceiling.value, ceiling.unit, metric.unit)
+        if band.low > top:
+            problems.append(
+                Problem(
+                    layer_loc,
+                    f"{name}'s floor {band.low:g} {metric.unit} is above the link's ceiling {top:.4g} "
+                    f"{metric.unit} ({ceiling.basis}): it can never pass (a band in MB/s meant as Mbit/s?)",
+                )
+            )
+    return problems
 
 
 def _units(metric: Metric) -> tuple[str, ...]:

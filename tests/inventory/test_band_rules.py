@@ -113,3 +113,14 @@ def test_a_floor_above_what_the_link_can_carry_is_refused(tmp_path):
     assert load_inventory(path).boards["p"]
     path.write_text(EMULATED.format(metric="usb.msc.read", body="{unit: MB/s, min: 60, max: 600}"))
     assert load_inventory(path).boards["p"]  # dummy_hcd has no bus: no ceiling is enforced
+
+
+def test_a_params_override_with_a_floor_above_the_link_is_refused(tmp_path):
+    # The metric's own band fits USB 2.0; the override for one block size asks 60 MB/s of a 53 MB/s bus.
+    path = tmp_path / "boards.yaml"
+    body = "{unit: MB/s, min: 20, max: 100, params: {bs=64K: {min: 60}}}"
+    path.write_text(PAIR.format(metric="usb.msc.read", body=body))
+    with pytest.raises(InventoryError, match=r"params/bs=64K.*floor 60 MB/s is above the link's ceiling 53\.25"):
+        load_inventory(path)
+    path.write_text(PAIR.format(metric="usb.msc.read", body=body.replace("min: 60", "min: 30")))
+    assert load_inventory(path).boards["p"]
