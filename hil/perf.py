@@ -90,6 +90,8 @@ class Perf:
             entry = board.config.metrics.get(result.metric)
             if entry is not None and entry.source:
                 result.facts["band_source"] = entry.source
+            if spec.floor is not None:
+                result.facts["standard_floor"] = spec.floor.describe()
             results[index] = self._compare_with_baseline(result, spec.min_effect)
             collect.attach(self.request.node, results[index])
         raise_for_results(results)

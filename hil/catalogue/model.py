@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hil.catalogue.ceilings import CeilingRule
-from hil.verdict.spec import Direction
+from hil.verdict.spec import Direction, Floor
 from hil.verdict.units import Quantity, quantity
 
 METRIC_NAME = re.compile(r"^[a-z0-9]+(?:[._][a-z0-9]+)+$")
@@ -34,6 +34,7 @@ class Metric:
     seed: where the procedure and the figures come from (a source document and section).
     check_cv: False for figures whose spread says nothing about stability (a loss that is 0 in most
         runs and 0.1% in one): their band alone decides.
+    floor: the least a compliant figure can be (USB 2.0's resume timing): a sample below it is a FAIL.
     needs: metrics that decide whether this one's figure is valid, gated wherever this one is gated (a frame
         rate of corrupt frames, a UDP rate of lost datagrams is no achievement).
     """
@@ -45,6 +46,7 @@ class Metric:
     seed: str
     description: str
     ceiling: CeilingRule | None = None
+    floor: Floor | None = None
     check_cv: bool = True
     needs: tuple[str, ...] = ()
 

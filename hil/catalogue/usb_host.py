@@ -14,7 +14,7 @@ from typing import Any
 from hil.catalogue.ceilings import UsbBus
 from hil.catalogue.model import Family, Metric, Setting
 from hil.verdict.ceilings import Transfer
-from hil.verdict.spec import Direction
+from hil.verdict.spec import Direction, Floor
 
 DISK_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 2: dd)'
 CP_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 1: cp); seed 001 (sync time added)'
@@ -115,6 +115,12 @@ DISK = Family(
     checks=(_copy_file_fits,),
 )
 
+# Seed 003: the host drives resume signalling for at least TDRSMDN and the device gets TRSMRCY to recover
+# before it is used. Linux pads TDRSMDN to 40 ms (USB_RESUME_TIMEOUT), so a stock kernel's runtime resume
+# takes 50 ms and more; below 30 ms the host cut the signalling short of the spec. usbcore waits the same on a
+# SuperSpeed port (the virtual board's disk: 69.8 ms median, 2026-11-25), so the floor holds there too.
+USB2_RESUME = Floor(30.0, "ms", "USB 2.0 §7.1.7.7: resume signalling TDRSMDN >= 20 ms, then recovery TRSMRCY 10 ms")
+
 RESUME = Family(
     name="usb.resume",
     title="USB runtime resume on the board",
@@ -124,6 +130,7 @@ RESUME = Family(
             unit="ms",
             direction=Direction.LOWER,
             reads="resume_time",
+            floor=USB2_RESUME,
             seed="seed 003 (USB resume timing: tdrsmdn, trsmrcy, trstrcy)",
             description="runtime resume of an autosuspended USB device: rpm_resume to its return (rpm tracepoints)",
         ),

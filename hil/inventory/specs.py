@@ -77,6 +77,7 @@ def spec_for(
         min_effect=settings["min_effect"],
         pc_load_max=settings.get("pc_load_max"),
         ceiling=ceiling_for(metric, pair.link, params),
+        floor=metric.floor,
         fixed_samples=fixed_samples,
         params=dict(params),
         reads=metric.reads,

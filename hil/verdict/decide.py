@@ -3,7 +3,9 @@
 Rules, in order (the first that applies wins):
 1. ERROR: a sample above the physical ceiling of the link (when the metric's unit converts to the
    ceiling's): the measurement is wrong, whatever the statistics say.
-2. FAIL: the confidence interval of the mean lies entirely outside the band (side "low"/"high").
+2. FAIL: a sample below the floor the device's standard sets (USB 2.0 resume timing): a figure better
+   than a compliant device can give is a finding about the board, whatever the band says (side "low").
+   FAIL: the confidence interval of the mean lies entirely outside the band (side "low"/"high").
    Noise cannot rescue a metric whose whole interval is out, so this is final even with a high CV.
 3. PASS: the interval lies inside the band, so does the median, and CV <= max_cv. (The median
    check only matters for skewed or bimodal samples, whose mean no typical run reaches.)
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from hil.verdict.result import SampleStats, Verdict
-from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
+from hil.verdict.spec import Band, Ceiling, Direction, Floor, MetricSpec
 from hil.verdict.stats import cv_lower_bound
 from hil.verdict.units import convert, convertible
 
@@ -133,11 +135,28 @@ def _straddled_edge(band: Band, stats: SampleStats, unit: str) -> str:
     return f"the band {band.describe(unit)}"
 
 
+def below_floor(value: float, unit: str, floor: Floor | None) -> Decision | None:
+    """FAIL decision when the lowest sample lies below the standard's floor, else None."""
+    if floor is None or not convertible(unit, floor.unit):
+        return None
+    if (value if unit == floor.unit else convert(value, unit, floor.unit)) >= floor.value:
+        return None
+    return Decision(
+        Verdict.FAIL,
+        f"faster than the standard allows: the lowest sample ({_num(value)} {unit}) is below {floor.describe()}: "
+        "the board does not follow it (or the figure is not the one the standard times)",
+        side="low",
+    )
+
+
 def decide(stats: SampleStats, spec: MetricSpec, *, final: bool = False) -> Decision:
     """Apply the rules above; with final=False an unsettled answer comes back open."""
     error = ceiling_error(stats.maximum, spec.unit, spec.ceiling, what="the highest sample")
     if error is not None:
         return error
+    finding = below_floor(stats.minimum, spec.unit, spec.floor)
+    if finding is not None and spec.band is not None:
+        return finding
 
     band, unit = spec.band, spec.unit
     if band is None:

@@ -70,6 +70,19 @@ class Ceiling:
 
 
 @dataclass(frozen=True)
+class Floor:
+    """The least a figure can be when the device follows its standard (USB 2.0's resume signalling): a
+    sample below it is a finding about the board, a FAIL whatever the band says (too good to be compliant)."""
+
+    value: float
+    unit: str
+    basis: str  # the clause and its terms, e.g. "USB 2.0 §7.1.7.7: TDRSMDN >= 20 ms + TRSMRCY 10 ms"
+
+    def describe(self) -> str:
+        return f"{self.value:g} {self.unit} ({self.basis})"
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """Everything the verdict needs to know about one metric on one board, with one parameter set."""
 
@@ -85,6 +98,7 @@ class MetricSpec:
     min_effect: float = 0.05  # smallest change against a baseline that counts as a regression (fraction)
     confidence: float = 0.95
     ceiling: Ceiling | None = None
+    floor: Floor | None = None
     fixed_samples: int | None = None  # --samples N: exactly N samples, no adaptive stop
     params: dict[str, object] = field(default_factory=dict, compare=False)
     reads: str = "value"  # which quantity of a tool's Measurement this metric takes

@@ -184,3 +184,36 @@ def test_cv_not_falling_needs_all_three_conditions():
     assert not cv_not_falling(rising[1:], noisy_inside, FLOOR)  # too short a history
     assert not cv_not_falling(rising, stats(85, 105, cv=0.25, n=12), FLOOR)  # straddling: sample on
     assert not cv_not_falling(rising, stats(95, 105, cv=0.06, n=12), FLOOR)  # not significant
+
+
+# --- a floor set by the device's standard (seed 003: USB 2.0 resume timing) --------------------------------
+
+
+def _resume_spec() -> MetricSpec:
+    from hil.catalogue import CATALOGUE
+
+    metric = CATALOGUE.metric("usb.resume.time")
+    assert metric.floor is not None and metric.floor.value == 30.0  # TDRSMDN 20 ms + TRSMRCY 10 ms
+    return MetricSpec(metric.name, metric.unit, metric.direction, Band(high=270.0), max_cv=0.5, floor=metric.floor)
+
+
+@pytest.mark.parametrize("final", [False, True])
+def test_a_resume_faster_than_usb_2_allows_is_a_finding_whatever_the_band(final):
+    decision = decide(stats(24.0, 40.0, median=35.0, cv=0.1), _resume_spec(), final=final)
+    assert decision.verdict is Verdict.FAIL and not decision.open and decision.side == "low"
+    assert "faster than the standard allows: the lowest sample (24 ms) is below 30 ms" in decision.reason
+    assert "USB 2.0 §7.1.7.7" in decision.reason
+
+
+def test_a_resume_at_the_spec_minimum_is_judged_by_its_band():
+    assert decide(stats(30.0, 34.0, cv=0.05), _resume_spec()).verdict is Verdict.PASS
+
+
+def test_the_virtual_boards_captured_resume_is_within_the_standard():
+    from pathlib import Path
+
+    from hil.measure import usb_resume
+
+    capture = Path(__file__).resolve().parents[1] / "data" / "usb_resume" / "vlab-bot-resume.txt"
+    ms = usb_resume.parse(capture.read_text(), device="2-1").ms
+    assert decide(stats(ms, ms, cv=0.01), _resume_spec()).verdict is Verdict.PASS  # 209.9 ms on a busy VM
