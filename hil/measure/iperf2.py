@@ -15,15 +15,26 @@ from __future__ import annotations
 
 import re
 import shlex
+import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
+from hil.lab.board import shell
 from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
-from hil.verdict.errors import ParseError
+from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
+
+if TYPE_CHECKING:
+    from hil.lab.board.role import Role
 
 DATAGRAM_BYTES = 1470  # iperf 2's UDP payload unless -l says otherwise
 RATE_TOLERANCE = 0.05  # bits per second against bytes over an interval printed with one decimal
 SHORT_INTERVAL = 0.9  # a stream's report must cover at least this share of the asked duration
+
+# The server could not hand a stream's final report to its client: printed whenever the client's side
+# does not answer, as in a modem's loopback, where the report goes to the modem and is reflected back to
+# the server itself (tests/data/iperf2/loopback-*). It says nothing about the datagrams that arrived.
+_ACK_FAILED = re.compile(r"\[ *[0-9]+\] WARNING: ack of last datagram failed\.", re.ASCII)
 
 _LINE = re.compile(
     r"(?P<stamp>[0-9]{14}(?:\.[0-9]{3})?),(?P<src>[0-9a-fA-F.:]+),(?P<sport>[0-9]+),(?P<dst>[0-9a-fA-F.:]+),"
@@ -48,17 +59,21 @@ class Stream:
 
 
 def asked(command: str) -> dict[str, float | int]:
-    """The client's streams (-P) and seconds (-t) the server's output answers (its capture names both)."""
-    words = shlex.split(command.split(" for: ", 1)[-1])
+    """The client's streams (-P) and seconds (-t) the server's output answers (its capture names both), and
+    the copies a modem in loopback makes of each datagram (`(udp_loopback xN)` after the client's command)."""
+    client, _, loop = command.split(" for: ", 1)[-1].partition(" (udp_loopback x")
+    words = shlex.split(client)
     streams = int(words[words.index("-P") + 1]) if "-P" in words else 1
     seconds = float(words[words.index("-t") + 1]) if "-t" in words else 10.0
-    return {"streams": streams, "duration_s": seconds}
+    return {"streams": streams, "duration_s": seconds, "replication": int(loop.rstrip(")")) if loop else 1}
 
 
 @parser("iperf2", asked=asked)
-def parse_udp_server(text: str, *, streams: int, duration_s: float) -> Measurement:
+def parse_udp_server(text: str, *, streams: int, duration_s: float, replication: int = 1) -> Measurement:
     """The server's reports of one `iperf -c ... -u -P streams -t duration_s` run, summed over its streams:
-    throughput (bit/s), jitter (ms, the worst stream's), loss (%) and out-of-order datagrams.
+    throughput (bit/s), jitter (ms, the worst stream's), loss (%) and out-of-order datagrams. `replication`:
+    the copies of each datagram a modem in loopback sends back (seed 004's REP_FACTOR; 1 without one): the
+    server counts all but the first of each as out of order.
 
     Any other line (a client's "read failed", "connect failed"), a client's own report (-1 datagrams), a
     stream missing or reported twice, a report shorter than the run, or figures that contradict each other
@@ -66,12 +81,12 @@ def parse_udp_server(text: str, *, streams: int, duration_s: float) -> Measureme
     a ParseError with the output."""
     found: dict[int, Stream] = {}
     for line in output_lines(text, "iperf 2"):
-        if not line.strip():
+        if not line.strip() or _ACK_FAILED.fullmatch(line.strip()):
             continue
         m = _LINE.fullmatch(line.strip())
         if m is None:
             raise ParseError(f"iperf 2 printed a line that is no server report: {line.strip()[:200]!r}", text)
-        stream = _stream(m, text)
+        stream = _stream(m, text, replication)
         if stream.transfer_id in found:
             raise ParseError(f"iperf 2 reported stream {stream.transfer_id} twice (two runs joined?)", text)
         found[stream.transfer_id] = stream
@@ -91,11 +106,17 @@ def parse_udp_server(text: str, *, streams: int, duration_s: float) -> Measureme
         },
         raw=text,
         duration_s=max(s.seconds for s in found.values()),
-        details={"streams": streams, "datagrams": total, "lost_datagrams": lost},
+        details={
+            "streams": streams,
+            "datagrams": total,
+            "lost_datagrams": lost,
+            "arrived_datagrams": sum(s.bytes for s in found.values()) // DATAGRAM_BYTES,
+            "bytes_received": sum(s.bytes for s in found.values()),
+        },
     )
 
 
-def _stream(m: re.Match[str], text: str) -> Stream:
+def _stream(m: re.Match[str], text: str, replication: int) -> Stream:
     line = m.group(0)
     signed = ("id", "bytes", "bps", "lost", "total", "ooo")
     if any(m[key].startswith("-") for key in signed) or m["jitter"].startswith("-") or m["loss"].startswith("-"):
@@ -114,18 +135,18 @@ def _stream(m: re.Match[str], text: str) -> Stream:
         loss_percent=ascii_float(m["loss"], "loss", text),
         out_of_order=numbers["ooo"],
     )
-    _check(stream, line, text)
+    _check(stream, line, text, replication)
     return stream
 
 
-def _check(s: Stream, line: str, text: str) -> None:
+def _check(s: Stream, line: str, text: str, replication: int) -> None:
     if s.seconds <= 0 or s.total <= 0 or s.bytes <= 0:
         raise ParseError(f"iperf 2 line measured nothing: {line!r}", text)
     # The interval is printed with one decimal: its rounding allows up to 0.05 s either way.
     low, high = s.bytes * 8 / (s.seconds + 0.05), s.bytes * 8 / max(s.seconds - 0.05, 1e-3)
     if not low * (1 - RATE_TOLERANCE) <= s.bits_per_second <= high * (1 + RATE_TOLERANCE):
         raise ParseError(f"iperf 2: {s.bits_per_second:g} bit/s contradicts {s.bytes} bytes in {s.seconds:g} s", text)
-    if not s.lost <= s.total or s.out_of_order > s.total:
+    if not s.lost <= s.total or s.out_of_order > s.total * replication:
         raise ParseError(f"iperf 2: {s.lost} lost, {s.out_of_order} out of order of {s.total} datagrams", text)
     if abs(s.loss_percent - 100 * s.lost / s.total) > 0.0005 + 0.001 * s.loss_percent:  # printed with 3 decimals
         raise ParseError(f"iperf 2: {s.loss_percent:g}% lost contradicts {s.lost} of {s.total}: {line!r}", text)
@@ -133,7 +154,85 @@ def _check(s: Stream, line: str, text: str) -> None:
     # lost when its gap was seen (a run on this PC: 3571 datagrams' bytes of 3570, 0 lost, 1 out of order).
     arrived, remainder = divmod(s.bytes, DATAGRAM_BYTES)
     expected = s.total - s.lost
-    if remainder or not expected - s.out_of_order <= arrived <= expected + s.out_of_order:
+    if remainder or not expected - s.out_of_order <= arrived <= min(expected + s.out_of_order, s.total * replication):
         raise ParseError(
             f"iperf 2: {s.bytes} bytes are not the {expected} datagrams of {DATAGRAM_BYTES} bytes that arrived", text
         )
+
+
+# --- a loopback run (seed 004): server and client on the board, the modem reflecting between them --------
+
+PORT = 5001  # iperf 2's default, as seed 004 runs it
+REPLICATION_SLACK = 0.01  # copies seen per datagram may fall short of the modem's factor, never exceed it
+
+
+class Endpoint(Protocol):
+    """Where the board's end of the link is: a role, and how a command runs to use its interface."""
+
+    role: Role
+    address: str
+
+    def wrap(self, command: str) -> str: ...
+
+
+def server_command(*, bind: str, port: int = PORT) -> str:
+    return shell.cmd("iperf", "-s", "-u", "-y", "C", "-B", bind, "-p", port)
+
+
+def client_command(
+    modem: str, *, bind: str, port: int = PORT, rate_mbps: float, duration_s: int, streams: int = 1
+) -> str:
+    """`iperf -c MODEM -u -b RATE` from the board's address, `-P streams` in parallel (seed 004: 50M, -P 10)."""
+    if not rate_mbps > 0 or streams < 1 or duration_s < 1:
+        raise ValueError(f"iperf 2 needs a rate > 0, >= 1 stream and >= 1 s (got {rate_mbps}, {streams}, {duration_s})")
+    argv: list[object] = ["iperf", "-c", modem, "-p", port, "-u", "-b", f"{rate_mbps:g}M", "-t", duration_s]
+    return shell.cmd(*argv, "-P", streams, "-y", "C", "-B", bind)
+
+
+def _listening(port: int) -> str:
+    """Succeeds once a UDP socket is bound to `port` (iperf 2 prints no banner in CSV mode)."""
+    return f"grep -qi ':{port:04X} ' /proc/net/udp"
+
+
+def loopback(
+    board: Endpoint,
+    modem: str,
+    *,
+    rate_mbps: float,
+    duration_s: int,
+    streams: int,
+    replication: int,
+    port: int = PORT,
+) -> Measurement:
+    """One seed-004 run: the board's iperf 2 server, its client sending to the modem, the modem reflecting
+    each datagram `replication` times back to the server. The server's figures, checked: a client that
+    failed, a stream missing, or more copies per datagram than the modem makes is a MeasurementError."""
+    client = client_command(
+        modem, bind=board.address, port=port, rate_mbps=rate_mbps, duration_s=duration_s, streams=streams
+    )
+    started = time.time()
+    server = board.role.background(
+        board.wrap(server_command(bind=board.address, port=port)), ready_command=_listening(port), name="iperf 2 server"
+    )
+    with server:
+        exitcode, said = board.role.run_status(board.wrap(client), timeout=duration_s + 60)
+    if exitcode != 0:
+        raise MeasurementError(f"iperf 2 client exited {exitcode}", raw_output=said)
+    measurement = parse_udp_server(server.output, streams=streams, duration_s=duration_s, replication=replication)
+    arrived, datagrams = measurement.details["arrived_datagrams"], measurement.details["datagrams"]
+    delivered = datagrams - measurement.details["lost_datagrams"]
+    seen = arrived / delivered if delivered else 0.0
+    if seen > replication * (1 + REPLICATION_SLACK):
+        raise MeasurementError(
+            f"the server received {seen:.2f} copies of each datagram, the modem makes {replication}: "
+            "other traffic reached its port, or the loopback is not the one configured",
+            raw_output=server.output,
+        )
+    measurement.details.update(replication_seen=round(seen, 3), client=said.strip()[-500:])
+    measurement.started = started
+    return measurement
+
+
+def version(role: Role) -> str:
+    output = role.run("iperf -v 2>&1 | head -n 1", check=False)
+    return output.strip() or "iperf (version unknown)"

@@ -26,7 +26,7 @@ def test_one_stream_is_the_servers_rate_jitter_loss_and_out_of_order():
     text, asked = _capture("udp-50M-server")
     fields = text.strip().split(",")
     m = iperf2.parse_udp_server(text, **asked)
-    assert asked == {"streams": 1, "duration_s": 2.0}
+    assert asked == {"streams": 1, "duration_s": 2.0, "replication": 1}
     assert m.values["throughput"].value == float(fields[8]) and m.values["throughput"].unit == "bit/s"
     assert 45e6 < m.values["throughput"].value < 55e6  # -b 50M
     assert (m.values["jitter"].value, m.values["loss"].value) == (float(fields[9]), 0.0)
@@ -43,6 +43,22 @@ def test_parallel_streams_are_summed_as_the_server_saw_them():
     lost, total = sum(int(f[10]) for f in lines), sum(int(f[11]) for f in lines)
     assert m.values["loss"].value == pytest.approx(100 * lost / total)
     assert m.values["jitter"].value == max(float(f[9]) for f in lines)
+
+
+def test_a_modems_loopback_is_every_copy_the_server_received():
+    # Seed 004: the modem sends each datagram back REP_FACTOR (14) times; the server counts the copies after the
+    # first as out of order and their bytes as received, and says it could not hand its report to the client.
+    text, asked = _capture("loopback-x14-P4-2M-server")
+    assert asked == {"streams": 4, "duration_s": 2.0, "replication": 14}
+    rows = [line.split(",") for line in text.splitlines() if "," in line]
+    m = iperf2.parse_udp_server(text, **asked)
+    assert m.values["throughput"].value == sum(float(f[8]) for f in rows)  # 14x the 4 x 2 Mbit/s offered
+    assert 100e6 < m.values["throughput"].value < 4 * 2.2e6 * 14
+    assert m.values["out_of_order"].value == sum(int(f[13]) for f in rows)
+    assert m.details["arrived_datagrams"] * iperf2.DATAGRAM_BYTES == m.details["bytes_received"]
+    assert m.details["arrived_datagrams"] <= 14 * m.details["datagrams"]
+    with pytest.raises(ParseError, match="out of order of"):  # the same output cannot come from one copy each
+        iperf2.parse_udp_server(text, **{**asked, "replication": 1})
 
 
 @pytest.mark.parametrize(

@@ -314,16 +314,19 @@ BAR = {
 def _iperf2_field(index: int, value: Callable[[str], str]) -> Edit:
     def edit(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         lines = text.rstrip("\n").split("\n")
-        fields = lines[-1].split(",")
+        last = max(i for i, line in enumerate(lines) if "," in line)  # the last report (warnings follow it)
+        fields = lines[last].split(",")
         fields[index] = value(fields[index])
-        return "\n".join([*lines[:-1], ",".join(fields)]) + "\n", asked
+        lines[last] = ",".join(fields)
+        return "\n".join(lines) + "\n", asked
 
     return edit
 
 
 IPERF2 = {
     "rate x2": _iperf2_field(8, lambda v: str(int(v) * 2)),
-    "bytes other than the datagrams": _iperf2_field(7, lambda v: str(int(v) - 1470)),
+    "bytes other than the datagrams": _iperf2_field(7, lambda v: str(int(v) - 1000)),
+    "more copies than the modem makes": _iperf2_field(13, lambda v: str(int(v) * 2)),
     "loss other than lost / total": _iperf2_field(12, lambda v: f"{float(v) + 5:.3f}"),
     "a client's own line": _iperf2_field(11, lambda v: "-1"),
     "a stream missing": lambda text, asked: (text, {**asked, "streams": asked["streams"] + 1}),
