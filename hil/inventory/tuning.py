@@ -1,7 +1,7 @@
 """The `tuning:` block of a pair in boards.yaml: the performance profile a board is measured under.
 
 Seed 000 (MSC: CPU frequency scaling vs. big cores fixed), seed 002 §3 (fixed CPU frequency, ASPM off)
-and seed 004 (governor, cores online, socket buffers, netdev backlog) all measure a tuned board. hil
+and seed 004 (governor, cores online, socket buffers, netdev backlog, RPS masks) all measure a tuned board. hil
 applies the profile on the pair's roles before each measurement and restores it after
 (hil.lab.board.tuning); what a board cannot do (no cpufreq under QEMU TCG) is recorded, not an error.
 
@@ -21,6 +21,12 @@ SysctlName = Annotated[str, Field(pattern=r"^[a-z0-9_]+(?:\.[a-z0-9_-]+)+$")]
 SysctlValue = int | Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]+(?: [A-Za-z0-9_.:-]+)*$")]
 
 
+# A Linux interface name (at most 15 characters, no '/'): rmnet_usb0.1, usb0, eth0.
+InterfaceName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]{1,15}$")]
+# A CPU mask as sysfs writes it: hex words, comma-separated on machines with more than 32 CPUs.
+CpuMask = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{1,8}(?:,[0-9a-fA-F]{1,8})*$")]
+
+
 class TuningConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -36,3 +42,6 @@ class TuningConfig(BaseModel):
     pcie_aspm: Literal["default", "performance", "powersave", "powersupersave"] | None = None
     # /proc/sys values: net.core.rmem_max, net.core.wmem_max, net.core.netdev_max_backlog (seed 004)...
     sysctl: dict[SysctlName, SysctlValue] = Field(default_factory=dict)
+    # Receive packet steering per interface (seed 004: `echo 80 > /sys/class/net/rmnet_usb0.1/queues/rx-0/rps_cpus`
+    # puts its receive work on cpu7): a hex CPU mask written to every rx queue of the interface.
+    rps_cpus: dict[InterfaceName, CpuMask] = Field(default_factory=dict)

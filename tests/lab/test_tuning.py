@@ -19,6 +19,7 @@ PROFILE = TuningConfig(
     cpus_online=True,
     pcie_aspm="performance",
     sysctl={"net.core.rmem_max": 4194304, "net.ipv4.tcp_rmem": "4096 87380 6291456"},
+    rps_cpus={"rmnet_usb0.1": "80", "wlan0": "3"},
 )
 
 
@@ -30,6 +31,8 @@ def _tree(root: Path) -> dict[Path, str]:
         "sys/module/pcie_aspm/parameters/policy": "[default] performance powersave powersupersave \n",
         "proc/sys/net/core/rmem_max": "212992\n",
         "proc/sys/net/ipv4/tcp_rmem": "4096\t131072\t6291456\n",
+        "sys/class/net/rmnet_usb0.1/queues/rx-0/rps_cpus": "00\n",
+        "sys/class/net/rmnet_usb0.1/queues/rx-1/rps_cpus": "00\n",
     }
     for cpu in ("cpu0", "cpu1"):
         cpufreq = f"sys/devices/system/cpu/{cpu}/cpufreq"
@@ -71,7 +74,11 @@ def test_a_profile_is_applied_described_and_restored(role, tmp_path):
         assert _read(cpu / f"cpu1/cpufreq/{name}") == "1800000\n"
     assert _read(tmp_path / "sys/module/pcie_aspm/parameters/policy") == "performance\n"
     assert _read(tmp_path / "proc/sys/net/ipv4/tcp_rmem") == "4096 87380 6291456\n"
+    for queue in ("rx-0", "rx-1"):  # seed 004: the modem's receive work on cpu7
+        assert _read(tmp_path / f"sys/class/net/rmnet_usb0.1/queues/{queue}/rps_cpus") == "80\n"
     text = applied.describe(str(tmp_path))
+    assert "/sys/class/net/rmnet_usb0.1/queues/rx-0/rps_cpus (was 00)" in text
+    assert "not available: " in text and "/sys/class/net/wlan0/queues/rx-*/rps_cpus" in text  # no such interface
     assert "applied: /sys/devices/system/cpu/cpu1/online (was 0)" in text
     assert "/sys/devices/system/cpu/cpu{0,1}/cpufreq/scaling_governor (was schedutil)" in text
     assert "/sys/module/pcie_aspm/parameters/policy (was default)" in text

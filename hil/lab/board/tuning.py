@@ -110,6 +110,10 @@ def script(profile: TuningConfig, root: str = "") -> str:
         lines.append(f"tb {shell.cmd(root + ASPM_POLICY)} {shell.cmd(profile.pcie_aspm)}; ")
     for name, value in profile.sysctl.items():
         lines.append(f"t {shell.cmd(root + '/proc/sys/' + name.replace('.', '/'))} {shell.cmd(str(value))}; ")
+    for interface, mask in profile.rps_cpus.items():
+        # Every rx queue; no such interface (or no RPS in the kernel) leaves the glob as it is: not available.
+        queues = shell.cmd(f"{root}/sys/class/net/{interface}/queues")
+        lines.append(f'for q in {queues}/rx-*; do t "$q/rps_cpus" {shell.cmd(mask)}; done; ')
     return "".join(lines) + "true"
 
 
