@@ -23,6 +23,7 @@ FAMILY_MODULES = (
     "hil.catalogue.pcie",
     "hil.catalogue.usb_camera",
     "hil.catalogue.usb_host",
+    "hil.catalogue.modem",
 )
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from hil.measure.around import around
 from hil.measure.parsing import ascii_int, parser, without_kernel_messages
 from hil.verdict.errors import ParseError
+from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import Sample
 
 if TYPE_CHECKING:
@@ -120,14 +121,33 @@ def saturated(shares: Mapping[str, CpuShare]) -> list[str]:
     return found
 
 
+BUSIEST = "cpu_busiest"  # the quantity a catalogue metric reads to gate the load (seed 004: the core that stops)
+
+
+def busiest(shares: Mapping[str, CpuShare]) -> float:
+    """The busy share of the busiest core (the total when the stat file lists no core of its own)."""
+    cores = [share.busy for name, share in shares.items() if name != "cpu"]
+    return max(cores or [share.busy for share in shares.values()])
+
+
 def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
-    """`sample`, with the role's per-CPU load during it stored in the sample's details["cpu_load"]."""
-    return around(
+    """`sample`, with the role's per-CPU load during it stored in the sample's details["cpu_load"]; a tool's
+    Measurement also gets the busiest core's share as its `cpu_busiest` quantity, for a metric to gate."""
+    watched = around(
         sample,
         "cpu_load",
         lambda: snapshot(role),
         lambda before: {"role": role.label, "cpus": as_details(cpu_load(before, snapshot(role)))},
     )
+
+    def with_busiest() -> Any:
+        got = watched()
+        if isinstance(got, Measurement) and "cpu_load" in got.details:
+            shares = {name: CpuShare(**share) for name, share in got.details["cpu_load"]["cpus"].items()}
+            got.values.setdefault(BUSIEST, Quantity(busiest(shares), "%"))
+        return got
+
+    return with_busiest
 
 
 def summary(samples: Sequence[Sample]) -> tuple[str, list[str]] | None:

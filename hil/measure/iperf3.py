@@ -108,7 +108,7 @@ def parse_tcp(text: str) -> Measurement:
     sent = _summary(document, "sum_sent", text)
     received = _summary(document, "sum_received", text)
     _received_within_sent(sent, received, text)
-    details: dict[str, Any] = {"bytes_sent": int(sent["bytes"]), "bytes_received": int(received["bytes"])}
+    details: dict[str, Any] = {"bytes_sent": int(sent["bytes"])}
     if isinstance(document["end"]["sum_sent"].get("retransmits"), int):
         details["retransmits"] = document["end"]["sum_sent"]["retransmits"]
     return Measurement(
@@ -116,6 +116,7 @@ def parse_tcp(text: str) -> Measurement:
         raw=text,
         duration_s=received["seconds"],
         details=details,
+        bytes_received=int(received["bytes"]),
     )
 
 
@@ -176,11 +177,11 @@ def parse_udp(text: str) -> Measurement:
         duration_s=received["seconds"],
         details={
             "bytes_sent": int(sent["bytes"]),
-            "bytes_received": int(received["bytes"]),
             "packets": int(packets),
             "lost_packets": int(lost),
             "target_mbps": number_at(document, "start/test_start/target_bitrate", "iperf3", text) / 1e6,
         },
+        bytes_received=int(received["bytes"]),
     )
 
 

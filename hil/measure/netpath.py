@@ -32,8 +32,8 @@ def measure(path: NetPath, run: Callable[[], Measurement]) -> Measurement:
     before = [_read(end, path) for end in ends]
     measurement = run()
     after = [_read(end, path) for end in ends]
-    received = measurement.details.get("bytes_received")
-    if not isinstance(received, int):
+    received = measurement.bytes_received
+    if received is None:
         raise MeasurementError("the measurement says nothing about the bytes it received", measurement.raw)
     moved = [netdev.moved(b, a) for b, a in zip(before, after, strict=True)]
     if path.recorded is not None:

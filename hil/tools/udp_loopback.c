@@ -37,6 +37,7 @@ static void on_signal(int signum) {
 struct stream {
     uint16_t port; /* the board's source port: the copies come from ADDRESS:port */
     int fd;
+    unsigned long long used; /* when it last reflected (a datagram count): the oldest makes room */
 };
 
 static int bound_socket(struct in_addr address, uint16_t port) {
@@ -105,22 +106,31 @@ int main(int argc, char **argv) {
         }
         received++;
         uint16_t source = ntohs(board.sin_port);
-        int fd = -1;
-        for (int i = 0; i < count; i++)
+        struct stream *stream = NULL;
+        for (int i = 0; i < count && !stream; i++)
             if (streams[i].port == source)
-                fd = streams[i].fd;
-        if (fd < 0) {
-            if (count == MAX_STREAMS) {
-                fprintf(stderr, "udp_loopback: more than %d streams\n", MAX_STREAMS);
-                return 1;
+                stream = &streams[i];
+        if (!stream) {
+            /* A run's streams come and go (each iperf run has new client ports): past MAX_STREAMS, the
+             * one that reflected longest ago gives its place. */
+            if (count < MAX_STREAMS) {
+                stream = &streams[count++];
+            } else {
+                stream = &streams[0];
+                for (int i = 1; i < count; i++)
+                    if (streams[i].used < stream->used)
+                        stream = &streams[i];
+                close(stream->fd);
             }
-            fd = bound_socket(address, source);
+            int fd = bound_socket(address, source);
             if (fd < 0) {
                 fprintf(stderr, "udp_loopback: cannot send from port %u: %s\n", source, strerror(errno));
                 return 1;
             }
-            streams[count++] = (struct stream){source, fd};
+            *stream = (struct stream){source, fd, 0};
         }
+        stream->used = received;
+        int fd = stream->fd;
         int32_t id = 0;
         if (size >= 4) {
             memcpy(&id, datagram, 4);

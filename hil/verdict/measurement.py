@@ -44,9 +44,10 @@ class Measurement:
     """One run of a tool: the quantities it produced (by field name), its raw output and what it ran with.
 
     `started` (epoch seconds) and `duration_s` default to what the sampler observes around the call;
-    a wrapper that knows better (the tool's own timing) sets them. `details` are per-run facts worth
-    keeping beside the numbers (bytes moved, frames seen, per-CPU load): they are stored with the
-    samples, not gated.
+    a wrapper that knows better (the tool's own timing) sets them. `bytes_received` is what the receiving
+    side of a network tool got, which the lab's interface counters must match (hil.measure.netpath).
+    `details` are per-run facts worth keeping beside the numbers (frames seen, per-CPU load): they are
+    stored with the samples, not gated, and no other layer reads them.
     """
 
     values: Mapping[str, Quantity]
@@ -54,6 +55,7 @@ class Measurement:
     started: float | None = None
     duration_s: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    bytes_received: int | None = None
 
     def __post_init__(self) -> None:
         for name, quantity in self.values.items():

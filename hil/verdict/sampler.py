@@ -43,6 +43,7 @@ import numbers
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from hil.verdict.ceilings import efficiency
 from hil.verdict.decide import Decision, ceiling_error, cv_not_falling, decide
@@ -141,12 +142,20 @@ def _split(
                 started=run_started,
                 duration_s=duration,
                 raw=got.raw if index == 0 else "",
-                details=dict(got.details) if index == 0 else {},
+                details=_stored_details(got) if index == 0 else {},
             )
     for name, sample in samples.items():
         if not math.isfinite(sample.value):
             raise MeasurementError(f"{name}: sample value {sample.value!r} is not a finite number", sample.raw)
     return samples
+
+
+def _stored_details(got: Measurement) -> dict[str, Any]:
+    """What is kept with a run's first sample: its details, and the bytes its receiver got (if it says)."""
+    details = dict(got.details)
+    if got.bytes_received is not None:
+        details["bytes_received"] = got.bytes_received
+    return details
 
 
 def _describe(values: list[float], spec: MetricSpec) -> SampleStats | None:

@@ -39,6 +39,7 @@ def test_the_repository_inventory_loads(monkeypatch):
         "vlab-usbdisk-uas",
         "vlab-android-hs",
         "vlab-usbnet",
+        "vlab-modem",
     }
     for name, speed in (("vlab-hs", "high"), ("vlab-ss", "super")):
         board = loaded.boards[name]

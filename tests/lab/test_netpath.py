@@ -49,9 +49,7 @@ def _moved(counter: str) -> int:
 
 
 def _tool_says(received: int):
-    return lambda: Measurement(
-        {"throughput": Quantity(1e6, "bit/s")}, raw="tool output", details={"bytes_received": received}
-    )
+    return lambda: Measurement({"throughput": Quantity(1e6, "bit/s")}, raw="tool output", bytes_received=received)
 
 
 def _usb0(*captures: str) -> NetEnd:
@@ -71,7 +69,7 @@ def test_a_run_over_the_interface_counts_with_its_counters_stored(role, board_se
     stored = measurement.details[netdev.DETAILS_KEY]
     assert stored["interface"] == "lo" and stored["role"] == role.label
     counter = "tx_bytes" if board_sends else "rx_bytes"
-    assert stored["after"][counter] - stored["before"][counter] >= measurement.details["bytes_received"] > 0
+    assert stored["after"][counter] - stored["before"][counter] >= measurement.bytes_received > 0
     assert "lo: rx_errors +0, tx_errors +0" in netpath.counters_moved(measurement)
 
 

@@ -55,7 +55,7 @@ def test_a_modems_loopback_is_every_copy_the_server_received():
     assert m.values["throughput"].value == sum(float(f[8]) for f in rows)  # 14x the 4 x 2 Mbit/s offered
     assert 100e6 < m.values["throughput"].value < 4 * 2.2e6 * 14
     assert m.values["out_of_order"].value == sum(int(f[13]) for f in rows)
-    assert m.details["arrived_datagrams"] * iperf2.DATAGRAM_BYTES == m.details["bytes_received"]
+    assert m.details["arrived_datagrams"] * iperf2.DATAGRAM_BYTES == m.bytes_received
     assert m.details["arrived_datagrams"] <= 14 * m.details["datagrams"]
     with pytest.raises(ParseError, match="out of order of"):  # the same output cannot come from one copy each
         iperf2.parse_udp_server(text, **{**asked, "replication": 1})

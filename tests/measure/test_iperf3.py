@@ -48,7 +48,7 @@ def test_tcp_reads_the_receivers_end_summary(name):
     received = document["end"]["sum_received"]
     assert measurement.values["throughput"].unit == "bit/s"
     assert measurement.values["throughput"].value == received["bits_per_second"]
-    assert measurement.details["bytes_received"] == received["bytes"] > 0
+    assert measurement.bytes_received == received["bytes"] > 0
     # The end summary, not an interval: it covers the whole run the command asked for.
     duration = int(shlex.split(source["command"])[shlex.split(source["command"]).index("--time") + 1])
     assert measurement.duration_s == pytest.approx(duration, rel=0.05)
@@ -79,7 +79,7 @@ def test_udp_reads_throughput_jitter_loss_and_out_of_order_from_one_run(name):
 def test_a_lossy_run_reports_its_loss():
     measurement = iperf3.parse_udp(_capture("loopback-udp-lossy")[0])
     assert measurement.values["loss"].value > 0
-    assert measurement.details["bytes_received"] < measurement.details["bytes_sent"]
+    assert measurement.bytes_received < measurement.details["bytes_sent"]
 
 
 def test_an_error_document_is_a_parse_error_even_though_iperf3_exited_0():

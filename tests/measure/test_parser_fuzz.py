@@ -413,6 +413,8 @@ def _outcome(registered: RegisteredParser, text: str, asked: dict[str, Any]) -> 
         value = registered.func(text, **asked)
         if isinstance(value, Measurement):  # figures and numeric details; strings are echoed options
             numbers = {k: v for k, v in value.details.items() if isinstance(v, int | float)}
+            if value.bytes_received is not None:
+                numbers["bytes_received"] = value.bytes_received
             return "value", (dict(value.values), numbers)
         return "value", value
     except MeasurementError as exc:

@@ -51,7 +51,7 @@ def test_tcp_over_an_ecm_gadget_crosses_the_usb_link_in_both_counters(vboard, ec
             ecm_link.path(device_sends=True),
             lambda: iperf3.tcp(ecm_link.host, ecm_link.device.address, duration_s=2, reverse=True),
         )
-    received = measurement.details["bytes_received"]
+    received = measurement.bytes_received
     assert received > 1_000_000 and iperf3.mbps(measurement) > 1
     assert measurement.details["sender_tx_bytes"] >= received
     assert measurement.details["receiver_rx_bytes"] >= received

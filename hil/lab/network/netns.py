@@ -67,7 +67,7 @@ def wait_for_carrier(end: NetEnd, *, timeout_s: float) -> None:
         )
 
 
-def _wait_for_both(device: NetEnd, host: NetEnd, *, timeout_s: float) -> str:
+def wait_for_both(device: NetEnd, host: NetEnd, *, timeout_s: float) -> str:
     """Carrier on both ends. Seen once on the virtual lab: the host side's carrier stayed down after a
     fresh dummy_hcd load until the gadget's interface was re-opened (which re-sends the function's
     connect notification). So one re-open is tried, and said in the result; a second miss is the error."""
@@ -93,7 +93,7 @@ def _wait_for_both(device: NetEnd, host: NetEnd, *, timeout_s: float) -> str:
     return f"up only after {device.ifname} was re-opened ({first})"
 
 
-def _iproute2(role: Role) -> str:
+def iproute2(role: Role) -> str:
     """iproute2's `ip` by full path: busybox's has no `netns`, and a busybox shell (the one a background
     command may run in) prefers its own applet to any `ip` on PATH unless given a path."""
     exitcode, output = role.run_status('p=$(command -v ip) && "$p" -V && echo "$p"', timeout=30)
@@ -132,7 +132,7 @@ def usb_network(
     host_if = usbhost.network_interface(host_role, gadget.usb_device.sysfs, timeout_s=timeout_s)
     # One kernel for both ends (the virtual lab): namespaces, or the kernel would short-cut over loopback.
     shared = device_role.target is host_role.target
-    ip = _iproute2(device_role) if shared else "ip"
+    ip = iproute2(device_role) if shared else "ip"
     device = NetEnd(device_role, device_if, DEVICE_ADDRESS, NETNS["device"] if shared else None, ip)
     host = NetEnd(host_role, host_if, HOST_ADDRESS, NETNS["host"] if shared else None, ip)
     try:
@@ -150,7 +150,7 @@ def usb_network(
                 )
         for end in (device, host):
             _configure(end)
-        gadget.pair.facts["usb_net_carrier"] = _wait_for_both(device, host, timeout_s=carrier_timeout_s)
+        gadget.pair.facts["usb_net_carrier"] = wait_for_both(device, host, timeout_s=carrier_timeout_s)
         gadget.pair.facts["usb_net"] = f"device {device_if} {DEVICE_ADDRESS}, host {host_if} {HOST_ADDRESS}"
         yield UsbNetLink(device, host)
     finally:

@@ -1,0 +1,90 @@
+"""A cellular modem's data interface in loopback, measured as seed 004 ("Android Loopback 网速测试") does.
+
+The modem is put in loopback (Quectel: loopback_config.txt with REP_FACTOR, written once with QPST; the
+virtual lab: hil's stand-in, hil/tools/udp_loopback, behind a USB network gadget). On the board, iperf 2
+sends UDP to the modem's address at a chosen rate (`-u -b 50M`, also `-P 10`), the modem sends every
+datagram back REP_FACTOR times, and the board's own iperf 2 server (`-u -s`) reads what came back: the
+server's rate, jitter and loss are the figures, and `mpstat -P ALL` shows the core that stops the rate (a
+core at its irq/softirq limit). The seed's tuning (netdev_max_backlog, RPS masks on the interface's rx
+queues, every core online at the performance governor) is the pair's `tuning:` block.
+
+The number of parallel streams is a test parameter (`streams`: 1, and the seed's 10 in the full suite).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from typing import Any
+
+from hil.catalogue.ceilings import UsbNetwork
+from hil.catalogue.model import Family, Metric, Setting
+from hil.verdict.spec import Direction
+
+SEED = 'seed 004 "iperf2 回环测试" (server side: iperf -u -s -i 1; client: iperf -u -c MODEM -b 50M [-P 10])'
+
+
+def _addresses_fit(values: Mapping[str, Any]) -> str | None:
+    for name in ("modem.address", "modem.board_address"):
+        if values[name]:
+            try:
+                ipaddress.IPv4Address(values[name])
+            except ValueError as exc:
+                return f"{name}: {exc} (iperf 2's loopback runs over IPv4, as the seed's rmnet address does)"
+    return None
+
+
+LOOPBACK = Family(
+    name="modem.loopback",
+    title="Cellular modem data interface in loopback (rmnet over USB), UDP from the board reflected back to it",
+    metrics=(
+        Metric(
+            "modem.loopback.throughput",
+            unit="Mbit/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbNetwork(),  # the reflected copies cross the modem's USB link towards the board
+            seed=SEED,
+            needs=("modem.loopback.loss",),
+            description="the copies the modem sent back, as the board's iperf 2 server received them, streams summed",
+        ),
+        Metric(
+            "modem.loopback.jitter",
+            unit="ms",
+            direction=Direction.LOWER,
+            reads="jitter",
+            seed=SEED,
+            description="the same runs: the server's jitter, the worst stream's",
+            check_cv=False,
+        ),
+        Metric(
+            "modem.loopback.loss",
+            unit="%",
+            direction=Direction.LOWER,
+            reads="loss",
+            seed=SEED,
+            description="the same runs: datagrams of which no copy came back",
+            check_cv=False,
+        ),
+        Metric(
+            "modem.loopback.cpu_busiest",
+            unit="%",
+            direction=Direction.LOWER,
+            reads="cpu_busiest",
+            seed=f"{SEED}; mpstat -P ALL 2",
+            description="the same runs: the board's busiest core, % busy (not idle, not iowait): where the rate stops",
+            check_cv=False,
+        ),
+    ),
+    settings=(
+        Setting("modem.address", str, "", "the modem's address on its data interface (seed 004: 192.168.48.172)"),
+        Setting("modem.board_address", str, "", "the board's address on that interface (seed 004: 192.168.48.171)"),
+        Setting("modem.interface", str, "", "the board's interface to the modem (seed 004: rmnet_usb0.1)"),
+        Setting("modem.replication", int, 14, "copies the modem sends back of each datagram (REP_FACTOR)", 1, 1000),
+        Setting("modem.rate_mbps", float, 50.0, "UDP rate each client stream sends, Mbit/s (iperf -b)", 0.01, 10000),
+        Setting("modem.duration_s", int, 10, "seconds per iperf 2 run (seed 004: 666)", 1, 3600),
+    ),
+    checks=(_addresses_fit,),
+)
+
+FAMILIES = (LOOPBACK,)

@@ -1,0 +1,158 @@
+"""A cellular modem's data interface on the board, in loopback (seed 004), as the measurement needs it.
+
+    with modem_link(pair) as link:
+        iperf2.loopback(link.board, link.modem_address, ...)          # the board's server and client
+        netpath.measure(link.path(), ...)                              # the copies crossed the interface
+
+A real board (a pair whose link names no UDC: both roles are the board): the modem is the lab's, put in
+loopback by hand as the seed describes (loopback_config.txt with REP_FACTOR, RIL up): hil checks that the board's
+interface (`modem.interface`) holds `modem.board_address`, and measures.
+
+The virtual lab (a pair whose link is a gadget on the board's own UDC): the modem is a stand-in. An ECM gadget on
+dummy_hcd is its USB data interface; the gadget's end goes into a network namespace of its own with the
+modem's address and hil's reflector (hil/tools/udp_loopback: every datagram back `modem.replication`
+times), the USB host's end stays in the board's namespace, renamed to `modem.interface` (so the pair's
+`tuning:` block names it as on a real board: RPS masks), with the board's address. The only way between
+the two is the USB link, so the copies really cross it, counted by the board's interface.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, field
+
+from hil.errors import LabError
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.network.netns import iproute2, wait_for_both
+from hil.lab.network.path import Counted, NetEnd, NetPath
+from hil.lab.pair import BoardPair, GadgetOnLink
+from hil.lab.usb_gadget.gadget import NetworkFunction, network_function
+from hil.lab.usb_host import usbhost
+
+log = logging.getLogger(__name__)
+
+NETNS = "hil-modem"
+PREFIX = 29  # seed 004's rmnet: 255.255.255.248
+REFLECTOR_READY = r"udp_loopback: reflecting"
+PORT = 5001  # iperf 2's, as the seed runs it
+
+
+@dataclass(frozen=True)
+class ModemLink:
+    board: NetEnd  # the board's interface to the modem
+    modem_address: str
+    facts: dict[str, str] = field(default_factory=dict)
+
+    def path(self) -> NetPath:
+        """The copies the server received must show in the board's interface's rx bytes."""
+        return NetPath("the modem's data interface", (Counted(self.board, "rx"),), recorded=self.board)
+
+
+def _settings(pair: BoardPair) -> tuple[str, str, str]:
+    names = ("modem.interface", "modem.board_address", "modem.address")
+    values = tuple(pair.setting(name) for name in names)
+    missing = [name for name, value in zip(names, values, strict=True) if not value]
+    if missing:
+        raise LabError(f"{pair.name}: set {', '.join(missing)} in its settings (seed 004: rmnet_usb0.1, .171, .172)")
+    return values  # type: ignore[return-value]
+
+
+def _holds(end: NetEnd) -> None:
+    """The board's interface exists and holds the board's address, else a LabError saying what it holds."""
+    exitcode, output = end.role.run_status(shell.cmd(end.ip, "-4", "-o", "addr", "show", "dev", end.ifname), timeout=30)
+    if exitcode != 0 or f" {end.address}/" not in output:
+        raise LabError(
+            f"{end.role.label}: {end.ifname} does not hold {end.address} (is the modem's data call up?): "
+            f"{output.strip()[:300] or 'no such interface'}"
+        )
+
+
+@contextmanager
+def modem_link(pair: BoardPair, *, carrier_timeout_s: float = 20.0) -> Iterator[ModemLink]:
+    """The board's interface to a modem in loopback: the lab's modem, or the virtual lab's stand-in."""
+    interface, board_address, modem_address = _settings(pair)
+    if getattr(pair.link, "udc", None) is None:  # no gadget to play the modem with: the lab's own
+        board = NetEnd(pair.host, interface, board_address)
+        _holds(board)
+        yield ModemLink(board, modem_address, {"modem": f"the lab's, at {modem_address} on {interface}"})
+        return
+    with (
+        pair.gadget(network_function("ecm")) as gadget,
+        stand_in(
+            gadget,
+            interface=interface,
+            board_address=board_address,
+            modem_address=modem_address,
+            replication=pair.setting("modem.replication"),
+            carrier_timeout_s=carrier_timeout_s,
+        ) as link,
+    ):
+        yield link
+
+
+@contextmanager
+def stand_in(
+    gadget: GadgetOnLink,
+    *,
+    interface: str,
+    board_address: str,
+    modem_address: str,
+    replication: int,
+    carrier_timeout_s: float = 20.0,
+) -> Iterator[ModemLink]:
+    """The virtual lab's modem on a bound ECM gadget of the board itself (see the module docstring)."""
+    modem_role, board_role = gadget.pair.device, gadget.pair.host
+    if modem_role.target is not board_role.target:
+        raise LabError(f"{gadget.pair.name}: the stand-in modem runs on the board itself (device and host: one target)")
+    functions = [f for f in gadget.gadget.functions if isinstance(f, NetworkFunction)]
+    if len(functions) != 1:
+        raise LabError(f"{gadget.pair.name}: the stand-in modem needs exactly one network function in the gadget")
+    ip = iproute2(board_role)
+    modem_if = functions[0].interface(modem_role, gadget.gadget.function_dir(functions[0]))
+    board_if = usbhost.network_interface(board_role, gadget.usb_device.sysfs, timeout_s=30)
+    modem = NetEnd(modem_role, modem_if, modem_address, NETNS, ip)
+    board = NetEnd(board_role, interface, board_address, None, ip)
+    with ExitStack() as stack:
+        stack.callback(_tear_down, board_role, ip)
+        board_role.run(
+            shell.all_of(
+                [
+                    shell.quiet(shell.cmd(ip, "netns", "del", NETNS)),  # a run that died left it
+                    shell.cmd(ip, "netns", "add", NETNS),
+                    shell.cmd(ip, "link", "set", modem_if, "netns", NETNS),
+                    shell.cmd(ip, "-n", NETNS, "addr", "add", f"{modem_address}/{PREFIX}", "dev", modem_if),
+                    shell.cmd(ip, "-n", NETNS, "link", "set", modem_if, "up"),
+                    shell.cmd(ip, "link", "set", board_if, "down"),
+                    shell.cmd(ip, "link", "set", board_if, "name", interface),
+                    shell.cmd(ip, "addr", "flush", "dev", interface),
+                    shell.cmd(ip, "addr", "add", f"{board_address}/{PREFIX}", "dev", interface),
+                    shell.cmd(ip, "link", "set", interface, "up"),
+                ]
+            ),
+            timeout=60,
+        )
+        carrier = wait_for_both(modem, board, timeout_s=carrier_timeout_s)
+        reflector = stack.enter_context(
+            modem_role.background(
+                modem.wrap(shell.cmd("udp_loopback", modem_address, PORT, replication)),
+                ready=REFLECTOR_READY,
+                name="udp_loopback (the stand-in modem)",
+            )
+        )
+        facts = {
+            "modem": f"hil's stand-in: an ECM gadget ({modem_if} in namespace {NETNS}, {modem_address}) with "
+            f"udp_loopback x{replication}; the board's end {board_if} renamed {interface}, {board_address}/{PREFIX}",
+            "modem_carrier": carrier,
+        }
+        yield ModemLink(board, modem_address, facts)
+        stack.close()
+        if reflector.output:
+            log.info("%s: %s", gadget.pair.name, reflector.output.strip().splitlines()[-1])
+
+
+def _tear_down(role: Role, ip: str) -> None:
+    with suppress(Exception):  # never hide the test's own error; the gadget's removal takes the interfaces
+        role.run(shell.quiet(shell.cmd(ip, "netns", "del", NETNS)), timeout=30)

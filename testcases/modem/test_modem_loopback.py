@@ -1,0 +1,44 @@
+"""A cellular modem's data interface in loopback, as seed 004 measures it: the board's iperf 2 client sends UDP
+to the modem at `modem.rate_mbps` per stream, the modem sends each datagram back `modem.replication` times,
+and the board's iperf 2 server reads the rate, jitter and loss; the board's busiest core says where the rate
+stops. One stream, and the seed's ten (`-P 10`) in the full suite. The seed's tuning is the pair's `tuning:`.
+"""
+
+import pytest
+
+import hil
+from hil.lab.network.modem import modem_link
+from hil.measure import iperf2, netpath
+
+METRICS = [
+    "modem.loopback.throughput",
+    "modem.loopback.jitter",
+    "modem.loopback.loss",
+    "modem.loopback.cpu_busiest",
+]
+pytestmark = [
+    pytest.mark.hil_metrics(*METRICS),
+    pytest.mark.hil_tools(host=["iperf"], device=["udp_loopback"]),  # device: the virtual lab's stand-in modem
+]
+
+
+@hil.matrix("streams", quick=[1], full=[1, 10], ids="P{}")
+def test_modem_loopback(pair, perf, streams):
+    with modem_link(pair) as link:
+        perf.check(
+            METRICS,
+            streams=streams,
+            cpu_load_on="host",  # the board: the core at its irq/softirq limit is the seed's finding
+            facts={"tool": iperf2.version(pair.host), **link.facts},
+            sample=lambda: netpath.measure(
+                link.path(),
+                lambda: iperf2.loopback(
+                    link.board,
+                    link.modem_address,
+                    rate_mbps=pair.setting("modem.rate_mbps"),
+                    duration_s=pair.setting("modem.duration_s"),
+                    streams=streams,
+                    replication=pair.setting("modem.replication"),
+                ),
+            ),
+        )
