@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_branches_of_the_repository_inventory(capsys):
     assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml")]) == 0
     # virtual pairs boot their own QEMU: a branch each
-    assert capsys.readouterr().out == "vlab-hs\nvlab-nvme\nvlab-ss\nvlab-usbdisk-bot\nvlab-usbdisk-uas\nvlab-usbnet\n"
+    assert capsys.readouterr().out == "vlab-hs\nvlab-modem\nvlab-nvme\nvlab-ss\nvlab-usbdisk-bot\nvlab-usbdisk-uas\nvlab-usbnet\n"
 
 
 def test_a_full_matrix_pair_has_a_branch_in_full_runs_or_when_named(capsys):
