@@ -124,10 +124,11 @@ def saturated(shares: Mapping[str, CpuShare]) -> list[str]:
 BUSIEST = "cpu_busiest"  # the quantity a catalogue metric reads to gate the load (seed 004: the core that stops)
 
 
-def busiest(shares: Mapping[str, CpuShare]) -> float:
-    """The busy share of the busiest core (the total when the stat file lists no core of its own)."""
+def busiest(shares: Mapping[str, CpuShare]) -> float | None:
+    """The busy share of the busiest core (the total when the stat file lists no core of its own); None when
+    no clock tick passed between the snapshots (a sample that took no time: there is no load to tell)."""
     cores = [share.busy for name, share in shares.items() if name != "cpu"]
-    return max(cores or [share.busy for share in shares.values()])
+    return max(cores or [share.busy for share in shares.values()], default=None)
 
 
 def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
@@ -144,7 +145,9 @@ def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
         got = watched()
         if isinstance(got, Measurement) and "cpu_load" in got.details:
             shares = {name: CpuShare(**share) for name, share in got.details["cpu_load"]["cpus"].items()}
-            got.values.setdefault(BUSIEST, Quantity(busiest(shares), "%"))
+            share = busiest(shares)
+            if share is not None:  # else a metric reading it says the tool gave none: an ERROR, not a 0 %
+                got.values.setdefault(BUSIEST, Quantity(share, "%"))
         return got
 
     return with_busiest

@@ -50,3 +50,12 @@ def test_counters_that_went_backwards_are_an_error_not_a_negative_share():
     before, after = _snap("pc-before"), _snap("pc-after")
     with pytest.raises(ParseError, match="went backwards"):
         cpu_load(after, before)
+
+
+def test_a_sample_that_took_no_clock_tick_has_no_busiest_core():
+    # Two equal snapshots (an instant sample: a CI run's scripted Measurement) give no shares, hence no figure.
+    from hil.measure.cpuload import busiest, cpu_load
+
+    same = {"cpu": (1, 2, 3, 4, 0, 0, 0, 0), "cpu0": (1, 2, 3, 4, 0, 0, 0, 0)}
+    assert cpu_load(same, same) == {}
+    assert busiest({}) is None
