@@ -3,37 +3,17 @@ namespace) reflects each datagram 14 times, and the board's iperf 2 server gets 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 import pytest
 
-from hil.lab.board.role import Role
 from hil.lab.network.modem import stand_in
 from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.gadget import Gadget, network_function
 from hil.lab.usb_host import usbhost
 from hil.measure import iperf2, netpath
 from hil.verdict.errors import MeasurementError
+from tests.vlab.test_usb_net_vlab import _OnLink, _Pair  # the part of a BoardPair a gadget's link set-up reads
 
 REPLICATION = 14
-
-
-@dataclass
-class _Pair:
-    """The part of a BoardPair the stand-in reads: both roles are the virtual board, as on vlab-modem."""
-
-    device: Role
-    host: Role
-    name: str = "vlab-test"
-    facts: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class _OnLink:
-    pair: _Pair
-    gadget: Gadget
-    usb_device: usbhost.UsbDevice
 
 
 @pytest.fixture
