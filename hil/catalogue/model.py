@@ -7,7 +7,9 @@ of this package; boards.yaml only gives each metric's band on each pair.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,6 +87,11 @@ class Setting:
     def prefix(self) -> str:
         return self.name.split(".", 1)[0]
 
+    @property
+    def attribute(self) -> str:
+        """Its name in the family's settings view ("backing_mb" of "msc.backing_mb")."""
+        return self.name.split(".", 1)[1]
+
 
 # A cross-check over one family's settings (values by setting name, defaults filled in): returns a
 # problem (naming the settings involved) or None. E.g. a transfer larger than its backing store.
@@ -100,6 +107,9 @@ class Family:
     metrics: tuple[Metric, ...]
     settings: tuple[Setting, ...] = ()
     checks: tuple[SettingsCheck, ...] = field(default=())
+    # The frozen dataclass code reads the settings through (`pair.settings(MscSettings).backing_mb`): one
+    # field per setting, named and typed as the setting is (checked here), so a test gets an int, not Any.
+    view: type | None = None
 
     def __post_init__(self) -> None:
         for metric in self.metrics:
@@ -108,3 +118,29 @@ class Family:
         prefixes = {setting.prefix for setting in self.settings}
         if len(prefixes) > 1:
             raise ValueError(f"family {self.name}: settings must share one prefix, found {sorted(prefixes)}")
+        problem = _view_problem(self)
+        if problem:
+            raise ValueError(f"family {self.name}: {problem}")
+
+    def read(self, value_of: Callable[[Setting], Any]) -> Any:
+        """The family's settings view, each field given by `value_of(setting)`."""
+        assert self.view is not None, f"family {self.name} has no settings"
+        return self.view(**{setting.attribute: value_of(setting) for setting in self.settings})
+
+
+def _view_problem(family: Family) -> str | None:
+    """What is wrong with the family's settings view: a view's fields are exactly its settings, same types."""
+    if family.view is None:
+        return "settings need a view (a frozen dataclass with a field per setting)" if family.settings else None
+    if not dataclasses.is_dataclass(family.view) or not family.view.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+        return f"view {family.view.__name__} must be a frozen dataclass"
+    types = typing.get_type_hints(family.view)
+    fields = [f.name for f in dataclasses.fields(family.view)]
+    wanted = {setting.attribute: setting.kind for setting in family.settings}
+    if sorted(fields) != sorted(wanted):
+        missing, extra = sorted(set(wanted) - set(fields)), sorted(set(fields) - set(wanted))
+        return f"view {family.view.__name__} does not match the settings (missing {missing}, not settings {extra})"
+    for name, kind in wanted.items():
+        if types[name] is not kind:
+            return f"view {family.view.__name__}.{name} is {types[name]}, its setting is {kind.__name__}"
+    return None

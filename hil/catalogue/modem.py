@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import UsbNetwork
@@ -34,7 +35,20 @@ def _addresses_fit(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class ModemSettings:
+    """modem.loopback's settings, typed (`pair.settings(ModemSettings)`); help and bounds: the Settings below."""
+
+    address: str
+    board_address: str
+    interface: str
+    replication: int
+    rate_mbps: float
+    duration_s: int
+
+
 LOOPBACK = Family(
+    view=ModemSettings,
     name="modem.loopback",
     title="Cellular modem data interface in loopback (rmnet over USB), UDP from the board reflected back to it",
     metrics=(

@@ -8,6 +8,7 @@ which the tests check against the trained link first (hil.lab.pcie.link).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import PcieBus
@@ -23,7 +24,23 @@ def _bar_access_fits(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class PcieSettings:
+    """pcie's settings, typed (`pair.settings(PcieSettings)`); help and bounds: the Settings below."""
+
+    ep_bdf: str
+    dma_tool: str
+    dma_side: str
+    dma_total_mb: int
+    bar: int
+    bar_kib: int
+    bar_width: int
+    bar_loops: int
+    irq_seconds: int
+
+
 PCIE = Family(
+    view=PcieSettings,
     name="pcie",
     title="PCIe root complex + endpoint",
     metrics=(

@@ -67,6 +67,13 @@ class Catalogue:
                 return family
         raise UnknownName(f"{name!r} belongs to no family of the catalogue")
 
+    def family_viewed_by(self, view: type) -> Family:
+        """The family whose settings `view` reads."""
+        for family in self.families:
+            if family.view is view:
+                return family
+        raise UnknownName(f"{view.__name__} is the settings view of no family of the catalogue")
+
     def defaults(self) -> dict[str, Any]:
         return {name: setting.default for name, setting in self.settings.items()}
 

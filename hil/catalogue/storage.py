@@ -7,6 +7,8 @@ three; SEQ1M's IOPS are its rate divided by 1 MiB and say nothing more).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hil.catalogue.ceilings import PcieBus
 from hil.catalogue.model import Family, Metric, Setting
 from hil.verdict.spec import Direction
@@ -50,7 +52,17 @@ def _p99(direction: str) -> Metric:
     )
 
 
+@dataclass(frozen=True)
+class NvmeSettings:
+    """nvme's settings, typed (`pair.settings(NvmeSettings)`); help and bounds: the Settings below."""
+
+    device: str
+    size_mb: int
+    runtime_s: int
+
+
 NVME = Family(
+    view=NvmeSettings,
     name="nvme",
     title="NVMe drive on the board's PCIe root complex",
     metrics=(

@@ -4,12 +4,26 @@ drives the camera, and the frame rate comes from V4L2 buffer timestamps, per for
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hil.catalogue.model import Family, Setting
 from hil.catalogue.usb_device import _frame_metric
 
 SEED = 'seed 000 §2.3 "USB Camera 性能分析", table 2-1'
 
+
+@dataclass(frozen=True)
+class CameraSettings:
+    """usb.camera's settings, typed (`pair.settings(CameraSettings)`); help and bounds: the Settings below."""
+
+    device: str
+    frames: int
+    frame_timeout_s: int
+    gadgetfs: bool
+
+
 CAMERA = Family(
+    view=CameraSettings,
     name="usb.camera",
     title="USB camera on the board",
     metrics=tuple(

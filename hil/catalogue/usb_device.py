@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import UsbBus, UsbInterrupt
@@ -29,7 +30,18 @@ def _file_fits_backing_store(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class MscSettings:
+    """usb.msc's settings, typed (`pair.settings(MscSettings)`); help and bounds: the Settings below."""
+
+    backing_mb: int
+    transfer_mb: int
+    fs: str
+    fs_transfer_mb: int
+
+
 MSC = Family(
+    view=MscSettings,
     name="usb.msc",
     title="USB mass-storage gadget",
     metrics=(
@@ -126,7 +138,18 @@ def _frame_metric(prefix: str, what: str, seed: str, subject: str) -> Metric:
     )
 
 
+@dataclass(frozen=True)
+class UvcSettings:
+    """usb.uvc's settings, typed (`pair.settings(UvcSettings)`); help and bounds: the Settings below."""
+
+    frames: int
+    frame_timeout_s: int
+    bulk: bool
+    gadgetfs: bool
+
+
 UVC = Family(
+    view=UvcSettings,
     name="usb.uvc",
     title="USB UVC camera gadget",
     metrics=tuple(
@@ -155,7 +178,16 @@ UVC = Family(
 
 HID_SEED = 'seed 000 "USB Gadget HID 传输速率分析" (report_length 512/1024, interval 1 ms/125 µs)'
 
+
+@dataclass(frozen=True)
+class HidSettings:
+    """usb.hid's settings, typed (`pair.settings(HidSettings)`); help and bounds: the Settings below."""
+
+    reports: int
+
+
 HID = Family(
+    view=HidSettings,
     name="usb.hid",
     title="USB HID gadget",
     metrics=(
@@ -181,7 +213,17 @@ HID = Family(
     settings=(Setting("hid.reports", int, 2000, "reports moved per sample (the first is not timed)", 2, 10_000_000),),
 )
 
+
+@dataclass(frozen=True)
+class MtpSettings:
+    """usb.mtp's settings, typed (`pair.settings(MtpSettings)`); help and bounds: the Settings below."""
+
+    object_mb: int
+    timeout_s: int
+
+
 MTP = Family(
+    view=MtpSettings,
     name="usb.mtp",
     title="USB MTP gadget",
     metrics=(

@@ -9,6 +9,7 @@ copying a file with cp between a filesystem on the disk and a directory of the b
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import UsbBus
@@ -32,7 +33,20 @@ def _copy_file_fits(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class DiskSettings:
+    """usb.disk's settings, typed (`pair.settings(DiskSettings)`); help and bounds: the Settings below."""
+
+    serial: str
+    protocol: str
+    transfer_mb: int
+    fs: str
+    cp_file_mb: int
+    cp_dir: str
+
+
 DISK = Family(
+    view=DiskSettings,
     name="usb.disk",
     title="USB disk on the board (the board is the USB host)",
     metrics=(
@@ -121,7 +135,17 @@ DISK = Family(
 # SuperSpeed port (the virtual board's disk: 69.8 ms median, 2026-11-25), so the floor holds there too.
 USB2_RESUME = Floor(30.0, "ms", "USB 2.0 §7.1.7.7: resume signalling TDRSMDN >= 20 ms, then recovery TRSMRCY 10 ms")
 
+
+@dataclass(frozen=True)
+class ResumeSettings:
+    """usb.resume's settings, typed (`pair.settings(ResumeSettings)`); help and bounds: the Settings below."""
+
+    serial: str
+    autosuspend_ms: int
+
+
 RESUME = Family(
+    view=ResumeSettings,
     name="usb.resume",
     title="USB runtime resume on the board",
     metrics=(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import UsbNetwork
@@ -68,7 +69,17 @@ def _udp_metrics(prefix: str) -> tuple[Metric, ...]:
     )
 
 
+@dataclass(frozen=True)
+class NetSettings:
+    """usb.net's settings, typed (`pair.settings(NetSettings)`); help and bounds: the Settings below."""
+
+    duration_s: int
+    udp_start_mbps: float
+    carrier_timeout_s: int
+
+
 NET = Family(
+    view=NetSettings,
     name="usb.net",
     title="USB network gadget (ECM, NCM, RNDIS)",
     metrics=(
@@ -126,8 +137,24 @@ def _addresses_fit(values: Mapping[str, Any]) -> str | None:
 
 ETHERNET_SEED = 'seed 000 "USB Ethernet 传输速率分析" (iperf, board as client, PC as server)'
 
+
 # The board is the USB host of an Ethernet adapter; its peer is the lab PC at the other end of the cable.
+@dataclass(frozen=True)
+class EthernetSettings:
+    """usb.ethernet's settings, typed (`pair.settings(EthernetSettings)`); help and bounds: the Settings below."""
+
+    serial: str
+    board_address: str
+    peer_address: str
+    peer_listen: str
+    link_mbps: int
+    duration_s: int
+    udp_start_mbps: float
+    carrier_timeout_s: int
+
+
 ETHERNET = Family(
+    view=EthernetSettings,
     name="usb.ethernet",
     title="USB Ethernet adapter on the board (the board is the USB host, the lab PC its peer)",
     metrics=(

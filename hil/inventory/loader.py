@@ -16,21 +16,24 @@ it is raised before any board is touched. The passes, in order:
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from labgrid.util.yaml import load as load_labgrid_yaml
 from pydantic import ValidationError
 
-from hil.catalogue import CATALOGUE, Catalogue
-from hil.errors import InventoryError
+from hil.catalogue import CATALOGUE, Catalogue, Setting
+from hil.errors import InventoryError, LabError
 from hil.inventory import against_catalogue, envfiles, yamlfile
 from hil.inventory.schema import Inventory, PairConfig
 from hil.inventory.specs import spec_for
 from hil.verdict.spec import MetricSpec
+
+View = TypeVar("View")
 
 
 def _key_path(loc: tuple[Any, ...]) -> str:
@@ -136,8 +139,32 @@ class Board:
 
     def setting(self, name: str, catalogue: Catalogue = CATALOGUE) -> Any:
         """A setting's value on this pair: boards.yaml's (validated at load time) or the catalogue's default."""
-        setting = catalogue.setting(name)
-        value = self.config.settings.get(name, setting.default)
+        return self._value(catalogue.setting(name))
+
+    def settings(
+        self,
+        view: type[View],
+        catalogue: Catalogue = CATALOGUE,
+        *,
+        required: tuple[str, ...] = (),
+        example: str = "",
+    ) -> View:
+        """A family's settings on this pair, typed: `board.settings(MscSettings).backing_mb` is an int.
+
+        `required`: fields that must not be empty here (a real pair's addresses, a device's serial): else a
+        LabError naming them as boards.yaml spells them, with `example`."""
+        family = catalogue.family_viewed_by(view)
+        values = family.read(self._value)
+        unknown = set(required) - {setting.attribute for setting in family.settings}
+        if unknown:
+            raise ValueError(f"{view.__name__} has no field {sorted(unknown)}")
+        missing = [s.name for s in family.settings if s.attribute in required and not getattr(values, s.attribute)]
+        if missing:
+            raise LabError(f"{self.name}: set {', '.join(missing)} in its settings in boards.yaml{example}")
+        return typing.cast(View, values)
+
+    def _value(self, setting: Setting) -> Any:
+        value = self.config.settings.get(setting.name, setting.default)
         return float(value) if setting.kind is float else value
 
 

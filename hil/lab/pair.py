@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from labgrid import Environment
 
@@ -26,6 +26,8 @@ from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.android import AndroidGadget
 from hil.lab.usb_gadget.gadget import Function, Gadget, GadgetBackend
 from hil.lab.usb_host import usb_enumeration, usbhost
+
+View = TypeVar("View")
 
 
 class Environments:
@@ -177,9 +179,10 @@ class BoardPair:
     def link(self) -> Any:
         return self.board.config.link
 
-    def setting(self, name: str) -> Any:
-        """A setting of this pair (boards.yaml, validated against the catalogue) or the catalogue's default."""
-        return self.board.setting(name)
+    def settings(self, view: type[View], *, required: tuple[str, ...] = (), example: str = "") -> View:
+        """A family's settings on this pair, typed (boards.yaml's, validated at load, or the catalogue's defaults):
+        `pair.settings(MscSettings).transfer_mb`; see Board.settings."""
+        return self.board.settings(view, required=required, example=example)
 
     def mark_suspect(self, reason: str) -> None:
         """Have the next `prepare` power-cycle every board of the pair."""

@@ -7,6 +7,7 @@ stops. One stream, and the seed's ten (`-P 10`) in the full suite. The seed's tu
 import pytest
 
 import hil
+from hil.catalogue.modem import ModemSettings
 from hil.lab.network.modem import modem_link
 from hil.measure import iperf2, netpath
 
@@ -24,6 +25,7 @@ pytestmark = [
 
 @hil.matrix("streams", quick=[1], full=[1, 10], ids="P{}")
 def test_modem_loopback(pair, perf, streams):
+    modem = pair.settings(ModemSettings)
     with modem_link(pair) as link:
         perf.check(
             METRICS,
@@ -35,10 +37,10 @@ def test_modem_loopback(pair, perf, streams):
                 lambda: iperf2.loopback(
                     link.board,
                     link.modem_address,
-                    rate_mbps=pair.setting("modem.rate_mbps"),
-                    duration_s=pair.setting("modem.duration_s"),
+                    rate_mbps=modem.rate_mbps,
+                    duration_s=modem.duration_s,
                     streams=streams,
-                    replication=pair.setting("modem.replication"),
+                    replication=modem.replication,
                 ),
             ),
         )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hil.catalogue.pcie import PcieSettings
 from hil.lab.pair import BoardPair
 from hil.lab.pcie import link as pcie_link
 from hil.plugin import INVENTORY
@@ -39,6 +40,6 @@ def pcie_pair(pair: BoardPair) -> Iterator[BoardPair]:
     """The pair, after its link's trained speed and width were checked against boards.yaml (an ERROR if lower)."""
     if not _real_pcie(pair.board):
         pytest.skip(NO_PCIE_IN_VLAB if pair.board.config.vlab or pair.link.emulated else f"{pair.name}: not PCIe")
-    trained = pcie_link.require_declared(pair.role("rc"), pair.setting("pcie.ep_bdf"), pair.link)
+    trained = pcie_link.require_declared(pair.role("rc"), pair.settings(PcieSettings).ep_bdf, pair.link)
     pair.facts["pcie_trained_link"] = trained.describe()
     yield pair

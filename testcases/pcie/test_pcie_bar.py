@@ -3,6 +3,7 @@ through sysfs `resourceN`, with hil's resource_mmap_test; one run gives both met
 
 import pytest
 
+from hil.catalogue.pcie import PcieSettings
 from hil.measure import pcie_bar
 
 pytestmark = [
@@ -13,17 +14,18 @@ pytestmark = [
 
 def test_pcie_bar_throughput(pcie_pair, perf):
     rc = pcie_pair.role("rc")
-    width = pcie_pair.setting("pcie.bar_width")
+    settings = pcie_pair.settings(PcieSettings)
+    width = settings.bar_width
     perf.check(
         ["pcie.bar.store", "pcie.bar.load"],
-        facts={"bar": f"resource{pcie_pair.setting('pcie.bar')}", "access_bits": width},
+        facts={"bar": f"resource{settings.bar}", "access_bits": width},
         cpu_load_on="rc",
         sample=lambda: pcie_bar.run(
             rc,
-            pcie_pair.setting("pcie.ep_bdf"),
-            pcie_pair.setting("pcie.bar"),
-            size=pcie_pair.setting("pcie.bar_kib") * 1024,
+            settings.ep_bdf,
+            settings.bar,
+            size=settings.bar_kib * 1024,
             width=width,
-            loops=pcie_pair.setting("pcie.bar_loops"),
+            loops=settings.bar_loops,
         ),
     )

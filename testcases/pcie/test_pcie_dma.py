@@ -4,6 +4,7 @@ and direction, from the kernel log of Rockchip's pcie-dw-dmatest or mainline pci
 import pytest
 
 import hil
+from hil.catalogue.pcie import PcieSettings
 from hil.measure import pcie_dmatest
 
 pytestmark = pytest.mark.hil_metrics("pcie.dma.read", "pcie.dma.write")
@@ -15,10 +16,11 @@ SIZES = {"64B": 64, "256B": 256, "4K": 4096, "64K": 65536, "1M": 1 << 20, "4M": 
 @pytest.mark.parametrize("direction", pcie_dmatest.DIRECTIONS)
 def test_pcie_dma_throughput(pcie_pair, perf, direction, size):
     nbytes = SIZES[size]
-    tool = pcie_pair.setting("pcie.dma_tool")
+    settings = pcie_pair.settings(PcieSettings)
+    tool = settings.dma_tool
     if tool == "dw-dmatest":
-        side = pcie_pair.setting("pcie.dma_side")
-        loops = max(1, pcie_pair.setting("pcie.dma_total_mb") * (1 << 20) // nbytes)
+        side = settings.dma_side
+        loops = max(1, settings.dma_total_mb * (1 << 20) // nbytes)
 
         def sample():
             return pcie_dmatest.run_dw_dmatest(

@@ -3,6 +3,7 @@ the other counts them; ELBI is counted on the endpoint, MSI on the root complex.
 
 import pytest
 
+from hil.catalogue.pcie import PcieSettings
 from hil.measure import pcie_irq
 
 pytestmark = pytest.mark.hil_metrics("pcie.irq.elbi", "pcie.irq.msi")
@@ -13,7 +14,7 @@ COUNTED_ON = {"elbi": "ep", "msi": "rc"}
 @pytest.mark.parametrize("kind", pcie_irq.KINDS)
 def test_pcie_interrupt_latency(pcie_pair, perf, kind):
     role = pcie_pair.role(COUNTED_ON[kind])
-    seconds = pcie_pair.setting("pcie.irq_seconds")
+    seconds = pcie_pair.settings(PcieSettings).irq_seconds
     perf.check(
         f"pcie.irq.{kind}",
         facts={"counted_on": COUNTED_ON[kind]},

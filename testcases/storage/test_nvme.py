@@ -6,6 +6,7 @@ Before any figure: the namespace is there and its PCIe link trained at what boar
 
 import pytest
 
+from hil.catalogue.storage import NvmeSettings
 from hil.lab.pcie import link as pcie_link
 from hil.lab.storage import nvme
 from hil.measure import fio
@@ -35,8 +36,9 @@ pytestmark = [
 def drive(pair):
     """The namespace, with its drive and trained link recorded (a link below the pair's spec is an ERROR)."""
     rc = pair.role("rc")
-    namespace = nvme.wait_for_namespace(rc, pair.setting("nvme.device"))
-    nvme.require_span(namespace, pair.setting("nvme.size_mb"))
+    settings = pair.settings(NvmeSettings)
+    namespace = nvme.wait_for_namespace(rc, settings.device)
+    nvme.require_span(namespace, settings.size_mb)
     link = pcie_link.read_link(rc, namespace.pci_device)
     pair.facts["nvme_drive"] = namespace.describe()
     pair.facts["pcie_link"] = link.describe() + (" (emulated: not checked)" if pair.link.emulated else "")
@@ -61,7 +63,7 @@ def test_nvme_crystaldiskmark(pair, perf, drive, case, direction):
             drive.node,
             job,
             engine=engine,
-            size_mb=pair.setting("nvme.size_mb"),
-            runtime_s=pair.setting("nvme.runtime_s"),
+            size_mb=pair.settings(NvmeSettings).size_mb,
+            runtime_s=pair.settings(NvmeSettings).runtime_s,
         ),
     )

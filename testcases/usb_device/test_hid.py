@@ -9,6 +9,7 @@ the case reads the enumerated endpoints and runs only when they have the interva
 import pytest
 
 import hil
+from hil.catalogue.usb_device import HidSettings
 from hil.lab.usb_gadget import hid as hid_link
 from hil.lab.usb_gadget.gadget import Hid
 from hil.measure import hid
@@ -33,5 +34,5 @@ def test_hid_throughput(pair, perf, direction, report, interval):
             report=report,
             interval=interval,
             facts={"tool": hid.PROGRAM, "hid_endpoints": ends.describe()},
-            sample=lambda: hid.transfer(ends, direction, report_bytes=report, count=pair.setting("hid.reports")),
+            sample=lambda: hid.transfer(ends, direction, report_bytes=report, count=pair.settings(HidSettings).reports),
         )

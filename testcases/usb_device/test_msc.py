@@ -7,6 +7,7 @@ The LUN's backing file lives in RAM (tmpfs) so the board's storage does not limi
 import pytest
 
 import hil
+from hil.catalogue.usb_device import MscSettings
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
 
@@ -16,13 +17,13 @@ pytestmark = [pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write"), pytest.m
 @hil.matrix("bs", quick=["1M"], full=["4K", "64K", "128K", "512K", "1M"], ids="bs={}")
 @pytest.mark.parametrize("direction", ["read", "write"])
 def test_msc_throughput(pair, perf, direction, bs):
-    transfer_mb = pair.setting("msc.transfer_mb")
-    with pair.gadget(MassStorage(size_mb=pair.setting("msc.backing_mb"))) as gadget:
+    msc = pair.settings(MscSettings)
+    with pair.gadget(MassStorage(size_mb=msc.backing_mb)) as gadget:
         disk = gadget.block_device()
         transfer = dd.read if direction == "read" else dd.write
         perf.check(
             f"usb.msc.{direction}",
             bs=bs,
             facts={"tool": dd.version(pair.host)},
-            sample=lambda: transfer(pair.host, disk, block_size=bs, total_mb=transfer_mb),
+            sample=lambda: transfer(pair.host, disk, block_size=bs, total_mb=msc.transfer_mb),
         )

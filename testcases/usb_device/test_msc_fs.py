@@ -8,6 +8,7 @@ The quick matrix runs 4K, the seeds' smallest block (test_msc.py's quick matrix 
 import pytest
 
 import hil
+from hil.catalogue.usb_device import MscSettings
 from hil.lab.storage.filesystem import mounted
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd, ddfile
@@ -21,9 +22,8 @@ pytestmark = [
 @hil.matrix("bs", quick=["4K"], full=["4K", "64K", "1M"], ids="bs={}")
 @pytest.mark.parametrize("direction", ["read", "write"])
 def test_msc_fs_throughput(pair, perf, direction, bs):
-    transfer_mb = pair.setting("msc.fs_transfer_mb")
-    fs = pair.setting("msc.fs")
-    backing_mb = pair.setting("msc.backing_mb")
+    msc = pair.settings(MscSettings)
+    transfer_mb, fs, backing_mb = msc.fs_transfer_mb, msc.fs, msc.backing_mb
     with (
         pair.gadget(MassStorage(size_mb=backing_mb)) as gadget,
         mounted(pair.host, gadget.block_device(), fs) as mountpoint,

@@ -11,6 +11,7 @@ import secrets
 import pytest
 
 import hil
+from hil.catalogue.usb_device import MtpSettings
 from hil.lab.board import shell
 from hil.lab.usb_gadget.mtp import MtpResponder
 from hil.measure import mtp
@@ -34,9 +35,9 @@ def _random_file(role, path, size_mb):
 # Named apart from the other tests' `direction` so a pair's quick_only can pick MTP's alone (boards.yaml).
 @pytest.mark.parametrize("mtp_direction", ["read", "write"])
 def test_mtp_throughput(pair, perf, mtp_direction, buffer):
-    size_mb = pair.setting("mtp.object_mb")
+    mtp_settings = pair.settings(MtpSettings)
+    size_mb, timeout = mtp_settings.object_mb, mtp_settings.timeout_s
     expected = size_mb * 1024 * 1024
-    timeout = pair.setting("mtp.timeout_s")
     host = pair.host
     facts = {"tool": mtp.version(host), "object": f"{size_mb} MiB of random data"}
     responder = MtpResponder(buffer_bytes=BUFFERS[buffer], speed=pair.link.speed)
@@ -66,7 +67,7 @@ def test_mtp_throughput(pair, perf, mtp_direction, buffer):
 
 
 def _write(pair, responder, source):
-    size_mb = pair.setting("mtp.object_mb")
+    size_mb = pair.settings(MtpSettings).object_mb
     expected = size_mb * 1024 * 1024
     # mtp-sendfile names the object after the local file: a fresh name per sample (umtprd keeps the
     # handles of files removed behind its back, and a name it still knows could collide).
@@ -75,7 +76,12 @@ def _write(pair, responder, source):
     pair.host.run(shell.cmd("mv", source[0], local), timeout=60)
     source[0] = local
     _, sample = mtp.run(
-        pair.host, "write", local=local, remote=name, expected_bytes=expected, timeout=pair.setting("mtp.timeout_s")
+        pair.host,
+        "write",
+        local=local,
+        remote=name,
+        expected_bytes=expected,
+        timeout=pair.settings(MtpSettings).timeout_s,
     )
     try:
         _check_stored(pair, responder, name, expected, sample.raw)
@@ -85,7 +91,7 @@ def _write(pair, responder, source):
 
 
 def _read(pair, object_id):
-    size_mb = pair.setting("mtp.object_mb")
+    size_mb = pair.settings(MtpSettings).object_mb
     local = f"{HOST_DIR}/received"
     try:
         _, sample = mtp.run(
@@ -94,7 +100,7 @@ def _read(pair, object_id):
             local=local,
             remote=object_id,
             expected_bytes=size_mb * 1024 * 1024,
-            timeout=pair.setting("mtp.timeout_s"),
+            timeout=pair.settings(MtpSettings).timeout_s,
         )
     finally:
         pair.host.run(shell.cmd("rm", "-f", local), check=False, timeout=60)

@@ -8,6 +8,7 @@ The board runs the gadget and the iperf3 server; the host runs the client. Direc
 import pytest
 
 import hil
+from hil.catalogue.usb_network import NetSettings
 from hil.lab.network.netns import usb_network
 from hil.lab.usb_gadget.gadget import network_function
 from hil.measure import iperf3, netpath, udp_two_step
@@ -30,10 +31,11 @@ UDP = ["usb.net.udp.throughput", "usb.net.udp.jitter", "usb.net.udp.loss", "usb.
 @FUNCTIONS
 @pytest.mark.parametrize("direction", ["tx", "rx"])
 def test_usb_net_tcp(pair, perf, function, direction):
-    seconds = pair.setting("net.duration_s")
+    net = pair.settings(NetSettings)
+    seconds = net.duration_s
     with (
         pair.gadget(network_function(function)) as gadget,
-        usb_network(gadget, carrier_timeout_s=pair.setting("net.carrier_timeout_s")) as link,
+        usb_network(gadget, carrier_timeout_s=net.carrier_timeout_s) as link,
         iperf3.server(link.device),
     ):
         perf.check(
@@ -50,11 +52,12 @@ def test_usb_net_tcp(pair, perf, function, direction):
 @FUNCTIONS
 @hil.matrix("direction", quick=["tx"], full=["tx", "rx"], ids="{}")
 def test_usb_net_udp(pair, perf, function, direction):
-    seconds = pair.setting("net.duration_s")
-    start_mbps = pair.setting("net.udp_start_mbps") or udp_two_step.start_rate_mbps(pair.link.speed)
+    net = pair.settings(NetSettings)
+    seconds = net.duration_s
+    start_mbps = net.udp_start_mbps or udp_two_step.start_rate_mbps(pair.link.speed)
     with (
         pair.gadget(network_function(function)) as gadget,
-        usb_network(gadget, carrier_timeout_s=pair.setting("net.carrier_timeout_s")) as link,
+        usb_network(gadget, carrier_timeout_s=net.carrier_timeout_s) as link,
         iperf3.server(link.device),
     ):
 

@@ -11,6 +11,7 @@ bulk: a real board runs what its kernel has, the virtual lab (no isochronous end
 import pytest
 
 import hil
+from hil.catalogue.usb_device import UvcSettings
 from hil.lab.usb_gadget.gadget import Uvc
 from hil.lab.usb_host.camera import numbered_frames, uvc_capture_node, uvc_gadget, uvc_stream_unavailable
 from hil.measure import v4l2_fps
@@ -32,6 +33,7 @@ TRANSFERS = {"iso1024": 1024, "iso2048": 2048, "iso3072": 3072, "bulk": None}
 @hil.matrix("stream", quick=["yuyv-640x480"], full=list(STREAMS), ids="{}")
 @hil.matrix("transfer", quick=["iso1024", "bulk"], full=list(TRANSFERS), ids="{}")
 def test_uvc_fps(pair, perf, stream, transfer):
+    uvc = pair.settings(UvcSettings)
     fmt, width, height = STREAMS[stream]
     camera = Uvc(fmt=fmt, width=width, height=height, maxpacket=TRANSFERS[transfer] or 1024, bulk=transfer == "bulk")
     with uvc_gadget(pair, camera) as gadget:
@@ -47,8 +49,8 @@ def test_uvc_fps(pair, perf, stream, transfer):
                 fmt,
                 width,
                 height,
-                frames=pair.setting("uvc.frames"),
-                frame_timeout_s=pair.setting("uvc.frame_timeout_s"),
+                frames=uvc.frames,
+                frame_timeout_s=uvc.frame_timeout_s,
                 counter=numbered_frames(gadget),
             ),
         )

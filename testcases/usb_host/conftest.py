@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hil.catalogue.usb_host import DiskSettings
 from hil.errors import LabError
 from hil.lab.usb_host import usbhost
 
@@ -13,7 +14,7 @@ def disk(pair):
     """The /dev node of the pair's USB disk (disk.serial), once it enumerated at the pair's link speed; the
     driver that took it (uas or usb-storage, i.e. Bulk-Only) is recorded and must be disk.protocol's."""
     host = pair.host
-    serial = pair.setting("disk.serial")
+    serial = pair.settings(DiskSettings).serial
     if not serial:
         raise LabError(f"{pair.name}: set disk.serial (the USB serial number of the disk on the board)")
     device = usbhost.wait_for_device(host, serial)
@@ -22,7 +23,7 @@ def disk(pair):
     pair.facts["usb_disk_protocol"] = protocol
     pair.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
     usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({host.label}) disk {serial}")
-    wanted = pair.setting("disk.protocol")
+    wanted = pair.settings(DiskSettings).protocol
     if wanted != "any" and protocol != wanted:
         raise LabError(f"{pair.name}: disk {serial} runs {protocol}, the pair specifies {wanted} (disk.protocol)")
     return usbhost.wait_for_block_device(host, device)

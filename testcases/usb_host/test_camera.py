@@ -10,6 +10,7 @@ camera instead (hil.lab.usb_host.camera.board_camera); other virtual pairs skip 
 import pytest
 
 import hil
+from hil.catalogue.usb_camera import CameraSettings
 from hil.lab.usb_host.camera import board_camera, camera_stream_unavailable
 from hil.measure import v4l2_fps
 
@@ -26,6 +27,7 @@ STREAMS = {"yuyv-640x480": ("yuyv", 640, 480), "mjpeg-1280x720": ("mjpeg", 1280,
 @hil.matrix("stream", quick=["yuyv-640x480"], full=list(STREAMS), ids="{}")
 def test_camera_fps(pair, perf, stream):
     fmt, width, height = STREAMS[stream]
+    camera = pair.settings(CameraSettings)
     with board_camera(pair, fmt, width, height) as node:
         perf.check(
             METRICS,
@@ -38,8 +40,8 @@ def test_camera_fps(pair, perf, stream):
                 fmt,
                 width,
                 height,
-                frames=pair.setting("camera.frames"),
-                frame_timeout_s=pair.setting("camera.frame_timeout_s"),
-                counter=pair.setting("camera.gadgetfs"),  # hil's own camera numbers its frames
+                frames=camera.frames,
+                frame_timeout_s=camera.frame_timeout_s,
+                counter=camera.gadgetfs,  # hil's own camera numbers its frames
             ),
         )

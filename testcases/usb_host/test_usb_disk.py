@@ -9,6 +9,7 @@ driver that took it (uas or usb-storage, i.e. Bulk-Only) is recorded and must be
 import pytest
 
 import hil
+from hil.catalogue.usb_host import DiskSettings
 from hil.measure import dd
 
 pytestmark = [pytest.mark.hil_metrics("usb.disk.read", "usb.disk.write"), pytest.mark.hil_tools(host=["dd"])]
@@ -24,5 +25,5 @@ def test_usb_disk_throughput(pair, perf, disk, direction, bs):
         bs=bs,
         cpu_load_on="host",
         facts={"tool": dd.version(pair.host), "block_device": disk},
-        sample=lambda: transfer(pair.host, disk, block_size=bs, total_mb=pair.setting("disk.transfer_mb")),
+        sample=lambda: transfer(pair.host, disk, block_size=bs, total_mb=pair.settings(DiskSettings).transfer_mb),
     )

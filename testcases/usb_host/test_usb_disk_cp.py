@@ -12,6 +12,7 @@ The disk and its protocol (UAS or Bulk-Only) are checked and recorded by the `di
 
 import pytest
 
+from hil.catalogue.usb_host import DiskSettings
 from hil.lab.storage.filesystem import mounted
 from hil.measure import cpfile
 
@@ -24,15 +25,16 @@ MOUNTPOINT = "/mnt/hil-usb-disk"
 
 @pytest.mark.parametrize("direction", ["write", "read"])
 def test_usb_disk_copy(pair, perf, disk, direction):
-    fs = pair.setting("disk.fs")
+    settings = pair.settings(DiskSettings)
+    fs = settings.fs
     with (
         mounted(pair.host, disk, fs, mountpoint=MOUNTPOINT) as disk_dir,
         cpfile.copies(
             pair.host,
             direction,
             disk_dir=disk_dir,
-            board_dir=pair.setting("disk.cp_dir"),
-            size_mb=pair.setting("disk.cp_file_mb"),
+            board_dir=settings.cp_dir,
+            size_mb=settings.cp_file_mb,
         ) as copies,
     ):
         perf.check(

@@ -11,6 +11,7 @@ adapter's byte counters; its error and drop counters are stored with each sample
 import pytest
 
 import hil
+from hil.catalogue.usb_network import EthernetSettings
 from hil.lab.network.usbethernet import usb_ethernet
 from hil.measure import iperf3, netpath, udp_two_step
 
@@ -47,7 +48,7 @@ def _tools(pair, link):
 @pytest.mark.parametrize("direction", ["tx", "rx"])
 def test_usb_ethernet_tcp(pair, perf, nic, direction):
     link, port = nic
-    seconds = pair.setting("ethernet.duration_s")
+    seconds = pair.settings(EthernetSettings).duration_s
     perf.check(
         f"usb.ethernet.tcp.{direction}",
         cpu_load_on="host",
@@ -63,10 +64,9 @@ def test_usb_ethernet_tcp(pair, perf, nic, direction):
 @hil.matrix("direction", quick=["tx"], full=["tx", "rx"], ids="{}")
 def test_usb_ethernet_udp(pair, perf, nic, direction):
     link, port = nic
-    seconds = pair.setting("ethernet.duration_s")
-    start_mbps = pair.setting("ethernet.udp_start_mbps") or udp_two_step.start_rate_mbps(
-        pair.link.speed, link.ethernet_mbps
-    )
+    ethernet = pair.settings(EthernetSettings)
+    seconds = ethernet.duration_s
+    start_mbps = ethernet.udp_start_mbps or udp_two_step.start_rate_mbps(pair.link.speed, link.ethernet_mbps)
 
     def udp(rate_mbps):
         return netpath.measure(

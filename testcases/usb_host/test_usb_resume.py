@@ -5,6 +5,7 @@ the kernel's resume delays are what the figure is about.
 
 import pytest
 
+from hil.catalogue.usb_host import ResumeSettings
 from hil.errors import LabError
 from hil.lab.usb_host import usbhost
 from hil.measure import usb_resume
@@ -14,12 +15,12 @@ pytestmark = pytest.mark.hil_metrics("usb.resume.time")
 
 def test_usb_runtime_resume(pair, perf):
     host = pair.host
-    serial = pair.setting("resume.serial")
+    serial = pair.settings(ResumeSettings).serial
     if not serial:
         raise LabError(f"{pair.name}: set resume.serial (the USB serial number of the device to resume)")
     device = usbhost.wait_for_device(host, serial)
     parameters = usb_resume.usbcore_parameters(host)
-    autosuspend_ms = pair.setting("resume.autosuspend_ms")
+    autosuspend_ms = pair.settings(ResumeSettings).autosuspend_ms
     settled = usb_resume.settle(host, device.sysfs, autosuspend_ms=autosuspend_ms)
     perf.check(
         "usb.resume.time",

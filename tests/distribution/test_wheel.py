@@ -45,12 +45,13 @@ import pytest
 
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
+from hil.catalogue.usb_device import MscSettings
 
 pytestmark = pytest.mark.hil_metrics("usb.msc.read")
 
 
 def test_our_msc_read(pair, perf):
-    with pair.gadget(MassStorage(size_mb=pair.setting("msc.backing_mb"))) as gadget:
+    with pair.gadget(MassStorage(size_mb=pair.settings(MscSettings).backing_mb)) as gadget:
         disk = gadget.block_device()
         perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=8))
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,15 @@ def write_boards(lab: Path) -> Callable[[str], Path]:
     return write
 
 
+@dataclass(frozen=True)
+class ScratchSettings:
+    backing_mb: int
+    transfer_mb: int
+    ratio: float
+    mode: str
+    enabled: bool
+
+
 def _family():
     from hil.catalogue import Family, Metric, Setting, UsbBus
     from hil.verdict.ceilings import Transfer
@@ -113,6 +123,7 @@ def _family():
             Setting("test.enabled", bool, True, "a switch"),
         ),
         checks=(fits,),
+        view=ScratchSettings,
     )
 
 

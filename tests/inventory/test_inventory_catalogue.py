@@ -6,12 +6,17 @@ Each bad input is an InventoryError at load time naming the file, the line and t
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass, make_dataclass
 
 import pytest
 
-from hil.errors import InventoryError
+from hil.catalogue import CATALOGUE, Catalogue, Family, Setting, UnknownName
+from hil.catalogue.usb_network import EthernetSettings
+from hil.errors import InventoryError, LabError
 from hil.inventory.loader import load_inventory
 from hil.verdict.spec import Band, Direction
+
+from .conftest import ScratchSettings
 
 PAIR = """\
 pairs:
@@ -157,10 +162,63 @@ def test_a_bad_setting_is_an_error_at_its_key(write_boards, catalogue, case):
 def test_valid_settings_are_typed_and_defaults_fill_the_rest(write_boards, catalogue):
     text = PAIR.replace("test.backing_mb: 64", "test.backing_mb: 128\n      test.ratio: 1\n      test.enabled: false")
     board = load(write_boards, catalogue, text).boards["vpair"]
-    assert board.setting("test.backing_mb", catalogue) == 128
-    assert board.setting("test.ratio", catalogue) == 1.0 and isinstance(board.setting("test.ratio", catalogue), float)
-    assert board.setting("test.enabled", catalogue) is False
-    assert board.setting("test.mode", catalogue) == "fast"  # the catalogue's default
+    settings = board.settings(ScratchSettings, catalogue)
+    assert settings == ScratchSettings(backing_mb=128, transfer_mb=32, ratio=1.0, mode="fast", enabled=False)
+    assert isinstance(settings.ratio, float)  # boards.yaml said 1
+    assert board.setting("test.mode", catalogue) == "fast"  # by name too: the catalogue's default
+
+
+def test_a_setting_a_case_needs_and_the_pair_leaves_empty_is_named_with_its_boards_yaml_spelling(write_boards):
+    text = PAIR.replace("test.backing_mb: 64", "ethernet.peer_address: 192.168.1.1").replace(
+        "test.rate: {unit: MB/s, min: 8}", "usb.ethernet.tcp.tx: {min: 8}"
+    )
+    board = load_inventory(write_boards(text)).boards["vpair"]
+    with pytest.raises(LabError, match=r"vpair: set ethernet.serial, ethernet.board_address in its settings"):
+        board.settings(EthernetSettings, required=("serial", "board_address", "peer_address"))
+    assert board.settings(EthernetSettings, required=("peer_address",)).peer_address == "192.168.1.1"
+    with pytest.raises(ValueError, match="no field"):
+        board.settings(EthernetSettings, required=("peer",))
+
+
+def test_a_view_no_family_reads_is_refused_by_name(write_boards, catalogue):
+    board = load(write_boards, catalogue, PAIR).boards["vpair"]
+    with pytest.raises(UnknownName, match="EthernetSettings is the settings view of no family"):
+        board.settings(
+            EthernetSettings,
+            catalogue=Catalogue(tuple(f for f in catalogue.families if f.view is not EthernetSettings)),
+        )
+
+
+@dataclass(frozen=True)
+class _OneInt:
+    count: int
+
+
+@pytest.mark.parametrize(
+    ("view", "says"),
+    [
+        (None, "settings need a view"),
+        (make_dataclass("Loose", [("count", int)]), "must be a frozen dataclass"),
+        (make_dataclass("Other", [("number", int)], frozen=True), r"missing \['count'\], not settings \['number'\]"),
+        (make_dataclass("Wrong", [("count", str)], frozen=True), "Wrong.count is <class 'str'>, its setting is int"),
+        (_OneInt, None),
+    ],
+)
+def test_a_familys_view_must_be_its_settings_field_for_field(view, says):
+    def family():
+        return Family("x", "x", (), settings=(Setting("x.count", int, 1, "a count"),), view=view)
+
+    if says is None:
+        assert family().read(lambda setting: setting.default) == _OneInt(1)
+    else:
+        with pytest.raises(ValueError, match=says):
+            family()
+
+
+def test_every_family_with_settings_reads_them_through_its_view():
+    for family in CATALOGUE.families:
+        if family.settings:
+            assert CATALOGUE.family_viewed_by(family.view) is family
 
 
 def test_the_msc_family_refuses_a_transfer_larger_than_its_backing_store(write_boards):

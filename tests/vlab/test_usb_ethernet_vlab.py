@@ -5,9 +5,9 @@ another interface, and a peer that does not answer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -19,6 +19,9 @@ from hil.lab.usb_gadget import udc
 from hil.measure import iperf3, netpath
 
 VLAB_USBNET = load_inventory(Path(__file__).resolve().parents[2] / "boards.yaml").boards["vlab-usbnet"]
+
+
+View = TypeVar("View")
 
 
 @dataclass
@@ -40,8 +43,10 @@ class _Pair:
     def role(self, name: str) -> Role:
         return {"host": self.host, "peer": self.peer}[name]
 
-    def setting(self, name: str) -> Any:
-        return self.overrides.get(name, VLAB_USBNET.setting(name))
+    def settings(self, view: type[View], **kwargs: Any) -> View:
+        settings = {**VLAB_USBNET.config.settings, **self.overrides}
+        board = replace(VLAB_USBNET, config=VLAB_USBNET.config.model_copy(update={"settings": settings}))
+        return board.settings(view, **kwargs)
 
 
 @pytest.fixture

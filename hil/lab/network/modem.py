@@ -23,10 +23,11 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 
+from hil.catalogue.modem import ModemSettings
 from hil.errors import LabError
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.lab.network.netns import iproute2, wait_for_both
+from hil.lab.network.netns import configure, iproute2, wait_for_both
 from hil.lab.network.path import Counted, NetEnd, NetPath
 from hil.lab.pair import BoardPair, GadgetOnLink
 from hil.lab.usb_gadget.gadget import NetworkFunction, network_function
@@ -51,15 +52,6 @@ class ModemLink:
         return NetPath("the modem's data interface", (Counted(self.board, "rx"),), recorded=self.board)
 
 
-def _settings(pair: BoardPair) -> tuple[str, str, str]:
-    names = ("modem.interface", "modem.board_address", "modem.address")
-    values = tuple(pair.setting(name) for name in names)
-    missing = [name for name, value in zip(names, values, strict=True) if not value]
-    if missing:
-        raise LabError(f"{pair.name}: set {', '.join(missing)} in its settings (seed 004: rmnet_usb0.1, .171, .172)")
-    return values  # type: ignore[return-value]
-
-
 def _holds(end: NetEnd) -> None:
     """The board's interface exists and holds the board's address, else a LabError saying what it holds."""
     exitcode, output = end.role.run_status(shell.cmd(end.ip, "-4", "-o", "addr", "show", "dev", end.ifname), timeout=30)
@@ -73,20 +65,24 @@ def _holds(end: NetEnd) -> None:
 @contextmanager
 def modem_link(pair: BoardPair, *, carrier_timeout_s: float = 20.0) -> Iterator[ModemLink]:
     """The board's interface to a modem in loopback: the lab's modem, or the virtual lab's stand-in."""
-    interface, board_address, modem_address = _settings(pair)
+    modem = pair.settings(
+        ModemSettings,
+        required=("interface", "board_address", "address"),
+        example=" (seed 004: rmnet_usb0.1, .171, .172)",
+    )
     if getattr(pair.link, "udc", None) is None:  # no gadget to play the modem with: the lab's own
-        board = NetEnd(pair.host, interface, board_address)
+        board = NetEnd(pair.host, modem.interface, modem.board_address)
         _holds(board)
-        yield ModemLink(board, modem_address, {"modem": f"the lab's, at {modem_address} on {interface}"})
+        yield ModemLink(board, modem.address, {"modem": f"the lab's, at {modem.address} on {modem.interface}"})
         return
     with (
         pair.gadget(network_function("ecm")) as gadget,
         stand_in(
             gadget,
-            interface=interface,
-            board_address=board_address,
-            modem_address=modem_address,
-            replication=pair.setting("modem.replication"),
+            interface=modem.interface,
+            board_address=modem.board_address,
+            modem_address=modem.address,
+            replication=modem.replication,
             carrier_timeout_s=carrier_timeout_s,
         ) as link,
     ):
@@ -123,17 +119,14 @@ def stand_in(
                     shell.quiet(shell.cmd(ip, "netns", "del", NETNS)),  # a run that died left it
                     shell.cmd(ip, "netns", "add", NETNS),
                     shell.cmd(ip, "link", "set", modem_if, "netns", NETNS),
-                    shell.cmd(ip, "-n", NETNS, "addr", "add", f"{modem_address}/{PREFIX}", "dev", modem_if),
-                    shell.cmd(ip, "-n", NETNS, "link", "set", modem_if, "up"),
                     shell.cmd(ip, "link", "set", board_if, "down"),
                     shell.cmd(ip, "link", "set", board_if, "name", interface),
-                    shell.cmd(ip, "addr", "flush", "dev", interface),
-                    shell.cmd(ip, "addr", "add", f"{board_address}/{PREFIX}", "dev", interface),
-                    shell.cmd(ip, "link", "set", interface, "up"),
                 ]
             ),
             timeout=60,
         )
+        configure(modem, PREFIX)
+        configure(board, PREFIX)
         carrier = wait_for_both(modem, board, timeout_s=carrier_timeout_s)
         reflector = stack.enter_context(
             modem_role.background(

@@ -103,11 +103,12 @@ def iproute2(role: Role) -> str:
     return lines[-1].strip()
 
 
-def _configure(end: NetEnd) -> None:
+def configure(end: NetEnd, prefix: int = PREFIX) -> None:
+    """The end's interface holds its address alone (`prefix` bits), and is up (so is its namespace's lo)."""
     ip = [end.ip] + (["-n", end.netns] if end.netns else [])
     steps = [
         shell.cmd(*ip, "addr", "flush", "dev", end.ifname),
-        shell.cmd(*ip, "addr", "add", f"{end.address}/{PREFIX}", "dev", end.ifname),
+        shell.cmd(*ip, "addr", "add", f"{end.address}/{prefix}", "dev", end.ifname),
         shell.cmd(*ip, "link", "set", end.ifname, "up"),
     ]
     if end.netns:
@@ -149,7 +150,7 @@ def usb_network(
                     timeout=60,
                 )
         for end in (device, host):
-            _configure(end)
+            configure(end)
         gadget.pair.facts["usb_net_carrier"] = wait_for_both(device, host, timeout_s=carrier_timeout_s)
         gadget.pair.facts["usb_net"] = f"device {device_if} {DEVICE_ADDRESS}, host {host_if} {HOST_ADDRESS}"
         yield UsbNetLink(device, host)

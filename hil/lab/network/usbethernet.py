@@ -24,6 +24,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hil.catalogue.usb_network import EthernetSettings
 from hil.errors import LabError
 from hil.lab.board import shell
 from hil.lab.board.role import Role
@@ -63,13 +64,6 @@ class UsbEthernetLink:
         return NetPath(
             "the USB Ethernet adapter", (Counted(self.board, "tx" if board_sends else "rx"),), recorded=self.board
         )
-
-
-def _setting(pair: BoardPair, name: str) -> str:
-    value = pair.setting(name)
-    if not value:
-        raise LabError(f"{pair.name}: set {name} in boards.yaml (see the catalogue's ethernet.* settings)")
-    return value
 
 
 def interface_driver(role: Role, ifname: str) -> str:
@@ -127,9 +121,8 @@ def _configure(role: Role, ifname: str, cidr: str) -> None:
 def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Iterator[UsbEthernetLink]:
     """The board's adapter addressed, up and routed to the peer; addresses removed again on the way out."""
     host, peer_role = pair.host, pair.role("peer")
-    serial = _setting(pair, "ethernet.serial")
-    cidr = _setting(pair, "ethernet.board_address")
-    peer_address = _setting(pair, "ethernet.peer_address")
+    ethernet = pair.settings(EthernetSettings, required=("serial", "board_address", "peer_address"))
+    serial, cidr, peer_address = ethernet.serial, ethernet.board_address, ethernet.peer_address
     device = usbhost.wait_for_device(host, serial, timeout_s=enumerate_timeout_s)
     pair.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
     usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({host.label}) Ethernet adapter {serial}")
@@ -140,10 +133,10 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
     board = NetEnd(host, ifname, cidr.split("/")[0])
     try:
         _configure(host, ifname, cidr)
-        wait_for_carrier(board, timeout_s=pair.setting("ethernet.carrier_timeout_s"))
+        wait_for_carrier(board, timeout_s=ethernet.carrier_timeout_s)
         speed = ethernet_speed(host, ifname)
         pair.facts["ethernet_speed"] = f"{speed} Mbit/s" if speed else "not reported by the driver"
-        wanted = pair.setting("ethernet.link_mbps")
+        wanted = ethernet.link_mbps
         if wanted and speed != wanted:
             raise LabError(
                 f"{pair.name}: {ifname} ({driver}) negotiated "
@@ -160,7 +153,7 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
         reach(host, peer_address, ifname)
         yield UsbEthernetLink(
             board=board,
-            peer=Peer(peer_role, peer_address, pair.setting("ethernet.peer_listen") or peer_address),
+            peer=Peer(peer_role, peer_address, ethernet.peer_listen or peer_address),
             ethernet_mbps=speed,
             params={"link_mbps": wanted} if wanted else {},
         )

@@ -14,6 +14,8 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from hil.catalogue.usb_camera import CameraSettings
+from hil.catalogue.usb_device import UvcSettings
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.lab.board import shell
@@ -65,14 +67,15 @@ def uvc_stream_unavailable(board: Board, params: dict[str, object]) -> str | Non
     setting must allow. The plugin applies it at collection (`@pytest.mark.hil_unavailable`), before any
     board is touched."""
     bulk = params.get("transfer") == "bulk"
-    supported = bulk and bool(board.setting("uvc.bulk") or board.setting("uvc.gadgetfs"))
+    uvc = board.settings(UvcSettings)
+    supported = bulk and (uvc.bulk or uvc.gadgetfs)
     return uvc_unavailable(getattr(board.config.link, "udc", None), bulk=bulk, bulk_supported=supported)
 
 
 def camera_stream_unavailable(board: Board, params: dict[str, object]) -> str | None:
     """Why the board's camera cannot stream on `board`, or None: over bulk where the pair's
     `camera.gadgetfs` makes the board's own GadgetFS camera its camera, else as a UVC camera does."""
-    bulk = bool(board.setting("camera.gadgetfs"))
+    bulk = board.settings(CameraSettings).gadgetfs
     return uvc_unavailable(getattr(board.config.link, "udc", None), bulk=bulk, bulk_supported=bulk)
 
 
@@ -88,7 +91,7 @@ def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
     """The pair's device role streaming as `camera`, enumerated by the host: a bulk camera on a pair with
     uvc.gadgetfs is hil's GadgetFS camera (hil.lab.usb_gadget.uvc_gadgetfs); otherwise the configfs UVC function fed
     by uvc_source, which opens the gadget's video node (the gadget stays off the bus until it does)."""
-    if camera.bulk and pair.setting("uvc.gadgetfs"):
+    if camera.bulk and pair.settings(UvcSettings).gadgetfs:
         with pair.gadget(camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
             yield gadget
         return
@@ -115,12 +118,12 @@ def board_camera(pair: BoardPair, fmt: str, width: int, height: int) -> Iterator
     """The capture node of the camera on the board (the pair's host role): camera.device, else the one
     uvcvideo registered. On a pair with camera.gadgetfs the camera is the board's own GadgetFS bulk camera
     in `fmt` at `width` x `height`, seen through the pair's link (the virtual lab's dummy_hcd)."""
-    if pair.setting("camera.gadgetfs"):
+    if pair.settings(CameraSettings).gadgetfs:
         camera = Uvc(fmt=fmt, width=width, height=height, bulk=True)
         with pair.gadget(camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
             yield uvc_capture_node(pair.host, gadget.usb_device)
         return
-    yield pair.setting("camera.device") or board_camera_node(pair.host)
+    yield pair.settings(CameraSettings).device or board_camera_node(pair.host)
 
 
 def _gadgetfs_camera(pair: BoardPair, camera: Uvc) -> GadgetfsCamera:
