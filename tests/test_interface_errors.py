@@ -35,7 +35,7 @@ import pytest
 from hil.lab.network.path import NetEnd
 from hil.lab.network.usbethernet import Peer, UsbEthernetLink
 from hil.measure import iperf3, netdev, netpath
-from hil.verdict.measurement import Measurement, Quantity
+from hil.verdict.measurement import Measurement, Observed, Quantity
 
 pytestmark = pytest.mark.hil_metrics("usb.ethernet.tcp.tx", "usb.ethernet.udp.throughput", "usb.ethernet.udp.loss")
 
@@ -63,7 +63,7 @@ def test_captured(pair, perf):
         direction="tx",
         sample=lambda: Measurement(
             {"throughput": Quantity(100e6, "bit/s"), "loss": Quantity(0.0, "%")},
-            details={netdev.DETAILS_KEY: record},
+            observed=Observed(interface=record),
         ),
     )
 """

@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from hil.measure.around import around
 from hil.measure.parsing import ascii_int, parser, without_kernel_messages
 from hil.verdict.errors import ParseError
-from hil.verdict.measurement import Measurement, Quantity
+from hil.verdict.measurement import CpuLoad, CpuShare, Measurement, Quantity
 from hil.verdict.result import Sample
 
 if TYPE_CHECKING:
@@ -29,27 +29,8 @@ if TYPE_CHECKING:
 # /proc/stat "cpuN" fields, in order (proc(5)); older kernels stop after softirq or steal.
 FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 CPU_LINE = re.compile(r"^(cpu[0-9]*)((?: +[0-9]+){4,10}) *$")  # [0-9]: \d takes any Unicode digit
+FIELDS_OF_SHARE = tuple(f.name for f in fields(CpuShare))
 SATURATED_PERCENT = 90.0  # seed 004: one core at ~100% irq+softirq is where the throughput stops
-
-
-@dataclass(frozen=True)
-class CpuShare:
-    """Percent of one CPU's time between two snapshots."""
-
-    user: float
-    system: float
-    irq: float
-    softirq: float
-    iowait: float
-    idle: float
-
-    @property
-    def irq_softirq(self) -> float:
-        return self.irq + self.softirq
-
-    @property
-    def busy(self) -> float:
-        return 100.0 - self.idle - self.iowait
 
 
 @parser("procstat")
@@ -104,10 +85,6 @@ def cpu_load(before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[i
     return shares
 
 
-def as_details(shares: Mapping[str, CpuShare]) -> dict[str, dict[str, float]]:
-    return {name: asdict(share) for name, share in shares.items()}
-
-
 def saturated(shares: Mapping[str, CpuShare]) -> list[str]:
     """Cores (not the total) whose interrupt handling or whole time is at the limit, worst first."""
     found = []
@@ -124,30 +101,19 @@ def saturated(shares: Mapping[str, CpuShare]) -> list[str]:
 BUSIEST = "cpu_busiest"  # the quantity a catalogue metric reads to gate the load (seed 004: the core that stops)
 
 
-def busiest(shares: Mapping[str, CpuShare]) -> float | None:
-    """The busy share of the busiest core (the total when the stat file lists no core of its own); None when
-    no clock tick passed between the snapshots (a sample that took no time: there is no load to tell)."""
-    cores = [share.busy for name, share in shares.items() if name != "cpu"]
-    return max(cores or [share.busy for share in shares.values()], default=None)
-
-
 def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
-    """`sample`, with the role's per-CPU load during it stored in the sample's details["cpu_load"]; a tool's
+    """`sample`, with the role's per-CPU load during it as the sample's `observed.cpu_load`; a tool's
     Measurement also gets the busiest core's share as its `cpu_busiest` quantity, for a metric to gate."""
     watched = around(
-        sample,
-        "cpu_load",
-        lambda: snapshot(role),
-        lambda before: {"role": role.label, "cpus": as_details(cpu_load(before, snapshot(role)))},
+        sample, "cpu_load", lambda: snapshot(role), lambda before: CpuLoad(role.label, cpu_load(before, snapshot(role)))
     )
 
     def with_busiest() -> Any:
         got = watched()
-        if isinstance(got, Measurement) and "cpu_load" in got.details:
-            shares = {name: CpuShare(**share) for name, share in got.details["cpu_load"]["cpus"].items()}
-            share = busiest(shares)
-            if share is not None:  # else a metric reading it says the tool gave none: an ERROR, not a 0 %
-                got.values.setdefault(BUSIEST, Quantity(share, "%"))
+        load = got.observed.cpu_load if isinstance(got, Measurement) else None
+        share = load.busiest if load is not None else None
+        if share is not None:  # else a metric reading it says the tool gave none: an ERROR, not a 0 %
+            got.values.setdefault(BUSIEST, Quantity(share, "%"))
         return got
 
     return with_busiest
@@ -155,12 +121,12 @@ def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
 
 def summary(samples: Sequence[Sample]) -> tuple[str, list[str]] | None:
     """Median per-CPU shares over samples, as one line, and the saturated cores; None without load data."""
-    loads = [s.details["cpu_load"]["cpus"] for s in samples if "cpu_load" in s.details]
+    loads = [s.observed.cpu_load.cpus for s in samples if s.observed.cpu_load is not None]
     if not loads:
         return None
     names = sorted(set.intersection(*(set(load) for load in loads)), key=lambda n: (n != "cpu", len(n), n))
     median = {
-        name: CpuShare(**{f: statistics.median(load[name][f] for load in loads) for f in CpuShare.__annotations__})
+        name: CpuShare(**{f: statistics.median(getattr(load[name], f) for load in loads) for f in FIELDS_OF_SHARE})
         for name in names
     }
     line = "; ".join(

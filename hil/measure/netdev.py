@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from hil.lab.board import shell
 from hil.measure.parsing import ascii_int, output_lines, parser
 from hil.verdict.errors import ParseError
-from hil.verdict.measurement import Measurement
+from hil.verdict.measurement import InterfaceCounters, Measurement
 from hil.verdict.result import Sample
 
 if TYPE_CHECKING:
@@ -30,7 +30,6 @@ BYTES = ("rx_bytes", "tx_bytes")
 ERRORS = ("rx_errors", "tx_errors")  # frames the driver or the adapter refused: a faulty link
 DROPS = ("rx_dropped", "tx_dropped")  # also a healthy link under overload (UDP at the link's rate)
 COUNTERS = (*BYTES, "rx_packets", "tx_packets", *ERRORS, *DROPS)
-DETAILS_KEY = "interface_counters"
 
 
 class InterfaceErrorsWarning(UserWarning):
@@ -98,23 +97,23 @@ def moved(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]
     return delta
 
 
-def record(ifname: str, role: Role, before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, Any]:
-    """What a sample stores: the interface, where it is, and its counters before and after the run."""
-    return {"interface": ifname, "role": role.label, "before": dict(before), "after": dict(after)}
+def record(ifname: str, role: Role, before: Mapping[str, int], after: Mapping[str, int]) -> InterfaceCounters:
+    """What a sample keeps: the interface, where it is, and its counters before and after the run."""
+    return InterfaceCounters(ifname, role.label, dict(before), dict(after))
 
 
 def summary(samples: Sequence[Sample | Measurement]) -> tuple[str, list[str]] | None:
     """Error and drop counters totalled over the samples that recorded them, as one line, and the error
     counters that grew (flagged); None when no sample recorded interface counters."""
-    records = [s.details[DETAILS_KEY] for s in samples if DETAILS_KEY in s.details]
+    records = [s.observed.interface for s in samples if s.observed.interface is not None]
     if not records:
         return None
     totals = {name: 0 for name in (*ERRORS, *DROPS)}
     for entry in records:
-        for name, value in moved(entry["before"], entry["after"]).items():
+        for name, value in moved(entry.before, entry.after).items():
             if name in totals:
                 totals[name] += value
-    interfaces = sorted({entry["interface"] for entry in records})
+    interfaces = sorted({entry.interface for entry in records})
     line = (
         f"{', '.join(interfaces)}: "
         + ", ".join(f"{name} +{value}" for name, value in totals.items())

@@ -5,7 +5,8 @@
 The lab layer describes the path (hil.lab.network.path.NetPath); here the interfaces' counters are read
 before and after the run, each counted interface's tx or rx bytes must have moved by at least the bytes
 the tool says were received (on the virtual lab both ends share a kernel: a run that took loopback would
-otherwise pass), and the recorded interface's counters are stored with the run (hil.measure.netdev).
+otherwise pass); what moved (`observed.bytes_moved`, per direction) and the recorded interface's counters
+(`observed.interface`, hil.measure.netdev) are kept with the run.
 """
 
 from __future__ import annotations
@@ -16,9 +17,6 @@ from hil.lab.network.path import NetEnd, NetPath
 from hil.measure import netdev
 from hil.verdict.errors import MeasurementError
 from hil.verdict.measurement import Measurement
-
-# Per direction, the name the moved bytes are stored under with each run (and read back by tests).
-MOVED_KEYS = {"tx": "sender_tx_bytes", "rx": "receiver_rx_bytes"}
 
 
 def _read(end: NetEnd, path: NetPath) -> dict[str, int]:
@@ -38,14 +36,14 @@ def measure(path: NetPath, run: Callable[[], Measurement]) -> Measurement:
     moved = [netdev.moved(b, a) for b, a in zip(before, after, strict=True)]
     if path.recorded is not None:
         index = path.index(path.recorded)
-        measurement.details[netdev.DETAILS_KEY] = netdev.record(
+        measurement.observed.interface = netdev.record(
             path.recorded.ifname, path.recorded.role, before[index], after[index]
         )
     short = []
     for counted in path.counted:
         counter = f"{counted.direction}_bytes"
         bytes_moved = moved[path.index(counted.end)][counter]
-        measurement.details[MOVED_KEYS[counted.direction]] = bytes_moved
+        measurement.observed.bytes_moved[counted.direction] = bytes_moved
         if bytes_moved < received:
             short.append(f"{counted.end.ifname} on {counted.end.role.label} {counter} moved {bytes_moved} bytes")
     if short:

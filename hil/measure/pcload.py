@@ -22,7 +22,6 @@ from hil.verdict.result import Sample
 BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system irq softirq steal of /proc/stat's cpu line
 IDLE_FIELDS = (3, 4)  # idle iowait
 BUSY_SHARE = 25.0  # % of all CPUs outside hil: above it, a figure is the PC's as much as the board's
-DETAIL = "pc_foreign_load"
 
 
 def _cpu_jiffies() -> tuple[int, int]:
@@ -69,19 +68,19 @@ def foreign_percent(before: tuple[int, int, int], after: tuple[int, int, int]) -
 
 
 def with_pc_load(sample: Callable[[], Any]) -> Callable[[], Any]:
-    """`sample`, with the lab PC's CPU use outside hil during it in details["pc_foreign_load"] (%)."""
+    """`sample`, with the lab PC's CPU use outside hil during it as its `observed.pc_load` (%)."""
 
     def share(before: tuple[int, int, int]) -> float | None:
         percent = foreign_percent(before, snapshot())
         return None if percent is None else round(percent, 1)
 
-    return around(sample, DETAIL, snapshot, share)
+    return around(sample, "pc_load", snapshot, share)
 
 
 def summary(samples: Sequence[Sample], bound: float | None = None) -> tuple[str, bool] | None:
     """The median and highest foreign load over the samples, and whether the PC was busy (median above
     `bound`, a fraction, else BUSY_SHARE); None without the data."""
-    shares = [s.details[DETAIL] for s in samples if DETAIL in s.details]
+    shares = [s.observed.pc_load for s in samples if s.observed.pc_load is not None]
     if not shares:
         return None
     median = statistics.median(shares)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hil.measure import iperf3, netdev, netpath
+from hil.measure import iperf3, netpath
 from hil.verdict import ceilings
 from hil.verdict.measurement import Measurement
 
@@ -35,7 +35,7 @@ class FirstRun:
         """The first run as a fact of the result (offered, received, lost; the interface's counters if read)."""
         loss = self.measurement.values["loss"].value
         text = f"{self.offered_mbps:.1f} Mbit/s offered, {self.measured_mbps:.1f} Mbit/s received, {loss:.2f}% lost"
-        if netdev.DETAILS_KEY in self.measurement.details:
+        if self.measurement.observed.interface is not None:
             text += f"; {netpath.counters_moved(self.measurement)}"
         return text
 

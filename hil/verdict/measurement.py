@@ -39,6 +39,73 @@ class Quantity:
         return f"{self.value:g} {self.unit}"
 
 
+@dataclass(frozen=True)
+class CpuShare:
+    """Percent of one CPU's time between two /proc/stat snapshots."""
+
+    user: float
+    system: float
+    irq: float
+    softirq: float
+    iowait: float
+    idle: float
+
+    @property
+    def irq_softirq(self) -> float:
+        return self.irq + self.softirq
+
+    @property
+    def busy(self) -> float:
+        return 100.0 - self.idle - self.iowait
+
+
+@dataclass(frozen=True)
+class CpuLoad:
+    """The measuring role's per-CPU load over one run ("cpu" is the total, "cpuN" each core)."""
+
+    role: str
+    cpus: dict[str, CpuShare]
+
+    @property
+    def busiest(self) -> float | None:
+        """The busy share of the busiest core (the total when no core is listed); None when no clock tick
+        passed during the run (no load to tell)."""
+        cores = [share.busy for name, share in self.cpus.items() if name != "cpu"]
+        return max(cores or [share.busy for share in self.cpus.values()], default=None)
+
+
+@dataclass(frozen=True)
+class InterfaceCounters:
+    """A network interface's counters (sysfs statistics/) before and after one run, and where it is."""
+
+    interface: str
+    role: str
+    before: dict[str, int]
+    after: dict[str, int]
+
+
+@dataclass
+class Observed:
+    """What hil observed around one run, beside the tool's own figures, for the layers above to read: the
+    facts and warnings of a result (per-CPU load, interface errors) and the lab PC's-load verdict."""
+
+    cpu_load: CpuLoad | None = None  # the measuring role's (hil.measure.cpuload)
+    pc_load: float | None = None  # % of the lab PC's CPUs busy outside hil (hil.measure.pcload)
+    interface: InterfaceCounters | None = None  # the path's recorded interface (hil.measure.netpath)
+    bytes_moved: dict[str, int] = field(default_factory=dict)  # per counted direction, "tx"/"rx" bytes (netpath)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Observed:
+        """From results.json (asdict's form)."""
+        cpu, interface = data.get("cpu_load"), data.get("interface")
+        return cls(
+            cpu_load=CpuLoad(cpu["role"], {n: CpuShare(**s) for n, s in cpu["cpus"].items()}) if cpu else None,
+            pc_load=data.get("pc_load"),
+            interface=InterfaceCounters(**interface) if interface else None,
+            bytes_moved=dict(data.get("bytes_moved") or {}),
+        )
+
+
 @dataclass
 class Measurement:
     """One run of a tool: the quantities it produced (by field name), its raw output and what it ran with.
@@ -46,8 +113,9 @@ class Measurement:
     `started` (epoch seconds) and `duration_s` default to what the sampler observes around the call;
     a wrapper that knows better (the tool's own timing) sets them. `bytes_received` is what the receiving
     side of a network tool got, which the lab's interface counters must match (hil.measure.netpath).
-    `details` are per-run facts worth keeping beside the numbers (frames seen, per-CPU load): they are
-    stored with the samples, not gated, and no other layer reads them.
+    `observed` is what hil saw around the run (CPU loads, interface counters), typed for the layers that read
+    it. `details` are the tool's own per-run facts worth keeping beside the numbers (frames seen, options it
+    echoed): they are stored with the samples, not gated, and no other layer reads them.
     """
 
     values: Mapping[str, Quantity]
@@ -56,6 +124,7 @@ class Measurement:
     duration_s: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
     bytes_received: int | None = None
+    observed: Observed = field(default_factory=Observed)
 
     def __post_init__(self) -> None:
         for name, quantity in self.values.items():

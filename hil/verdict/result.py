@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from hil.verdict.measurement import Observed
 from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
 
 
@@ -60,7 +61,15 @@ class Sample:
     started: float  # epoch seconds
     duration_s: float
     raw: str = ""  # the tool output the value was parsed from, for audit (kept once per run of a check)
-    details: dict[str, Any] = field(default_factory=dict)  # per-run facts: bytes moved, per-CPU load...
+    details: dict[str, Any] = field(default_factory=dict)  # the tool's per-run facts: bytes, frames, options
+    observed: Observed = field(default_factory=Observed)  # hil's, around the run: CPU loads, interface counters
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Sample:
+        """From results.json; a file written before `observed` existed kept those facts in `details`."""
+        data = dict(data)
+        data["observed"] = Observed.from_dict(data.get("observed") or {})
+        return cls(**data)
 
 
 @dataclass
@@ -143,8 +152,8 @@ class MetricResult:
         data["band"] = Band(**data["band"]) if data["band"] is not None else None  # null: informative
         data["verdict"] = Verdict(data["verdict"])
         data["stop_reason"] = StopReason(data["stop_reason"])
-        data["samples"] = [Sample(**s) for s in data.get("samples", [])]
-        data["warmup"] = [Sample(**s) for s in data.get("warmup", [])]
+        data["samples"] = [Sample.from_dict(s) for s in data.get("samples", [])]
+        data["warmup"] = [Sample.from_dict(s) for s in data.get("warmup", [])]
         if data.get("stats"):
             data["stats"] = SampleStats(**data["stats"])
         if data.get("ceiling"):

@@ -48,7 +48,7 @@ from typing import Any
 from hil.verdict.ceilings import efficiency
 from hil.verdict.decide import Decision, ceiling_error, cv_not_falling, decide
 from hil.verdict.errors import MeasurementError
-from hil.verdict.measurement import Measurement
+from hil.verdict.measurement import Measurement, Observed
 from hil.verdict.result import MetricResult, Sample, SampleStats, StopReason, Verdict
 from hil.verdict.spec import MetricSpec
 from hil.verdict.stats import ZeroMeanError, describe
@@ -143,6 +143,7 @@ def _split(
                 duration_s=duration,
                 raw=got.raw if index == 0 else "",
                 details=_stored_details(got) if index == 0 else {},
+                observed=got.observed if index == 0 else Observed(),
             )
     for name, sample in samples.items():
         if not math.isfinite(sample.value):

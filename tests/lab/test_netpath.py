@@ -66,19 +66,19 @@ def test_a_run_over_the_interface_counts_with_its_counters_stored(role, board_se
             link.path(board_sends=board_sends),
             lambda: iperf3.tcp(link.board, link.peer.address, duration_s=1, reverse=not board_sends, port=port),
         )
-    stored = measurement.details[netdev.DETAILS_KEY]
-    assert stored["interface"] == "lo" and stored["role"] == role.label
+    stored = measurement.observed.interface
+    assert stored is not None and stored.interface == "lo" and stored.role == role.label
     counter = "tx_bytes" if board_sends else "rx_bytes"
-    assert stored["after"][counter] - stored["before"][counter] >= measurement.bytes_received > 0
+    assert stored.after[counter] - stored.before[counter] >= measurement.bytes_received > 0
     assert "lo: rx_errors +0, tx_errors +0" in netpath.counters_moved(measurement)
 
 
 def test_traffic_seen_on_both_ends_of_a_gadget_link_counts_and_what_moved_is_kept():
     link = UsbNetLink(device=_usb0(UP, AFTER), host=_usb0(UP, AFTER))
     measurement = netpath.measure(link.path(device_sends=True), _tool_says(_moved("tx_bytes")))
-    assert measurement.details["sender_tx_bytes"] == _moved("tx_bytes") > 60_000_000
-    assert measurement.details["receiver_rx_bytes"] == _moved("rx_bytes")
-    assert netdev.DETAILS_KEY not in measurement.details  # a gadget link records no error counters
+    assert measurement.observed.bytes_moved == {"tx": _moved("tx_bytes"), "rx": _moved("rx_bytes")}
+    assert _moved("tx_bytes") > 60_000_000
+    assert measurement.observed.interface is None  # a gadget link records no error counters
 
 
 @pytest.mark.parametrize("device_sends", [True, False])

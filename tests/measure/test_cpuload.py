@@ -8,6 +8,7 @@ import pytest
 
 from hil.measure.cpuload import CpuShare, cpu_load, parse_stat, saturated
 from hil.verdict.errors import ParseError
+from hil.verdict.measurement import CpuLoad
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "procstat"
 
@@ -54,8 +55,13 @@ def test_counters_that_went_backwards_are_an_error_not_a_negative_share():
 
 def test_a_sample_that_took_no_clock_tick_has_no_busiest_core():
     # Two equal snapshots (an instant sample: a CI run's scripted Measurement) give no shares, hence no figure.
-    from hil.measure.cpuload import busiest, cpu_load
-
     same = {"cpu": (1, 2, 3, 4, 0, 0, 0, 0), "cpu0": (1, 2, 3, 4, 0, 0, 0, 0)}
     assert cpu_load(same, same) == {}
-    assert busiest({}) is None
+    assert CpuLoad("board", cpu_load(same, same)).busiest is None
+
+
+def test_the_busiest_core_is_a_core_when_there_is_one_else_the_total():
+    before, after = _snap("pc-before"), _snap("pc-after")
+    shares = cpu_load(before, after)
+    assert CpuLoad("pc", shares).busiest == max(s.busy for name, s in shares.items() if name != "cpu")
+    assert CpuLoad("pc", {"cpu": shares["cpu"]}).busiest == shares["cpu"].busy

@@ -9,6 +9,7 @@ import pytest
 
 from hil.measure import netdev
 from hil.verdict.errors import ParseError
+from hil.verdict.measurement import InterfaceCounters, Observed
 from hil.verdict.result import Sample
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "netdev"
@@ -67,8 +68,8 @@ def test_counters_that_went_backwards_are_an_error():
 
 
 def _sample(before: str, after: str) -> Sample:
-    record = {"interface": "usb0", "role": "vlab/host", "before": _counters(before), "after": _counters(after)}
-    return Sample(value=1.0, started=0.0, duration_s=1.0, details={netdev.DETAILS_KEY: record})
+    record = InterfaceCounters("usb0", "vlab/host", _counters(before), _counters(after))
+    return Sample(value=1.0, started=0.0, duration_s=1.0, observed=Observed(interface=record))
 
 
 def test_the_summary_totals_errors_and_drops_and_flags_only_errors():

@@ -8,6 +8,7 @@ import sys
 import time
 
 from hil.measure import pcload
+from hil.verdict.measurement import Observed
 from hil.verdict.result import Sample
 
 SPIN = "import time\nend = time.monotonic() + 3\nwhile time.monotonic() < end: pass\n"
@@ -44,14 +45,14 @@ def test_the_share_is_stored_with_each_sample_and_summarised():
         return Sample(value=1.0, started=time.time(), duration_s=0.2)
 
     sample = pcload.with_pc_load(a_run)()
-    assert 0 <= sample.details[pcload.DETAIL] <= 100
-    busy = [Sample(1.0, 0.0, 0.1, details={pcload.DETAIL: share}) for share in (40.0, 60.0, 10.0)]
+    assert sample.observed.pc_load is not None and 0 <= sample.observed.pc_load <= 100
+    busy = [Sample(1.0, 0.0, 0.1, observed=Observed(pc_load=share)) for share in (40.0, 60.0, 10.0)]
     line, is_busy = pcload.summary(busy)
     assert line.startswith("median 40%, max 60%") and is_busy
     assert pcload.summary([Sample(1.0, 0.0, 0.1)]) is None
 
 
 def test_the_inventorys_bound_decides_when_the_pc_was_busy():
-    samples = [Sample(1.0, 0.0, 0.1, details={pcload.DETAIL: share}) for share in (12.0, 15.0, 20.0)]
+    samples = [Sample(1.0, 0.0, 0.1, observed=Observed(pc_load=share)) for share in (12.0, 15.0, 20.0)]
     assert pcload.summary(samples)[1] is False  # the default: more than 25% of the PC's CPUs
     assert pcload.summary(samples, 0.10)[1] is True  # boards.yaml's pc_load_max: 10%

@@ -43,7 +43,7 @@ def test_every_datagram_comes_back_fourteen_times_over_the_usb_link(modem):
     received = measurement.values["throughput"].value / 1e6
     assert 0.9 * REPLICATION * offered < received < 1.1 * REPLICATION * offered
     assert REPLICATION * 0.95 <= measurement.details["replication_seen"] <= REPLICATION
-    assert measurement.details["receiver_rx_bytes"] >= measurement.bytes_received > 0
+    assert measurement.observed.bytes_moved["rx"] >= measurement.bytes_received > 0
     assert modem.board.role.run("cat /sys/class/net/rmnet_vlab0/operstate").strip() == "up"
     assert "udp_loopback x14" in modem.facts["modem"]
 

@@ -52,7 +52,7 @@ def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab
         assert result["facts"]["kernel"]
         assert result["params"] == {"bs": "1M"}
         # seed 004: the device role's per-CPU load around every sample, summarised in the facts
-        assert all("cpu0" in s["details"]["cpu_load"]["cpus"] for s in result["samples"])
+        assert all("cpu0" in s["observed"]["cpu_load"]["cpus"] for s in result["samples"])
         assert "cpu0 usr" in result["facts"]["cpu_load"]
 
     cases = junit_cases(out / "junit.xml")

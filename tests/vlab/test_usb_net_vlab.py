@@ -53,8 +53,8 @@ def test_tcp_over_an_ecm_gadget_crosses_the_usb_link_in_both_counters(vboard, ec
         )
     received = measurement.bytes_received
     assert received > 1_000_000 and iperf3.mbps(measurement) > 1
-    assert measurement.details["sender_tx_bytes"] >= received
-    assert measurement.details["receiver_rx_bytes"] >= received
+    assert measurement.observed.bytes_moved["tx"] >= received
+    assert measurement.observed.bytes_moved["rx"] >= received
 
 
 def test_traffic_that_takes_the_loopback_path_is_an_error_naming_the_idle_interface(vboard, ecm_link):
