@@ -61,6 +61,28 @@ def test_a_modems_loopback_is_every_copy_the_server_received():
         iperf2.parse_udp_server(text, **{**asked, "replication": 1})
 
 
+def test_a_repeat_of_the_last_datagram_reflected_by_the_modem_is_counted_not_refused():
+    # The server's ack of the last datagram goes to the modem, so the client sends it again and the modem reflects
+    # the repeat: 5041 datagrams' bytes for 360 x 14 (a virtual-lab run). Up to iperf 2's 10 sends, times the
+    # copies, are its; the rate the server printed is what it received.
+    text, asked = _capture("loopback-x14-P2-2M-fin-repeat-server")
+    m = iperf2.parse_udp_server(text, **asked)
+    assert m.details["arrived_datagrams"] == 5041 + 4971 and m.details["datagrams"] == 720
+    assert m.details["replication_seen"] == round((5041 + 4971) / 720, 3)
+
+
+def test_more_copies_per_datagram_in_total_than_the_modem_makes_is_an_error():
+    # A stream of the capture with 30 of 360 datagrams lost and 4600 received: every per-stream bound holds for
+    # 13 copies (4400 out of order <= 360 x 13; 4600 <= 330 + 4400), but 4600 / 330 = 13.9 copies were seen.
+    text, asked = _capture("loopback-x14-P2-2M-fin-repeat-server")
+    f = text.splitlines()[0].split(",")
+    lossy = ",".join([*f[:7], str(4600 * 1470), str(4600 * 1470 * 8 // 2), f[9], "30", "360", "8.333", "4400"])
+    parsed = iperf2.parse_udp_server(lossy, **{**asked, "streams": 1})  # 14 copies: fine
+    assert parsed.details["replication_seen"] == round(4600 / 330, 3)
+    with pytest.raises(ParseError, match=r"13\.94 copies of each datagram, the modem makes 13"):
+        iperf2.parse_udp_server(lossy, **{**asked, "streams": 1, "replication": 13})
+
+
 @pytest.mark.parametrize(
     ("name", "problem"),
     [

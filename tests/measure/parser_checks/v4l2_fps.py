@@ -1,0 +1,49 @@
+"""hil.measure.v4l2_fps's parsers: their fuzz oracles (the figures read from the text by other means)
+and invalidations (outputs that must never give a number)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .edits import (
+    Edit,
+    Oracle,
+    field,
+    on_last_line,
+    rate_doubled,
+)
+
+
+def _v4l2_fps_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
+    line = [line for line in text.split("\n") if line.startswith("v4l2_fps ")][-1]
+    fields = dict(part.split("=", 1) for part in line.split(" ")[1:])
+    assert (fields["format"], int(fields["width"]), int(fields["height"]), int(fields["frames"])) == (
+        asked["fmt"],
+        asked["width"],
+        asked["height"],
+        asked["frames"],
+    )
+    assert (result.dropped, result.corrupt, result.bytes) == tuple(
+        int(fields[key]) for key in ("dropped", "corrupt", "bytes")
+    )
+    assert math.isclose(result.fps, (result.frames - 1) * 1e6 / int(fields["span_us"]))
+    assert abs(float(fields["fps"]) - result.fps) < 0.001
+
+
+V4L2 = {
+    "fps x2": rate_doubled("fps"),
+    "span other than the fps": field("span_us", lambda n: n * 2),
+    "other size than asked": field("width", lambda n: n // 2),
+    "dropped contradicts the sequence numbers": field("dropped", lambda n: n + 1),
+    "bytes not whole frames": field("bytes", lambda n: n + 2),
+    "more corrupt frames than frames": on_last_line(r"corrupt=0 ", lambda m: "corrupt=100000 "),
+}
+
+
+ORACLES: dict[str, Oracle] = {
+    "hil.measure.v4l2_fps.parse": _v4l2_fps_oracle,
+}
+INVALIDATIONS: dict[str, dict[str, Edit]] = {
+    "hil.measure.v4l2_fps.parse": V4L2,
+}
