@@ -34,6 +34,7 @@ from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
 from hil.verdict.errors import MeasurementError
 from hil.verdict.result import BaselineComparison, MetricResult, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
+from hil.verdict.spec import MetricSpec
 
 log = logging.getLogger("hil")
 
@@ -92,7 +93,7 @@ class Perf:
                 result.facts["band_source"] = entry.source
             if spec.floor is not None:
                 result.facts["standard_floor"] = spec.floor.describe()
-            results[index] = self._compare_with_baseline(result, spec.min_effect)
+            results[index] = self._compare_with_baseline(result, spec)
             collect.attach(self.request.node, results[index])
         raise_for_results(results)
         return results[0] if isinstance(metrics, str) else results
@@ -150,10 +151,10 @@ class Perf:
             board = self.pair.board_facts()
             for what in ("kernel", "arch"):
                 self.pair.facts[what] = ", ".join(sorted({v for k, v in board.items() if k.startswith(f"{what}.")}))
-            self.pair.facts.update({k: v for k, v in board.items() if k.startswith("bootloader.")})
+            self.pair.facts.update({k: v for k, v in board.items() if k.startswith(("bootloader.", "build"))})
         return {**self.pair.facts, **self.pair.boot_facts()}
 
-    def _compare_with_baseline(self, result: MetricResult, min_effect: float) -> MetricResult:
+    def _compare_with_baseline(self, result: MetricResult, spec: MetricSpec) -> MetricResult:
         store = self.request.getfixturevalue("hil_baselines")
         if store is None:
             return result
@@ -167,14 +168,14 @@ class Perf:
             return result
         item = self.request.node
         first = item.stash.get(confirmation.CONFIRMING, {}).get(key)
-        spread = run_spread(baseline.run_medians(), key)
+        spread = run_spread(baseline.run_medians(), key, floor=spec.min_run_spread)
 
         def against_baseline(samples: list[float] | list[list[float]]) -> BaselineComparison:
             return compare(
                 samples,
                 runs,
                 direction=result.direction,
-                min_effect=min_effect,
+                min_effect=spec.min_effect,
                 spread=spread,
                 baseline_run=baseline.run_for(key) or baseline.run_id,
             )

@@ -9,6 +9,7 @@ pytest-xdist. Measuring is `hil.perf`; rendering and storing results is the repo
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import logging
 import os
 import signal
@@ -21,6 +22,7 @@ from labgrid.pytestplugin.hooks import LABGRID_ENV_KEY
 
 from hil import confirmation, rootdir, signals
 from hil import parametrization as matrix
+from hil.build import Build, BuildError, load_build
 from hil.catalogue import UnknownName
 from hil.errors import HilError, InventoryError
 from hil.inventory import yamlfile
@@ -28,11 +30,13 @@ from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
 from hil.perf import Perf
 from hil.report.outcome import MeasurementErrorOutcome
+from hil.report.pytest_report import RUN_IDENTITY
 from hil.scheduling import board_groups
 from hil.verdict.errors import MeasurementError
 
 log = logging.getLogger("hil")
 INVENTORY = pytest.StashKey[LoadedInventory | None]()
+BUILD = pytest.StashKey[Build | None]()
 METRICS_MARKER = "hil_metrics"
 UNAVAILABLE_MARKER = "hil_unavailable"
 TOOLS_MARKER = "hil_tools"
@@ -56,6 +60,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="N",
         help="take exactly N samples per metric instead of sampling adaptively",
+    )
+    group.addoption(
+        "--build",
+        default=None,
+        metavar="MANIFEST",
+        help="the build under test (a build manifest, hil.build): put on every board before its first power-on, "
+        "checked after every boot, named in every result",
     )
     group.addoption(
         "--matrix",
@@ -94,6 +105,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if samples is not None and samples < 2:
         raise pytest.UsageError("--samples must be at least 2 (a spread needs two samples)")
     _schedule_per_board(config)
+    config.stash[RUN_IDENTITY] = {}
+    _load_build(config)
     signals.install()  # SIGTERM/SIGHUP end the run like Ctrl-C: reports written, boards powered off
     explicit = config.getoption("boards")
     path = Path(explicit) if explicit else config.rootpath / "boards.yaml"
@@ -105,6 +118,26 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[INVENTORY] = load_inventory(path, lg_env=_lg_env(config))
     except InventoryError as exc:
         raise pytest.UsageError(f"invalid board inventory: {exc}") from None
+    shown = path.resolve().relative_to(config.rootpath) if path.resolve().is_relative_to(config.rootpath) else path
+    config.stash[RUN_IDENTITY]["inventory"] = {"path": str(shown), "sha256": _sha256(path)}
+
+
+def _load_build(config: pytest.Config) -> None:
+    """--build: the manifest checked and its images hashed before anything else happens (a usage error)."""
+    config.stash[BUILD] = None
+    manifest = config.getoption("build")
+    if manifest is None:
+        return
+    try:
+        build = load_build(manifest)
+    except BuildError as exc:
+        raise pytest.UsageError(f"invalid --build: {exc}") from None
+    config.stash[BUILD] = build
+    config.stash[RUN_IDENTITY]["build"] = build.identity()
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -305,7 +338,9 @@ def hil_environments(pytestconfig: pytest.Config) -> Iterator[Environments]:
     # A pair on places asks this coordinator: the command line, then LG_COORDINATOR, then boards.yaml.
     address = pytestconfig.getoption("lg_coordinator", None) or os.environ.get("LG_COORDINATOR")
     environments = Environments(
-        coordinator=address or (lab.address if lab else None), wait_s=lab.wait_s if lab else 600.0
+        coordinator=address or (lab.address if lab else None),
+        wait_s=lab.wait_s if lab else 600.0,
+        build=pytestconfig.stash.get(BUILD, None),
     )
     # --lg-env: the Environment labgrid's own plugin made of it is the one every pair uses (one object per
     # board: two would drive the same console and power switch).

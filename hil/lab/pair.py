@@ -17,10 +17,12 @@ from typing import Any, TypeVar
 from labgrid import Environment
 
 from hil import programs
+from hil.build.manifest import Build
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import UsbLink
 from hil.lab.board import deploy, places, shell
+from hil.lab.board.provision import provision
 from hil.lab.board.role import Role, strategy_of
 from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.android import AndroidGadget
@@ -37,9 +39,10 @@ class Environments:
     them, and give it back with their lease (`BoardPair.close`).
     """
 
-    def __init__(self, coordinator: str | None = None, *, wait_s: float = 600.0) -> None:
+    def __init__(self, coordinator: str | None = None, *, wait_s: float = 600.0, build: Build | None = None) -> None:
         self.coordinator = coordinator
         self.wait_s = wait_s
+        self.build = build  # the build under test: put on every environment's boards before their first power-on
         self._envs: dict[Path, Environment] = {}
         self._remote: places.Coordinator | None = None
         self.leases: list[places.Lease] = []  # held now: released by BoardPair.close or at cleanup
@@ -55,6 +58,12 @@ class Environments:
             self._remote = places.Coordinator(self.coordinator, places.UsersChoice.from_environ())
         lease = places.lease_pair(board, self._remote, self.wait_s)
         self.leases.append(lease)
+        if self.build is not None and lease.env is not None:
+            try:
+                provision(lease.env, self.build)
+            except BaseException:
+                self.give_back(lease)
+                raise
         return lease
 
     def give_back(self, lease: places.Lease) -> None:
@@ -73,6 +82,7 @@ class Environments:
         """Use `env`, made elsewhere of `path` (labgrid's pytest plugin, from --lg-env), for that file."""
         if self.coordinator:
             env.config.set_option("coordinator_address", self.coordinator)
+        self._provision(env)
         self._envs[path.resolve()] = env
 
     def get(self, path: Path) -> Environment:
@@ -80,8 +90,13 @@ class Environments:
             env = Environment(config_file=str(path))
             if self.coordinator:
                 env.config.set_option("coordinator_address", self.coordinator)
+            self._provision(env)
             self._envs[path] = env
         return self._envs[path]
+
+    def _provision(self, env: Environment) -> None:
+        if self.build is not None:
+            provision(env, self.build)
 
     def release_all(self) -> None:
         for lease in list(self.leases):
@@ -252,6 +267,10 @@ class BoardPair:
             version = getattr(role.strategy, "bootloader_version", None)
             if version:
                 facts[f"bootloader.{role.target.name}"] = version
+            build = getattr(role.strategy, "build", None)
+            if build is not None:  # the build it was given, and what it said of it after its last boot
+                facts["build"] = build.label
+                facts[f"build.{role.target.name}"] = role.strategy.build_view or "not checked yet"
         return facts
 
     def boot_facts(self) -> dict[str, str]:

@@ -24,11 +24,15 @@ from pathlib import Path
 
 import attr
 import pexpect
+from labgrid.binding import BindingState
 from labgrid.driver.qemudriver import QEMUDriver
 from labgrid.factory import target_factory
 from labgrid.step import step
 
+from hil.build.manifest import Build
 from hil.errors import LabError
+
+BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
 
 
 @target_factory.reg_driver
@@ -38,6 +42,27 @@ class VlabQEMUDriver(QEMUDriver):
     SCRATCH = "@scratch@"
 
     scratch_disks = attr.ib(factory=dict, validator=attr.validators.instance_of(dict))
+
+    def boot_build(self, build: Build) -> None:
+        """Boot `build` (hil.build): its kernel, its initramfs in place of the image's, its kernel arguments after
+        the board's own. Before the first power-on: the command line is fixed when the driver is activated."""
+        if self.state is BindingState.active:
+            raise LabError(f"{self.target.name}: build {build.label} given after the board was powered")
+        unused = sorted(set(build.images) - {"kernel", "initramfs"})
+        if "kernel" not in build.images or unused:
+            raise LabError(
+                f"{self.target.name}: the virtual board boots a kernel and an initramfs; build {build.label} "
+                f"{'has no kernel' if 'kernel' not in build.images else f'also has {unused}'} ({build.manifest})"
+            )
+        self.target.env.config.data.setdefault("images", {})[BUILD_KERNEL] = str(build.images["kernel"].path)
+        self.kernel = BUILD_KERNEL
+        if "initramfs" in build.images:
+            args = shlex.split(self.extra_args)
+            if "-initrd" not in args:
+                raise LabError(f"{self.target.name}: its extra_args boot no initramfs to replace with the build's")
+            args[args.index("-initrd") + 1] = str(build.images["initramfs"].path)
+            self.extra_args = shlex.join(args)
+        self.boot_args = " ".join([self.boot_args or "", *build.kernel_args]).strip()
 
     def on_activate(self) -> None:
         self._check_files()

@@ -37,6 +37,8 @@ from labgrid.factory import target_factory
 from labgrid.step import step
 from labgrid.strategy import Strategy, StrategyError
 
+from hil.build import boardview
+from hil.build.manifest import Build
 from hil.errors import BoardTimeout, LabError
 from hil.lab.board.console import console_error
 
@@ -48,6 +50,8 @@ class BoardControl(Protocol):
     power_cycles: int  # power-ons this session
     boot_times_s: list[float]  # power-on to shell, per boot
     suspect_reason: str | None  # set: the next ensure_shell power-cycles instead of probing
+    build: Build | None  # the build hil put on the board, checked after each boot (hil.lab.board.provision)
+    build_view: str | None  # what the board said of its kernel and command line after its last boot
 
     def ensure_shell(self) -> None:
         """Return with a shell that answers: boot when off, power-cycle when suspect or silent."""
@@ -61,7 +65,7 @@ class BoardControl(Protocol):
 
 def missing_board_control(strategy: object) -> list[str]:
     """The BoardControl members `strategy` lacks (empty when it satisfies the interface)."""
-    names = ("ensure_shell", "mark_suspect", "power_cycle", "power_cycles", "boot_times_s", "suspect_reason")
+    names = ("ensure_shell", "mark_suspect", "power_cycle", "power_cycles", "boot_times_s", "suspect_reason", "build")
     return [name for name in names if not hasattr(strategy, name)]
 
 
@@ -91,6 +95,8 @@ class RecoveringStrategy(Strategy, abc.ABC):
         self.boot_times_s: list[float] = []
         self.power_cycles = 0
         self.suspect_reason: str | None = None
+        self.build: Build | None = None  # what hil put on the board (hil.lab.board.provision): checked per boot
+        self.build_view: str | None = None  # what the board said of it after its last boot
 
     @abc.abstractmethod
     def bring_up(self) -> None:
@@ -185,11 +191,29 @@ class RecoveringStrategy(Strategy, abc.ABC):
                 continue
             self.boot_times_s.append(time.monotonic() - started)
             self.suspect_reason = None
+            self._check_build()
             return
         self.status = Status.unknown
         raise BoardTimeout(
             f"{self.target.name}: no shell after {self.boot_attempts} power cycles:\n  " + "\n  ".join(failures)
         )
+
+    def _check_build(self) -> None:
+        """The board runs the build hil put on it, or it is a LabError (not retried: booting again boots the same)."""
+        if self.build is None:
+            return
+        self.stage = "checking the build"
+        try:
+            release, cmdline = boardview.view("\n".join(self.shell.run_check(boardview.COMMAND, timeout=30)))
+        except ValueError as exc:
+            raise LabError(f"{self.target.name}: cannot tell which build it booted: {exc}") from None
+        self.build_view = boardview.describe(release, cmdline)
+        wrong = boardview.problems(self.build, release, cmdline)
+        if wrong:
+            raise LabError(
+                f"{self.target.name} did not boot build {self.build.label}: {'; '.join(wrong)} "
+                f"(it says: {self.build_view}): nothing is measured on it"
+            )
 
     def mark_suspect(self, reason: str) -> None:
         self.suspect_reason = reason

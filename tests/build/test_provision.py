@@ -1,0 +1,75 @@
+"""Putting a build on the boards of a labgrid environment, before any of them is powered: the virtual board's
+QEMU is given the build's kernel, initramfs and arguments; a board no driver can put a build on is refused."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from labgrid import Environment
+
+from hil.build import load_build
+from hil.errors import LabError
+from hil.lab.board.provision import provision
+from hil.vlab import ENV_FILE
+from hil.vlab.qemu import BUILD_KERNEL
+
+REHEARSAL_ENV = Path(__file__).parent.parent.parent / "examples" / "rehearsal-env.yaml"
+
+
+@pytest.fixture
+def images(tmp_path, monkeypatch):
+    monkeypatch.setenv("LG_HIL_VLAB_IMAGE", str(tmp_path / "vlab-image"))
+    monkeypatch.setenv("LG_HIL_BENCH", str(tmp_path / "bench"))
+    (tmp_path / "vmlinuz").write_bytes(b"kernel")
+    (tmp_path / "initrd").write_bytes(b"initramfs")
+    (tmp_path / "board.dtb").write_bytes(b"dtb")
+    return tmp_path
+
+
+def build_of(directory: Path, images: str, args: str = "nvme.io_queue_depth=2"):
+    path = directory / "build.yaml"
+    path.write_text(f"name: rc1\nimages: {images}\nkernel_args: '{args}'\n")
+    return load_build(path)
+
+
+def test_the_virtual_board_is_given_the_builds_kernel_initramfs_and_arguments(images):
+    env = Environment(config_file=str(ENV_FILE))
+    try:
+        assert provision(env, build_of(images, "{kernel: vmlinuz, initramfs: initrd}")) == ["vboard"]
+        target = env.get_target("vboard")
+        qemu = target.get_driver("VlabQEMUDriver", activate=False)
+        assert qemu.kernel == BUILD_KERNEL and env.config.get_image_path(BUILD_KERNEL) == str(images / "vmlinuz")
+        args = shlex.split(qemu.extra_args)
+        assert args[args.index("-initrd") + 1] == str(images / "initrd")
+        assert qemu.boot_args == "console=ttyS0 loglevel=3 panic=-1 nvme.io_queue_depth=2 hil.build=rc1"
+        assert target.get_strategy().build.name == "rc1"
+    finally:
+        env.cleanup()
+
+
+def test_a_build_the_virtual_board_cannot_boot_is_refused_before_power_on(images):
+    env = Environment(config_file=str(ENV_FILE))
+    try:
+        refused = r"vboard: the virtual board boots a kernel and an initramfs; build rc1 also has \['dtb'\]"
+        with pytest.raises(LabError, match=refused):
+            provision(env, build_of(images, "{kernel: vmlinuz, dtb: board.dtb}"))
+    finally:
+        env.cleanup()
+
+
+def test_a_u_boot_board_gets_the_build_over_tftp_and_a_board_without_network_is_named(images):
+    env = Environment(config_file=str(REHEARSAL_ENV))
+    try:
+        refused = "rboard-serial: hil cannot put build rc1 on it: none of its drivers boots a build"
+        with pytest.raises(LabError, match=refused):
+            provision(env, build_of(images, "{kernel: vmlinuz, initramfs: initrd}"))
+        served = images / "bench" / "tftp" / "rboard"  # the TFTP server's folder: links to the build's images
+        assert (served / "vmlinuz").resolve() == images / "vmlinuz"
+        uboot = env.get_target("rboard").get_driver("UBootDriver", activate=False)
+        assert "tftpboot ${kernel_addr_r} /vmlinuz" in uboot.boot_command
+        board_args = "root=/dev/vda2 rootwait console=ttyAMA0,115200 loglevel=3 panic=-1"
+        assert f"setenv bootargs {board_args} nvme.io_queue_depth=2 hil.build=rc1;" in uboot.boot_command
+    finally:
+        env.cleanup()
