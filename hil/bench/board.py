@@ -54,7 +54,7 @@ class BenchBoard:
         net = (
             [
                 "-netdev",
-                f"user,id=eth,ipv6=off,hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22",
+                f"user,id=eth,ipv6=off,hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,tftp={self.tftp_root}",
                 "-device",
                 "virtio-net-pci,netdev=eth",
             ]
@@ -74,6 +74,11 @@ class BenchBoard:
         ]
 
     @property
+    def tftp_root(self) -> Path:
+        """The lab's TFTP server's folder for this board (QEMU's user network serves it)."""
+        return self.run_dir / "tftp" / self.name
+
+    @property
     def qmp_socket(self) -> Path:
         return self.run_dir / f"{self.name}.qmp"
 
@@ -84,6 +89,7 @@ class BenchBoard:
         with (self.run_dir / f"{self.name}-nvme.img").open("wb") as disk:
             disk.truncate(self.nvme_mb * 1024 * 1024)
         self.qmp_socket.unlink(missing_ok=True)
+        self.tftp_root.mkdir(parents=True, exist_ok=True)
         with (self.run_dir / f"{self.name}.qemu.log").open("ab") as output:
             self.process = subprocess.Popen(
                 self.command(),

@@ -107,6 +107,8 @@ KERNEL_COMMAND_LINE = "root=/dev/vda2 rootwait console=ttyAMA0,115200 loglevel=3
 class BenchImage:
     directory: Path
     sd_card: Path
+    kernel: Path  # the card's kernel Image and initramfs, also beside it (a build of them boots over TFTP)
+    initramfs: Path
     uboot: Path
     kernel_version: str
     uboot_version: str
@@ -118,6 +120,8 @@ class BenchImage:
         return cls(
             directory=directory,
             sd_card=directory / "sd.img",
+            kernel=directory / "Image",
+            initramfs=directory / "initrd.img",
             uboot=Path(manifest["uboot"]),
             kernel_version=manifest["kernel_version"],
             uboot_version=manifest["uboot_version"],
@@ -216,6 +220,9 @@ def _build(inputs: dict, debs_dir: Path, target: Path) -> None:
         _sd_card(boot, root, staging / "sd.img")
         manifest = {**inputs, "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        # The card's kernel and initramfs also beside it: what a lab's TFTP server would serve (hil.build).
+        for name in ("Image", "initrd.img"):
+            (boot / name).rename(staging / name)
         for done in (sysroot, boot, root, initramfs):
             shutil.rmtree(done)
         if target.exists():

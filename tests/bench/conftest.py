@@ -39,12 +39,14 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
 @pytest.fixture
 def rehearsal_env(bench: dict, tmp_path: Path) -> Iterator[Callable[..., Environment]]:
     """Environments of the bench's env file; `changes` edits drivers of a target first:
-    rehearsal_env(rboard={"UBootDriver": {"boot_command": "..."}})."""
+    rehearsal_env(rboard={"UBootDriver": {"boot_command": "..."}}); `only`: just these targets."""
     made: list[Environment] = []
 
-    def make(**changes: dict) -> Environment:
+    def make(only: tuple[str, ...] = (), **changes: dict) -> Environment:
         text = ENV_FILE.read_text().replace("!template '$LG_HIL_BENCH", f"'{bench['run_dir']}")
         config = yaml.safe_load(text)
+        if only:
+            config["targets"] = {name: config["targets"][name] for name in only}
         for target, drivers in changes.items():
             for driver, fields in drivers.items():
                 config["targets"][target]["drivers"][driver].update(fields)

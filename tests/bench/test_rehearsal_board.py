@@ -22,6 +22,11 @@ from .conftest import ENV_FILE, role
 pytestmark = pytest.mark.timeout(900)
 
 
+# hil's own classes in the env file: its strategy, and the driver that boots a build over TFTP (labgrid has the
+# TFTP provider, not a driver that tells U-Boot to boot from it).
+HILS = {"BootloaderStrategy", "UBootTFTPBootDriver"}
+
+
 def test_the_env_file_holds_labgrids_own_resources_and_drivers_and_no_class_of_hils_but_the_strategy():
     config = yaml.safe_load(ENV_FILE.read_text().replace("!template ", ""))
     hils = {name for name, cls in target_factory.drivers.items() if cls.__module__.startswith("hil.")}
@@ -30,11 +35,11 @@ def test_the_env_file_holds_labgrids_own_resources_and_drivers_and_no_class_of_h
             assert resource in target_factory.resources, resource
             assert target_factory.resources[resource].__module__.startswith("labgrid."), resource
         drivers = set(target["drivers"])
-        assert drivers & hils == {"BootloaderStrategy"}
-        for driver in drivers - {"BootloaderStrategy"}:
+        assert drivers & hils <= HILS and "BootloaderStrategy" in drivers
+        for driver in drivers - HILS:
             assert target_factory.drivers[driver].__module__.startswith("labgrid."), driver
-    assert config["imports"] == ["hil.lab.board.strategy"]
-    assert hils >= {"BootloaderStrategy"} and hil.lab.board.strategy.BootloaderStrategy.__module__.startswith("hil.")
+    assert config["imports"] == ["hil.lab.board.strategy", "hil.lab.board.tftpboot"]
+    assert hils >= HILS and hil.lab.board.strategy.BootloaderStrategy.__module__.startswith("hil.")
 
 
 def test_u_boot_boots_the_board_through_the_switch_and_ser2net(rehearsal_env, bench):
