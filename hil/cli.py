@@ -5,6 +5,7 @@
     hil lab start --places 2     # a virtual lab behind a labgrid coordinator (hil.vlab.lab)
     hil pipeline branches        # Jenkins helpers (hil.pipeline)
     hil trend reports/history    # the trend page from stored runs
+    hil compare REF CANDIDATE    # the release gate: candidate build against reference build
     hil bench start              # the rehearsal bench (hil.bench)
 
 `python -m hil ...` is the same command. The measuring itself is pytest: `pytest testcases ...`.
@@ -24,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lab": ("hil.vlab.lab", "start, inspect or stop a virtual lab behind a labgrid coordinator"),
     "pipeline": ("hil.pipeline", "Jenkins helpers: the parallel branches, a run's summary line"),
     "trend": ("hil.report.trend", "write the trend page from stored runs"),
+    "compare": ("hil.report.compare", "the release gate: a candidate build's runs against a reference build's"),
     "bench": ("hil.bench.bench", "the rehearsal bench: arm64 boards behind a power switch, ser2net and SSH"),
     "bench-image": ("hil.bench.image", "build (or reuse) the rehearsal board's SD card; print its directory"),
 }

@@ -82,11 +82,23 @@ def summary(reports_dir: Path, status: int, label: str = "") -> str:
             more = f" (+{len(keys) - _NAMED})" if len(keys) > _NAMED else ""
             bad.append(f"{verdict} {', '.join(keys[:_NAMED])}{more}")
     tally = ", ".join(f"{counts[v]} {v}" for v in Verdict if counts[v])
-    parts = [f"{label}: {meaning}", *bad, f"{len(results)} metrics" + (f": {tally}" if tally else "")]
+    parts = [f"{label}: {meaning}", *_release_gate(reports_dir), *bad]
+    parts.append(f"{len(results)} metrics" + (f": {tally}" if tally else ""))
     tests = run.get("tests") if isinstance(run, dict) else None
     if isinstance(tests, dict) and tests.get("ran") is not None:  # runs written before hil counted tests have none
         parts.append(counts_text(tests))
     return "; ".join(parts)
+
+
+def _release_gate(reports_dir: Path) -> list[str]:
+    """The release gate's line when the run had one (--reference-build wrote gate.json): the build's verdict."""
+    try:
+        gate = json.loads((reports_dir / "gate.json").read_text(encoding="utf-8"))
+        return [f"release gate {gate['summary']}"]
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"release gate unreadable ({type(exc).__name__}: {exc})"]
 
 
 def _named(result: dict[str, Any]) -> str:

@@ -93,11 +93,15 @@ class Sampling(Strict):
     budget_s: float | None = Field(default=None, gt=0)
     warmup: int | None = Field(default=None, ge=0)
     min_effect: Percent | None = None
+    # The least run-to-run spread (relative SD of run medians) the metric shows between clean boots of one build
+    # on this pair, as calibrated: a regression must stand out of it even when the few reference runs at hand
+    # happen to agree more closely (hil.verdict.baseline). Default 1%.
+    run_spread: Percent | None = None
     # The lab PC's CPU use outside hil (hil.measure.pcload) above which a figure is not the board's alone:
     # its verdict is then UNSTABLE with that reason, never a plain PASS or FAIL. Unset: recorded only.
     pc_load_max: Percent | None = None
 
-    @field_validator("max_cv", "min_effect", "pc_load_max", mode="before")
+    @field_validator("max_cv", "min_effect", "run_spread", "pc_load_max", mode="before")
     @classmethod
     def _as_fraction(cls, value: object) -> object:
         return None if value is None else _percent(value)
@@ -464,6 +468,7 @@ class Defaults(Sampling):
     budget_s: float = Field(default=300.0, gt=0)
     warmup: int = Field(default=1, ge=0)
     min_effect: Percent = 0.05
+    run_spread: Percent = 0.01
 
 
 class CoordinatorConfig(Strict):

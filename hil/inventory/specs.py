@@ -75,6 +75,7 @@ def spec_for(
         budget_s=settings["budget_s"],
         warmup=settings["warmup"],
         min_effect=settings["min_effect"],
+        min_run_spread=settings["run_spread"],
         pc_load_max=settings.get("pc_load_max"),
         ceiling=ceiling_for(metric, pair.link, params),
         floor=metric.floor,

@@ -22,6 +22,7 @@ Only the controller writes files: one results.json, no write race between worker
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shlex
 import tempfile
@@ -36,11 +37,14 @@ from hil import hookspecs
 from hil.report import junit, live
 from hil.report.baselines import DEFAULT_RUNS_KEPT, BaselineFileError, BaselineStore, BaselineUpdate
 from hil.report.collect import take_unreported
+from hil.report.compare import EXIT as GATE_EXIT
+from hil.report.compare import CompareError, Comparison, Gate, Side, compare_sides, gate_banner, load_side, markdown
+from hil.report.compare import html as gate_html
 from hil.report.exitcodes import pipeline_exit_status
 from hil.report.files import atomic_write_text, jsonable
 from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
-from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultsFileError, ResultStore, RunInfo
+from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultsFileError, ResultStore, RunInfo, StoredRun
 from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
 from hil.report.tally import OutcomeTally, counts_text, phase_outcome
 from hil.verdict.result import MetricResult
@@ -52,6 +56,8 @@ ERROR_ATTR = "hil_measurement_error"  # the reason, on a call report failed by M
 
 TREND_FILE = "trend.html"
 _SESSION = pytest.StashKey["ReportSession"]()
+# What the run measures, set by hil's plugin at configure: RunInfo's `build` and `inventory` (hil.report.store).
+RUN_IDENTITY = pytest.StashKey[dict[str, Any]]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -89,6 +95,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="with --baseline: call a regression on the first attempt, without re-measuring after a power cycle",
     )
     group.addoption(
+        "--reference-build",
+        metavar="NAME",
+        default=None,
+        help="the release gate: compare this run with the stored runs of build NAME (in the reports' history) "
+        "and write gate.md, gate.html and gate.json; a regression blocks (exit 1), a metric without a verdict "
+        "leaves the gate incomplete (exit 6)",
+    )
+    group.addoption(
         "--baseline-dir",
         metavar="DIR",
         default=None,
@@ -100,6 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = ReportSession(config)
     if not session.is_worker and not config.option.collectonly:
         _require_writable([session.reports_dir, *(path.parent for path in session.report_files())])
+        session.load_reference()  # a reference build with no stored run: a usage error, no board touched
     config.stash[_SESSION] = session
     config.pluginmanager.register(session, "hil_report_session")
 
@@ -163,6 +178,36 @@ class ReportSession:
         self.problems: list[str] = []
         self.warnings: list[str] = []  # printed, but they never change the exit status
         self.unsaved = False  # a write of results failed: the run's exit status says so
+        self.reference: Side | None = None  # --reference-build: its stored runs
+        self.gate: Comparison | None = None  # this run against them, once the tests are over
+
+    def load_reference(self) -> None:
+        name = self.config.getoption("reference_build")
+        if name is None:
+            return
+        history = self.reports_dir / HISTORY_DIR
+        try:
+            self.reference = load_side(name, history, build_only=True)
+        except CompareError as exc:
+            raise pytest.UsageError(f"--reference-build: {exc}") from None
+
+    def _compare_with_reference(self) -> None:
+        """This run against the reference build's runs; the gate files beside the other reports."""
+        if self.reference is None or self.store is None:
+            return
+        this = StoredRun(self.store.run, list(self.store.results), self.store.path)
+        try:
+            self.gate = compare_sides(self.reference, Side("this run", [this]))
+        except CompareError as exc:
+            self.problems.append(f"release gate not decided: {exc}")
+            return
+        for name, text in (
+            ("gate.md", markdown(self.gate)),
+            ("gate.html", gate_html(self.gate)),
+            ("gate.json", json.dumps(self.gate.to_dict(), indent=1) + "\n"),
+        ):
+            self._saved(lambda name=name, text=text: atomic_write_text(self.reports_dir / name, text), name)
+            self.written.append(("gate", self.reports_dir / name))
 
     def report_files(self) -> list[Path]:
         return [path for path in (self.html_path, self.junit_path) if path is not None]
@@ -187,10 +232,28 @@ class ReportSession:
         command = shlex.join(["pytest", *self.config.invocation_params.args])
         self.store = ResultStore(
             self.reports_dir / RESULTS_FILE,
-            RunInfo.start(command),
+            RunInfo.start(command, **self.config.stash.get(RUN_IDENTITY, {})),
             history_dir=self.reports_dir / HISTORY_DIR,
         )
         self._saved(self.store.begin, "results.json not started")
+        self._describe_environment(self.store.run)
+
+    def _describe_environment(self, run: RunInfo) -> None:
+        """What the HTML report's Environment table says of the run: hil's commit, the inventory, the build
+        (pytest-html reads it at session start, after this hook)."""
+        try:
+            from pytest_metadata.plugin import metadata_key
+        except ImportError:  # pytest-html without pytest-metadata: no Environment table to fill
+            return
+        table = self.config.stash.get(metadata_key, None)
+        if table is None:
+            return
+        table["hil"] = f"{run.hil_version} ({run.host.get('hil_commit', 'installed package')})"
+        if run.inventory:
+            table["inventory"] = f"{run.inventory['path']} (SHA-256 {run.inventory['sha256'][:12]})"
+        if run.build:
+            images = ", ".join(f"{kind} {image['sha256'][:12]}" for kind, image in run.build["images"].items())
+            table["build"] = f"{run.build['name']} {run.build.get('version') or ''} ({images})".replace("  ", " ")
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         lines = []
@@ -301,9 +364,21 @@ class ReportSession:
             cells.insert(4, f'<td class="col-baseline">{changes}</td>')
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_html_report_title(self, report: Any) -> None:
+        """The page says what was measured: the build under test and the inventory (not pytest-html's file name)."""
+        identity = self.config.stash.get(RUN_IDENTITY, {})
+        build = identity.get("build")
+        inventory = identity.get("inventory")
+        what = f"build {build['name']} {build.get('version') or ''}".strip() if build else "the boards as they are"
+        where = f" on {Path(inventory['path']).name} ({inventory['sha256'][:12]})" if inventory else ""
+        report.title = f"hil: {what}{where}"
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(
         self, prefix: list[str], summary: list[str], postfix: list[str], session: pytest.Session
     ) -> None:
+        if self.gate is not None:
+            prefix.append(gate_banner(self.gate))
         if self.store is not None and (self.store.results or self.tally.outcomes):
             prefix.append(summary_table(self.store.results, counts_text(self.tally.counts())))
 
@@ -314,6 +389,8 @@ class ReportSession:
         # A wrapper: junitxml and pytest-html write their files in the plain implementations, which
         # all run inside this yield; trylast keeps it inside the terminal reporter's wrapper, so the
         # terminal summary (printed after that one's yield) sees everything written here.
+        if not self.is_worker:
+            self._compare_with_reference()  # before the yield: the HTML report opens with the gate
         outcome = yield
         if self.is_worker:
             return outcome
@@ -323,6 +400,8 @@ class ReportSession:
             errors=self.measurement_errors + self.phase_errors,
             collection_aborted=self.collection_aborted,
         )
+        if self.gate is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = int(GATE_EXIT[self.gate.gate])  # every test passed, the build may still not
         if self.store is None:
             return outcome
         store = self.store
@@ -390,6 +469,11 @@ class ReportSession:
             metrics = f"{len(self.store.results)} metrics: {verdict_counts(self.store.results)}"
             tr.write_line(f"{counts_text(self.tally.counts())}; {metrics}")
         tr.write_sep("-", "hil reports")
+        if self.gate is not None:
+            colour = {"green": True} if self.gate.gate is Gate.PASS else {"red": True}
+            tr.write_line(
+                f"release gate against {self.gate.reference['label']}: {self.gate.summary}", bold=True, **colour
+            )
         for update in self.baseline_updates:
             skipped = f"; not written (ERROR or < 2 samples): {', '.join(update.skipped)}" if update.skipped else ""
             fewest, most = update.runs_held

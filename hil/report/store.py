@@ -14,6 +14,7 @@ import platform
 import secrets
 import shlex
 import socket
+import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from hil.verdict.result import MetricResult
 SCHEMA = 1
 RESULTS_FILE = "results.json"
 HISTORY_DIR = "history"
+MAX_RUNS = 60  # the trend's newest runs only: an old history must not make every session end slow
 
 # Tool versions that change what a number means; recorded so a trend step can be explained.
 _VERSIONED = ("pytest", "pytest-html", "pytest-xdist", "labgrid", "numpy", "scipy")
@@ -58,6 +60,23 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{moment.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
 
 
+def hil_commit() -> str | None:
+    """The git commit hil runs from, "+dirty" when its tracked files were changed; None when hil was installed
+    from a wheel (its version says what it is) or git cannot tell."""
+    root = Path(hil.__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return None
+    git = ["git", "-C", str(root)]
+    try:
+        head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True)
+        changed = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if changed.stdout.strip() else "")
+
+
 def host_facts() -> dict[str, Any]:
     """What ran the test session (not the boards: their facts travel with each result)."""
     versions: dict[str, str] = {}
@@ -72,6 +91,9 @@ def host_facts() -> dict[str, Any]:
         "python": platform.python_version(),
         "packages": versions,
     }
+    commit = hil_commit()
+    if commit:
+        facts["hil_commit"] = commit
     ci = {name: os.environ[name] for name in _CI_VARIABLES if os.environ.get(name)}
     if ci:
         facts["ci"] = ci
@@ -91,15 +113,22 @@ class RunInfo:
     # Tests per outcome, one per test, and "ran": every test that ran, ERROR included (hil.report.tally).
     # Kept current during the run; a test that errored before measuring has no result, only this count.
     tests: dict[str, int] = field(default_factory=dict)
+    # What was measured: the build under test (hil.build: name, version, image hashes; None: whatever the
+    # boards ran) and the inventory that set the bands (its path and SHA-256): a comparison of two runs
+    # needs both (hil.report.compare).
+    build: dict[str, Any] | None = None
+    inventory: dict[str, str] | None = None
 
     @classmethod
-    def start(cls, command: str = "") -> RunInfo:
+    def start(cls, command: str = "", **identity: Any) -> RunInfo:
+        """A run starting now; `identity`: `build` and `inventory` as above."""
         now = datetime.now(UTC)
         return cls(
             id=new_run_id(now),
             started=now.isoformat(timespec="seconds"),
             host=host_facts(),
             command=command or shlex.join(sys.argv),
+            **identity,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -201,3 +230,20 @@ def _check_numbers(result: MetricResult) -> None:
     for value in numbers:
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise ValueError(f"{value!r} is not a finite number")
+
+
+def load_history(directory: Path, max_runs: int | None = MAX_RUNS, skipped: list[str] | None = None) -> list[StoredRun]:
+    """The stored runs, oldest first. A file that cannot be read is left out and its problem (naming
+    the file) appended to `skipped`: one corrupt run must not take every later trend with it."""
+    if not directory.is_dir():
+        raise ResultsFileError(f"{directory}: no such history directory")
+    paths = sorted(directory.glob("*.json"))  # run ids start with their UTC start time
+    runs = []
+    for path in paths[-max_runs:] if max_runs else paths:
+        try:
+            runs.append(load_run(path))
+        except ResultsFileError as exc:
+            if skipped is not None:
+                skipped.append(str(exc))
+    runs.sort(key=lambda stored: (stored.run.started, stored.run.id))
+    return runs

@@ -65,8 +65,9 @@ def _relative_ss(medians: Sequence[float]) -> tuple[float, int]:
     return float(np.sum((relative - relative.mean()) ** 2)), int(values.size - 1)
 
 
-def run_spread(run_medians: Mapping[str, Sequence[float]], key: str) -> RunSpread | None:
-    """The run-to-run spread for metric `key`, from the run medians of every metric of one board.
+def run_spread(run_medians: Mapping[str, Sequence[float]], key: str, floor: float = MIN_RUN_SPREAD) -> RunSpread | None:
+    """The run-to-run spread for metric `key`, from the run medians of every metric of one board, never below
+    `floor` (the pair's calibrated `run_spread`: three runs that happen to agree do not make a board steady).
 
     None when no metric has two runs: the spread is unknown.
     """
@@ -85,7 +86,9 @@ def run_spread(run_medians: Mapping[str, Sequence[float]], key: str) -> RunSprea
         if own_df
         else f"pooled over the board's metrics ({pooled_df} df): this metric has one run"
     )
-    return RunSpread(max(math.sqrt(variance), MIN_RUN_SPREAD), own_df + prior_df, how)
+    if math.sqrt(variance) < floor:
+        how += f"; taken as the pair's {floor:.0%} (boards.yaml run_spread)" if floor > MIN_RUN_SPREAD else ""
+    return RunSpread(max(math.sqrt(variance), floor, MIN_RUN_SPREAD), own_df + prior_df, how)
 
 
 def _as_runs(baseline: Sequence[float] | Sequence[Sequence[float]]) -> list[np.ndarray]:

@@ -133,6 +133,9 @@ class MetricResult:
     finished: float = 0.0
     test_id: str = ""
     error_output: str = ""  # raw output that did not parse, shown verbatim
+    # What a later comparison with other runs needs of the spec (boards.yaml's min_effect and run_spread).
+    min_effect: float = 0.05
+    min_run_spread: float = 0.01
 
     @property
     def values(self) -> list[float]:
@@ -173,6 +176,8 @@ class MetricResult:
             band=spec.band,
             max_cv=spec.max_cv,
             ceiling=spec.ceiling,
+            min_effect=spec.min_effect,
+            min_run_spread=spec.min_run_spread,
             **fields,
         )
 

@@ -96,6 +96,7 @@ class MetricSpec:
     budget_s: float = 300.0  # wall clock for all samples of this metric, warm-up included
     warmup: int = 1  # samples taken and stored but not counted
     min_effect: float = 0.05  # smallest change against a baseline that counts as a regression (fraction)
+    min_run_spread: float = 0.01  # least relative SD of run medians between clean boots (boards.yaml run_spread)
     confidence: float = 0.95
     ceiling: Ceiling | None = None
     floor: Floor | None = None

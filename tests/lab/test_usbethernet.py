@@ -3,17 +3,19 @@ byte-counter proof of its runs is tests/lab/test_netpath.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
 from hil.errors import LabError
+from hil.inventory.loader import load_inventory
 from hil.lab.board.background import BackgroundError
 from hil.lab.network.usbethernet import Peer, ethernet_speed, route_device, usb_ethernet
 from hil.measure import iperf3
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "netdev"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def role_end(role) -> Peer:
@@ -41,18 +43,23 @@ def test_the_route_and_the_speed_are_read_from_the_kernel(role):
 
 @dataclass
 class _Pair:
-    """What usb_ethernet reads before it touches a board: a pair whose ethernet settings are unset."""
+    """What usb_ethernet reads before it touches a board: the example pair's settings without the adapter's serial."""
 
     host: object
-    name: str = "pc-pair"
+    name: str = "rk3399-evb-usb3-ethernet"
 
     def role(self, name: str) -> object:
         return self.host
 
-    def setting(self, name: str) -> object:
-        return ""
+    def settings(self, view, *, required=(), example=""):
+        inventory = load_inventory(EXAMPLES / "boards-usb-ethernet.yaml")
+        board = inventory.boards[self.name]
+        settings = {key: value for key, value in board.config.settings.items() if key != "ethernet.serial"}
+        board = replace(board, config=board.config.model_copy(update={"settings": settings}))
+        return board.settings(view, required=required, example=example)
 
 
 def test_a_pair_without_the_adapters_serial_is_told_which_setting_to_set(role):
-    with pytest.raises(LabError, match=r"set ethernet\.serial in boards\.yaml"), usb_ethernet(_Pair(role)):  # type: ignore[arg-type]
+    told = r"rk3399-evb-usb3-ethernet: set ethernet\.serial in its settings in boards\.yaml"
+    with pytest.raises(LabError, match=told), usb_ethernet(_Pair(role)):  # type: ignore[arg-type]
         pass

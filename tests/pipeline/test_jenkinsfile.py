@@ -38,7 +38,7 @@ BRANCHES = ["remote-hs", "remote-ss"]  # pairs asking for any place tagged kind=
 LAB_ADMIN = ("A shared lab: pairs on labgrid places", "**From nothing to a coordinator with two virtual places**")
 # The first build stores a baseline, the second compares with it (no re-measure: one boot is enough here).
 BUILD_PARAMS = {1: {"UPDATE_BASELINE": True}, 2: {"BASELINE": True, "PYTEST_ARGS": "-k 'read and 1M' --no-confirm"}}
-BRANCH_FUNCTION = "runBranch"  # the top-level function a parallel branch runs; its env comes from withEnv
+BRANCH_FUNCTION = "runPytest"  # the top-level function a parallel branch runs the suite in; its env: withEnv
 SELFTEST_STAGE = "Framework tests"  # the whole tests/ folder: not run from inside it
 
 
@@ -53,7 +53,7 @@ def test_selftest_stage_is_guarded_by_its_parameter():
     text = (REPO / "Jenkinsfile").read_text()
     stage = text[text.index(f"stage('{SELFTEST_STAGE}')") :]
     assert stage[: stage.index("steps")].count("when { expression { return params.SELFTEST } }") == 1
-    assert JENKINSFILE.parameters["SELFTEST"] is True
+    assert JENKINSFILE.parameters["SELFTEST"] is False  # a release job measures boards; CI tests the framework
 
 
 def test_parameters_the_scripts_read_are_in_the_environment():
@@ -66,7 +66,13 @@ def test_parameters_the_scripts_read_are_in_the_environment():
 
 
 # The Jenkins admin's section of README: the job it sets up is this file's.
-PLUGINS = {"junit": "JUnit", "publishHTML": "HTML Publisher", "copyArtifacts": "Copy Artifact"}  # step -> plugin
+PLUGINS = {  # step -> plugin
+    "junit": "JUnit",
+    "publishHTML": "HTML Publisher",
+    "copyArtifacts": "Copy Artifact",
+    "lock": "Lockable Resources",
+    "timestamps": "Timestamper",
+}
 
 
 def test_readme_parameters_are_the_jenkinsfiles_with_their_defaults():

@@ -1,0 +1,89 @@
+"""The release gate on the virtual lab: builds put on the board, checked after boot, and compared.
+
+Builds are the virtual lab image's kernel and initramfs with kernel arguments of their own. The candidate
+carries `nvme.io_queue_depth=2`: the NVMe driver's I/O queues shrink to 2 entries (1 request in flight per
+queue), the way a BSP change to the driver's defaults would; every NVMe figure crosses those queues (a quiet
+run, 2026-11-25: sequential 1M reads 3030 MB/s instead of 6268-6623; 2026-11-26: 2208 against 3639-4361),
+still inside the virtual lab's wide bands: the band passes it, the comparison must not. (A
+usb-storage quirk capping commands at 64 sectors was tried first: mass storage on dummy_hcd did not move.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from labgrid import Environment
+
+from hil.build import load_build
+from hil.errors import LabError
+from hil.lab.board.provision import provision
+from hil.lab.board.role import Role
+from hil.report.compare import main as compare
+from hil.vlab import ENV_FILE
+from tests.vlab.test_suite_run import run_pytest
+
+QUEUE_DEPTH = "nvme.io_queue_depth=2"
+
+
+def write_build(directory: Path, image, name: str, args: str = "", expect: str | None = None) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest = directory / "build.yaml"
+    lines = [
+        f"name: {name}",
+        f"images: {{kernel: '{image.kernel}', initramfs: '{image.initramfs}'}}",
+        f"kernel_args: '{args}'",
+    ]
+    if expect:
+        lines.append(f"expect: {{kernel_release: '{expect}'}}")
+    manifest.write_text("\n".join(lines) + "\n")
+    return manifest
+
+
+def test_the_board_boots_the_build_and_a_board_that_runs_another_build_is_an_error(tmp_path, vlab_image):
+    build = load_build(write_build(tmp_path / "b", vlab_image, "vlab-check", QUEUE_DEPTH))
+    env = Environment(config_file=str(ENV_FILE))
+    try:
+        assert provision(env, build) == ["vboard"]
+        role = Role("device", env.get_target("vboard"), "vlab-build")
+        role.ensure_ready()
+        assert role.run("cat /proc/cmdline").split()[-2:] == [QUEUE_DEPTH, "hil.build=vlab-check"]
+        assert role.strategy.build_view.startswith(f"kernel {vlab_image.kernel_version};")
+    finally:
+        env.get_target("vboard").get_strategy().transition("off")
+        env.cleanup()
+
+    # A board that boots something else than the build hil holds it to (a stale image, a boot loader that fell
+    # back): the board is given vlab-check, hil expects vlab-other of the same kernel.
+    other = load_build(write_build(tmp_path / "o", vlab_image, "vlab-other"))
+    env = Environment(config_file=str(ENV_FILE))
+    try:
+        provision(env, build)
+        env.get_target("vboard").get_strategy().build = other
+        role = Role("device", env.get_target("vboard"), "vlab-build")
+        with pytest.raises(LabError, match="did not boot build vlab-other: its command line names build 'vlab-check'"):
+            role.ensure_ready()
+    finally:
+        env.get_target("vboard").get_strategy().transition("off")
+        env.cleanup()
+
+
+def test_a_candidate_with_shallow_nvme_queues_is_blocked_inside_its_band(tmp_path, vlab_image, vlab_subprocess_env):
+    selection = ["testcases/storage/test_nvme.py", "-k", "seq1m and read", "--samples", "5"]
+    history = tmp_path / "reports" / "history"
+    # Four reference runs: the virtual lab's runs of one build differ by up to 13% (boards.yaml run_spread 14%),
+    # and a halved rate must stand out of that with the few degrees of freedom one metric gives.
+    for index, (name, args) in enumerate([("ref", ""), ("ref", ""), ("ref", ""), ("ref", ""), ("rc", QUEUE_DEPTH)]):
+        manifest = write_build(tmp_path / f"{name}-{index}", vlab_image, name, args)
+        proc = run_pytest([*selection, "--build", str(manifest)], vlab_subprocess_env, tmp_path / "reports")
+        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+        stored = json.loads((tmp_path / "reports" / "results.json").read_text())
+        assert stored["run"]["build"]["name"] == name and stored["run"]["inventory"]["sha256"]
+        (result,) = stored["results"]
+        assert result["facts"]["build"] == name and f"hil.build={name}" in result["facts"]["build.vboard"]
+    gate = tmp_path / "gate.json"
+    assert compare(["ref", "rc", "--history", str(history), "--json", str(gate)]) == 1
+    (row,) = json.loads(gate.read_text())["rows"]
+    assert row["gate"] == "BLOCKED" and row["regression"] and row["change"] < -0.2, row
+    assert row["band_verdict"] == "PASS"  # inside the band: only the comparison with the reference catches it
