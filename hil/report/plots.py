@@ -215,11 +215,18 @@ class TrendPoint:
     ci_high: float
     band: Band | None  # None: informative
     verdict: Verdict
+    build: str | None = None  # the build the run measured (hil.build), when it was given one
 
 
-def trend_plot(points: Sequence[TrendPoint], unit: str, title: str, direction: Direction = Direction.HIGHER) -> bytes:
+def trend_plot(
+    points: Sequence[TrendPoint],
+    unit: str,
+    title: str,
+    direction: Direction = Direction.HIGHER,
+    steps: Sequence[int] = (),
+) -> bytes:
     """Median per run in time order, the CI of the mean as a bar, the band (as it was) shaded,
-    points coloured by verdict."""
+    points coloured by verdict; `steps` (the first run after each change point) as dashed lines."""
     x = list(range(len(points)))
     view = _View([p.median for p in points])
     for point in points:  # CI bars and band edges far off the medians are clipped, not zoomed out to
@@ -261,6 +268,8 @@ def trend_plot(points: Sequence[TrendPoint], unit: str, title: str, direction: D
                 label=str(verdict),
                 zorder=3,
             )
+    for index, first_after in enumerate(steps):
+        ax.axvline(first_after - 0.5, color="#6a1b9a", ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
     step = max(1, len(points) // 10)  # at most ~10 labels stay legible
     ax.set_xticks(x[::step], [points[i].label for i in x[::step]], rotation=30, ha="right", fontsize=7)
     ax.set_xlim(-0.5, len(points) - 0.5)

@@ -2,8 +2,10 @@
 
     python -m hil.report.trend reports/history -o reports/trend.html
 
-One self-contained HTML file (PNG plots embedded), per board, per metric key, runs in time order.
-Plain module: no pytest.
+One self-contained HTML file (PNG plots embedded): an overview table first (each metric's latest median
+and verdict, and the last step its history shows), then per board, per metric key, the runs in time order.
+Steps are change points of the run medians (hil.verdict.changepoint), named by the run and the build after
+them, with their size and confidence. Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -18,27 +20,9 @@ from pathlib import Path
 from hil.report.files import atomic_write_text
 from hil.report.html import STYLE, verdict_cell
 from hil.report.plots import TrendPoint, png_data_uri, trend_plot
-from hil.report.store import ResultsFileError, StoredRun, load_run, utc_now
-from hil.report.summary import fmt_num, key_of
-
-MAX_RUNS = 60  # the newest runs only: an old history must not make every session end slow
-
-
-def load_history(directory: Path, max_runs: int | None = MAX_RUNS, skipped: list[str] | None = None) -> list[StoredRun]:
-    """The stored runs, oldest first. A file that cannot be read is left out and its problem (naming
-    the file) appended to `skipped`: one corrupt run must not take every later trend with it."""
-    if not directory.is_dir():
-        raise ResultsFileError(f"{directory}: no such history directory")
-    paths = sorted(directory.glob("*.json"))  # run ids start with their UTC start time
-    runs = []
-    for path in paths[-max_runs:] if max_runs else paths:
-        try:
-            runs.append(load_run(path))
-        except ResultsFileError as exc:
-            if skipped is not None:
-                skipped.append(str(exc))
-    runs.sort(key=lambda stored: (stored.run.started, stored.run.id))
-    return runs
+from hil.report.store import MAX_RUNS, ResultsFileError, StoredRun, load_history, utc_now
+from hil.report.summary import fmt_num, fmt_pct, key_of
+from hil.verdict.changepoint import Step, find_steps
 
 
 def _label(started: str) -> str:
@@ -63,29 +47,56 @@ def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
                 stats.ci_high,
                 result.band,
                 result.verdict,
+                (stored.run.build or {}).get("name"),
             )
             out.setdefault(result.board, {}).setdefault(key_of(result), []).append(point)
     return out
 
 
+def _step_text(points: Sequence[TrendPoint], step: Step) -> str:
+    after = points[step.index]
+    build = f" (build {after.build})" if after.build else ""
+    return (
+        f"stepped at {after.label}{build}: {fmt_num(step.before)} -> {fmt_num(step.after)} "
+        f"({fmt_pct(step.change, signed=True)}, confidence {step.confidence:.2%}, p {step.p_value:.2g})"
+    )
+
+
 def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
-    sections = []
     units = {(r.board, key_of(r)): r.unit for stored in runs for r in stored.results}
     directions = {(r.board, key_of(r)): r.direction for stored in runs for r in stored.results}
+    min_effects = {(r.board, key_of(r)): r.min_effect for stored in runs for r in stored.results}  # the newest
+    overview, sections = [], []
     for board, metrics in sorted(series(runs).items()):
         sections.append(f"<h2>{escape(board)}</h2>")
         for key, points in sorted(metrics.items()):
             unit = units[(board, key)]
             last = points[-1]
-            png = trend_plot(points, unit, f"{board}  {key}", directions[(board, key)])
+            steps = find_steps([p.median for p in points], min_effect=min_effects[(board, key)])
+            stepped = _step_text(points, steps[-1]) if steps else ""
+            anchor = escape(f"{board}-{key}", quote=True)
+            overview.append(
+                f"<tr><td>{escape(board)}</td><td><a href='#{anchor}'>{escape(key)}</a></td>"
+                f"<td>{escape(fmt_num(last.median))} {escape(unit)}</td>{verdict_cell(last.verdict)}"
+                f"<td>{len(points)}</td><td>{escape(stepped) or 'none'}</td></tr>"
+            )
+            png = trend_plot(points, unit, f"{board}  {key}", directions[(board, key)], [s.index for s in steps])
             sections.append(
-                f"<h3>{escape(key)}</h3>"
+                f"<h3 id='{anchor}'>{escape(key)}</h3>"
                 f"<p>latest: median {escape(fmt_num(last.median))} {escape(unit)} "
                 f"{verdict_cell(last.verdict, 'span')}, {len(points)} run(s)</p>"
-                f'<img src="{png_data_uri(png)}" alt="trend of {escape(key)} on {escape(board)}"/>'
+                + "".join(f"<p>{escape(_step_text(points, step))}</p>" for step in steps)
+                + f'<img src="{png_data_uri(png)}" alt="trend of {escape(key)} on {escape(board)}"/>'
             )
     if not sections:
         sections.append("<p>No run in the history has a measured metric yet.</p>")
+    table = (
+        "<table class='hil-summary'><tr><th>board</th><th>metric</th><th>latest median</th><th>verdict</th>"
+        "<th>runs</th>"
+        f"<th>last step</th></tr>{''.join(overview)}</table>"
+        if overview
+        else ""
+    )
     span = f"{escape(runs[0].run.id)} … {escape(runs[-1].run.id)}" if runs else "none"
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'/>"
@@ -93,7 +104,7 @@ def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
         "<style>body{font-family:Helvetica,Arial,sans-serif;font-size:13px;color:#222;margin:16px}"
         "h3{margin-bottom:2px}</style></head><body>"
         f"<h1>{escape(title)}</h1><p>{len(runs)} run(s): {span}; generated {escape(utc_now())}</p>"
-        f"{''.join(sections)}</body></html>\n"
+        f"{table}{''.join(sections)}</body></html>\n"
     )
 
 

@@ -65,3 +65,20 @@ def test_cli_skips_a_corrupt_history_file_and_names_it(history, tmp_path, capsys
 def test_missing_history_directory(tmp_path):
     with pytest.raises(ResultsFileError, match="no such history directory"):
         load_history(tmp_path / "none")
+
+
+def test_the_overview_and_the_plot_mark_the_build_a_metric_stepped_at(tmp_path):
+    history = tmp_path / "history"
+    rng_values = [[40.1, 40.3, 39.9], [40.6, 40.2, 40.4], [39.8, 40.0, 40.2], [30.2, 30.0, 29.8], [30.4, 30.1, 30.3]]
+    for day, values in enumerate(rng_values, start=1):
+        run = RunInfo.start("pytest", build={"name": "rc1" if day > 3 else "rc0"})
+        run.started = f"2025-11-0{day}T10:00:00+00:00"
+        run.id = f"2025110{day}T100000Z-00000{day}"
+        store = ResultStore(history.parent / "results.json", run, history_dir=history)
+        store.add(example_result(values=values))
+        store.finish()
+    page = render(load_history(history))
+    overview = page[page.index("<table class='hil-summary'>") : page.index("<h2>")]
+    stepped = "stepped at 2025-11-04 10:00 (build rc1): 40.10 -&gt; 30.15 (-24.8%, confidence 99.98%, p 0.00017)"
+    assert stepped in overview
+    assert page.count("stepped at 2025-11-04 10:00 (build rc1)") == 2  # the overview, and above the plot
