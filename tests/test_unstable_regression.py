@@ -108,7 +108,7 @@ def test_the_junit_properties_carry_the_baseline_change_p_and_runs(unstable_and_
     run = unstable_and_slower
     base = _result(run)["baseline"]
     case = ET.parse(run.path / "reports" / "junit.xml").getroot().find("testsuite/testcase")
-    props = {p.get("name"): p.get("value") for p in case.iterfind("properties/property")}
+    props = {p.get("name").split("].", 1)[-1]: p.get("value") for p in case.iterfind("properties/property")}
     assert float(props["baseline_change_percent"]) == pytest.approx(base["change"] * 100, abs=0.01)
     assert float(props["baseline_p_value"]) == pytest.approx(base["p_value"], rel=0.01)
     assert float(props["baseline_run_p_value"]) == pytest.approx(base["run_p"], rel=0.01)

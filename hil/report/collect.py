@@ -94,15 +94,21 @@ def baseline_properties(result: MetricResult) -> list[tuple[str, str]]:
 
 
 def _set_properties(item: pytest.Item, results: list[MetricResult]) -> None:
-    # Property names are unprefixed for the usual one-metric test; once a second metric arrives every
-    # metric's names get its key as prefix, so the first one's properties are rewritten too.
+    # One naming whatever the number of metrics: the test's own `metrics` (their keys) and `verdict` (the
+    # worst), then each metric's properties under its key (`usb.msc.read[bs=1M].value`). Rewritten as a
+    # metric arrives, so a pipeline reads the same names from a one-metric and a three-metric test.
     previous = item.stash.get(_PROPERTIES, [])
     kept = [prop for prop in item.user_properties if not any(prop is mine for mine in previous)]
-    prefix = len(results) > 1
+    worst = max(results, key=lambda result: result.verdict.severity)
     mine: list[tuple[str, object]] = [
-        (f"{key_of(result)}.{name}" if prefix else name, value)
+        ("metrics", " ".join(key_of(result) for result in results)),
+        ("verdict", str(worst.verdict)),
+    ]
+    mine += [
+        (f"{key_of(result)}.{name}", value)
         for result in results
         for name, value in junit_properties(result)
+        if name != "metric"  # the prefix says it
     ]
     item.user_properties[:] = kept + mine  # in place: pytest hands this very list to the reports
     item.stash[_PROPERTIES] = mine

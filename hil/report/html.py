@@ -21,10 +21,10 @@ from hil.report.summary import (
     fmt_pct,
     key_of,
     link_fact,
-    ordered,
     summary_row,
     verdict_counts,
     verdict_text,
+    worst_first,
 )
 from hil.verdict.result import MetricResult, Verdict
 
@@ -143,7 +143,7 @@ BASELINE_HEADERS = ("vs baseline", "p", "run p", "baseline runs")
 
 def summary_table(results: Iterable[MetricResult], tests: str = "") -> str:
     """The run at a glance, for the top of the page; `tests` is the line counting the tests that ran."""
-    results = ordered(results)
+    results = worst_first(results)
     if not results and not tests:
         return ""
     rows = [summary_row(result) for result in results]

@@ -110,6 +110,16 @@ def ordered(results: Iterable[MetricResult]) -> list[MetricResult]:
     return sorted(results, key=lambda result: (result.board, key_of(result)))
 
 
+def worst_first(results: Iterable[MetricResult]) -> list[MetricResult]:
+    """What a release manager reads first: errors, failures, regressions (also behind another verdict), the
+    unstable and marginal ones, then the rest; each group in board and metric order."""
+
+    def badness(result: MetricResult) -> int:
+        return max(result.verdict.severity, Verdict.REGRESSION.severity if regressed(result) else 0)
+
+    return sorted(ordered(results), key=badness, reverse=True)  # stable: the board order stays within a group
+
+
 @dataclass(frozen=True)
 class SummaryRow:
     board: str

@@ -277,7 +277,8 @@ def test_junit_xml_deviates_from_xunit_schema_only_by_xunit1_extras(builds):
     assert {error.message.split(" Expected is")[0] for error in schema.error_log} == XUNIT1_DEVIATIONS
     case = next(c for c in document.iter("testcase") if c.get("name", "").startswith("test_msc_throughput"))
     properties = {p.get("name"): p.get("value") for p in case.iterfind("properties/property")}
-    assert properties["metric"] == "usb.msc.read[bs=1M]"
+    assert properties["metrics"] == "usb.msc.read[bs=1M]"
+    assert properties["verdict"] == properties["usb.msc.read[bs=1M].verdict"]
     assert properties["verdict"] in ("PASS", "MARGINAL", "FAIL", "UNSTABLE")
     for element in document.iter("testcase"):  # without the extras it is valid
         element.attrib.pop("file", None)

@@ -16,27 +16,36 @@ class FakeItem:
     user_properties: list = field(default_factory=list)
 
 
-def test_attach_one_metric_writes_plain_properties():
+def _unprefixed(item) -> dict:
+    """The properties of a one-metric test without its key's prefix."""
+    return {name.removeprefix("usb.msc.read[bs=1M]."): value for name, value in item.user_properties}
+
+
+def test_attach_one_metric_names_its_properties_by_its_key():
     item = FakeItem(user_properties=[("mine", 1)])
     result = example_result(Verdict.PASS)
     attach(item, result)
-    props = dict(item.user_properties)
+    props = _unprefixed(item)
     assert props["mine"] == 1
-    assert props["metric"] == "usb.msc.read[bs=1M]"
+    assert (props["metrics"], props["verdict"]) == ("usb.msc.read[bs=1M]", "PASS")
     assert props["value"] == "41.35"
-    assert (props["verdict"], props["unit"], props["band"]) == ("PASS", "MB/s", "[38, 48]")
+    assert (props["unit"], props["band"]) == ("MB/s", "[38, 48]")
     assert (props["cv_percent"], props["samples"], props["stop_reason"]) == ("5.53", "8", "decided")
     assert (props["efficiency_percent"], props["link_speed"]) == ("78.0", "480M")
+    assert "usb.msc.read[bs=1M].verdict" in dict(item.user_properties)
     assert result.test_id == "t.py::test_x"
     assert results_of(item) == [result] == item.stash[RESULTS]
 
 
-def test_a_second_metric_prefixes_every_metric():
+def test_a_second_metric_keeps_the_names_and_the_test_verdict_is_the_worst():
     item = FakeItem()
     attach(item, example_result(params={"bs": "4k"}))
-    attach(item, example_result(params={"bs": "1M"}, facts={}))
+    one = [name for name, _ in item.user_properties]
+    attach(item, example_result(Verdict.FAIL, params={"bs": "1M"}, facts={}))
     names = [name for name, _ in item.user_properties]
-    assert "verdict" not in names
+    assert set(one) < set(names)  # the first metric's names stay what they were
+    props = dict(item.user_properties)
+    assert (props["metrics"], props["verdict"]) == ("usb.msc.read[bs=4k] usb.msc.read[bs=1M]", "FAIL")
     assert "usb.msc.read[bs=4k].verdict" in names and "usb.msc.read[bs=1M].verdict" in names
     assert "usb.msc.read[bs=1M].link_speed" not in names  # no such fact, no property
     assert len(names) == len(set(names))
@@ -54,7 +63,7 @@ def test_take_unreported_hands_each_result_out_once():
 def test_the_baseline_comparison_is_in_the_junit_properties():
     item = FakeItem()
     attach(item, example_result(Verdict.REGRESSION, baseline_median=44.0, baseline_runs=3, run_p=2e-5))
-    props = dict(item.user_properties)
+    props = _unprefixed(item)
     assert (props["baseline_median"], props["baseline_change_percent"], props["baseline_p_value"]) == (
         "44",
         "-6.02",
@@ -70,7 +79,7 @@ def test_the_baseline_comparison_is_in_the_junit_properties():
 def test_one_baseline_run_has_no_run_p_property_and_no_baseline_none():
     item = FakeItem()
     attach(item, example_result(Verdict.PASS, baseline_median=41.0))
-    props = dict(item.user_properties)
+    props = _unprefixed(item)
     assert "baseline_run_p_value" not in props and (props["baseline_runs"], props["baseline_regression"]) == (
         "1",
         "false",

@@ -127,7 +127,8 @@ def test_end_to_end(run):
     assert _props(error_case)["verdict"] == "ERROR"
     assert cases["test_read[FAIL]"].find("failure") is not None
     assert cases["test_read[FAIL]"].find("error") is None
-    props = _props(cases["test_read[PASS]"])
+    props = {k.removeprefix("usb.msc.read[bs=1M,case=pass]."): v for k, v in _props(cases["test_read[PASS]"]).items()}
+    assert props["metrics"] == "usb.msc.read[bs=1M,case=pass]"
     assert (props["value"], props["unit"], props["verdict"], props["samples"]) == (
         "41.35",
         "MB/s",
@@ -137,7 +138,7 @@ def test_end_to_end(run):
     assert (props["band"], props["stop_reason"], props["link_speed"]) == ("[38, 48]", "decided", "480M")
     two = _props(cases["test_two_metrics"])
     assert two["usb.ecm.tcp[bs=4k].verdict"] == two["usb.ecm.tcp[bs=1M].verdict"] == "PASS"
-    assert "verdict" not in two
+    assert (two["metrics"], two["verdict"]) == ("usb.ecm.tcp[bs=4k] usb.ecm.tcp[bs=1M]", "PASS")  # the same names
     assert _props(cases["test_without_metrics"]) == {}
 
     html = (run.path / "reports" / "report.html").read_text()

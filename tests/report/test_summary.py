@@ -72,6 +72,19 @@ def test_summary_table_html():
     assert summary_table([]) == ""
 
 
+def test_the_html_summary_puts_errors_failures_and_regressions_first():
+    results = [
+        example_result(Verdict.PASS, board="a"),
+        example_result(Verdict.MARGINAL, board="a", params={"bs": "64K"}),
+        example_result(Verdict.UNSTABLE, board="b", baseline_median=60.0, regression=True),  # regressed too
+        example_result(Verdict.FAIL, board="c"),
+        example_result(Verdict.ERROR, board="d", values=[]),
+    ]
+    html = summary_table(results)
+    order = [html.index(f"<td>{board}</td>") for board in ("d", "c", "b")]
+    assert order == sorted(order) and order[-1] < html.index("usb.msc.read[bs=64K]") < html.index(">PASS<")
+
+
 def test_stats_table_shows_the_figures_behind_the_verdict():
     result = example_result(Verdict.REGRESSION, baseline_median=44.0)
     html = stats_table(result)

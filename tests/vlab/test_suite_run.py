@@ -59,8 +59,9 @@ def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab
     assert len(cases) == 4
     for case in cases.values():
         props = {p.get("name"): p.get("value") for p in case.iter("property")}
-        assert {"metric", "value", "unit", "band", "verdict"} <= set(props)
-        assert props["unit"] == "MB/s" and props["verdict"] == "PASS"
+        key = props["metrics"]  # one metric per case here; its properties are named by its key
+        assert {f"{key}.{name}" for name in ("value", "unit", "band", "verdict")} <= set(props)
+        assert props[f"{key}.unit"] == "MB/s" and props[f"{key}.verdict"] == props["verdict"] == "PASS"
 
     html = (out / "report.html").read_text()
     assert "usb.msc.read[bs=1M]" in html and "data:image/png;base64," in html
