@@ -264,8 +264,18 @@ def _side_text(side: dict[str, Any]) -> str:
     return f"{name} ({len(side['runs'])} run{'s' if len(side['runs']) != 1 else ''})"
 
 
-def _change(row: Row) -> str:
-    return "" if row.change is None else f"{row.change:+.1%}"
+def _cells(row: Row) -> list[str]:
+    """A row as both tables show it: gate, board, metric, reference, candidate, change, band, why."""
+    return [
+        str(row.gate),
+        row.board,
+        row.key,
+        f"{fmt_num(row.reference_median)} {row.unit}" if row.reference_median is not None else "",
+        f"{fmt_num(row.candidate_median)} {row.unit}" if row.candidate_median is not None else "",
+        "" if row.change is None else f"{row.change:+.1%}",
+        row.band_verdict or "",
+        row.why,
+    ]
 
 
 def markdown(comparison: Comparison) -> str:
@@ -284,16 +294,9 @@ def markdown(comparison: Comparison) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in comparison.rows:
-        cells = [
-            str(row.gate),
-            row.board,
-            f"`{row.key}`",
-            f"{fmt_num(row.reference_median)} {row.unit}" if row.reference_median is not None else "",
-            f"{fmt_num(row.candidate_median)} {row.unit}" if row.candidate_median is not None else "",
-            _change(row),
-            row.band_verdict or "",
-            row.why.replace("|", "/"),
-        ]
+        cells = _cells(row)
+        cells[2] = f"`{cells[2]}`"
+        cells[-1] = cells[-1].replace("|", "/")  # a | would end the Markdown cell
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -313,32 +316,17 @@ def gate_banner(comparison: Comparison) -> str:
 def html(comparison: Comparison) -> str:
     colour = GATE_COLOUR[comparison.gate]
     rows = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{escape(cell)}</td>"
-            for cell in (
-                str(row.gate),
-                row.board,
-                row.key,
-                f"{fmt_num(row.reference_median)} {row.unit}" if row.reference_median is not None else "",
-                f"{fmt_num(row.candidate_median)} {row.unit}" if row.candidate_median is not None else "",
-                _change(row),
-                row.band_verdict or "",
-                row.why,
-            )
-        )
-        + "</tr>"
-        for row in comparison.rows
+        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in _cells(row)) + "</tr>" for row in comparison.rows
     )
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>hil release gate: {comparison.gate}</title>"
-        f"<style>{STYLE}</style></head><body>"
+        f"{STYLE}</head><body>"
         f"<h1>Release gate: candidate {escape(_side_text(comparison.candidate))}</h1>"
         f"<p style='font-size:1.3em;color:{colour}'><b>{escape(comparison.summary)}</b></p>"
         f"<p>Reference: {escape(_side_text(comparison.reference))}: {escape(', '.join(comparison.reference['runs']))}"
         f"<br>Candidate: {escape(', '.join(comparison.candidate['runs']))}</p>"
-        "<table><tr><th>Gate</th><th>Board</th><th>Metric</th><th>Reference</th><th>Candidate</th><th>Change</th>"
-        f"<th>Band</th><th>Why</th></tr>{rows}</table></body></html>\n"
+        "<table class='hil-summary'><tr><th>Gate</th><th>Board</th><th>Metric</th><th>Reference</th>"
+        f"<th>Candidate</th><th>Change</th><th>Band</th><th>Why</th></tr>{rows}</table></body></html>\n"
     )
 
 
