@@ -86,4 +86,6 @@ def test_a_candidate_with_shallow_nvme_queues_is_blocked_inside_its_band(tmp_pat
     assert compare(["ref", "rc", "--history", str(history), "--json", str(gate)]) == 1
     (row,) = json.loads(gate.read_text())["rows"]
     assert row["gate"] == "BLOCKED" and row["regression"] and row["change"] < -0.2, row
-    assert row["band_verdict"] == "PASS"  # inside the band: only the comparison with the reference catches it
+    # Inside the band: the band lets it through (PASS, or MARGINAL when the interval straddles an edge with the
+    # median inside; a CI run on 2026-11-26 gave MARGINAL), only the comparison with the reference catches it.
+    assert row["band_verdict"] in ("PASS", "MARGINAL"), row
