@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import numbers
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from hil import confirmation
+from hil.catalogue import cpu
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.board import bound, tuning
@@ -31,8 +34,9 @@ from hil.measure import cpuload, netdev, pcload
 from hil.report import collect, live
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
-from hil.verdict.errors import MeasurementError
-from hil.verdict.result import BaselineComparison, MetricResult, Verdict, metric_key
+from hil.verdict.errors import DataCorruption, MeasurementError
+from hil.verdict.measurement import Measurement, Quantity
+from hil.verdict.result import BaselineComparison, MetricResult, Sample, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
 from hil.verdict.spec import MetricSpec
 
@@ -53,12 +57,16 @@ class Perf:
         sample: Callable[[], Any],
         facts: dict[str, Any] | None = None,
         cpu_load_on: str | None = "device",
+        verify: Callable[[], str] | None = None,
         **params: Any,
     ) -> MetricResult | list[MetricResult]:
         """Sample until the verdicts are settled; one result for one metric name, a list for a list.
 
         cpu_load_on: the role whose per-CPU load is sampled around every run of the tool (seed 004), or
         None; a pair without that role skips it.
+        verify: checks, once after the timed samples, that the data the transfer moves arrives intact
+        (hil.measure.integrity) and returns what it checked; corrupted data is a FAIL of every metric of the
+        check whatever its rate, a check that could not be made an ERROR.
         """
         names = [metrics] if isinstance(metrics, str) else list(metrics)
         catalogue = self.inventory.catalogue
@@ -67,8 +75,12 @@ class Perf:
         board = self.pair.board
         if not any(name in board.config.metrics for name in names):
             pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(names)}")
+        # A rate's CPU cost, gated where the pair gives it a band (hil.catalogue.cpu), from the same runs.
+        names += [cpu.companion(name) for name in names if cpu.companion(name) in board.config.metrics]
         fixed = self.config.getoption("samples")
         specs = [board.spec_for(self.inventory.inventory, name, params, fixed_samples=fixed) for name in names]
+        if len(specs) > 1:
+            sample = _as_measurement(sample, specs[0])
         sample = pcload.with_pc_load(sample)  # the tool's run only: the lab PC's CPU use outside hil
         if cpu_load_on is not None and cpu_load_on in self.pair.roles:
             sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
@@ -82,6 +94,7 @@ class Perf:
                 board=board.name,
                 on_sample=self._progress,
             )
+            integrity = _verify(verify, results)
         warned: set[str] = set()  # the metrics of one check share their runs: one warning for all
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts.update(known)
@@ -93,7 +106,7 @@ class Perf:
                 result.facts["band_source"] = entry.source
             if spec.floor is not None:
                 result.facts["standard_floor"] = spec.floor.describe()
-            results[index] = self._compare_with_baseline(result, spec)
+            results[index] = _note_integrity(self._compare_with_baseline(result, spec), integrity)
             collect.attach(self.request.node, results[index])
         raise_for_results(results)
         return results[0] if isinstance(metrics, str) else results
@@ -203,6 +216,47 @@ class Perf:
         live.emit(self.request.node, line)  # with -v: the terminal now, or via the report under xdist
 
 
+@dataclass(frozen=True)
+class Integrity:
+    """What a check's `verify` found: its line for the report, and the verdict it forces (None: intact)."""
+
+    line: str
+    verdict: Verdict | None = None
+    raw: str = ""
+
+
+def _verify(verify: Callable[[], str] | None, results: list[MetricResult]) -> Integrity | None:
+    """Run the check's integrity verification, unless there is none or sampling already ended in ERROR on
+    every metric (the board that failed is not asked for more)."""
+    if verify is None or all(result.verdict is Verdict.ERROR for result in results):
+        return None
+    try:
+        return Integrity(verify())
+    except DataCorruption as exc:
+        return Integrity(f"CORRUPTED: {exc}", Verdict.FAIL, exc.raw_output)
+    except MeasurementError as exc:
+        return Integrity(f"not verified: {exc}", Verdict.ERROR, exc.raw_output)
+    except HilError as exc:  # a board that hung or a command that failed while verifying
+        return Integrity(f"not verified: {type(exc).__name__}: {exc}", Verdict.ERROR, getattr(exc, "output", ""))
+
+
+def _note_integrity(result: MetricResult, integrity: Integrity | None) -> MetricResult:
+    """The integrity line in the facts; corrupted data (FAIL) or an unverifiable transfer (ERROR) overrides any
+    milder verdict, the rate and its statistics kept for the report."""
+    if integrity is None:
+        return result
+    result.facts["integrity"] = integrity.line
+    if integrity.verdict is None or integrity.verdict.severity <= result.verdict.severity:
+        return result
+    if integrity.verdict is Verdict.FAIL:
+        reason = f"data corrupted: {integrity.line.removeprefix('CORRUPTED: ')}; the rate alone: {result.reason}"
+    else:
+        reason = f"integrity {integrity.line}"
+    return dataclasses.replace(
+        result, verdict=integrity.verdict, reason=reason, error_output=integrity.raw or result.error_output
+    )
+
+
 BOUND_FACTOR = 5  # a sample may take this many times the warm-up's duration before the board counts as hung
 BOUND_FLOOR_S = 20.0  # but never less: a short sample on a busy lab PC still gets time
 
@@ -223,6 +277,29 @@ def _bounded_by_the_warmup(sample: Callable[[], Any]) -> Callable[[], Any]:
             return sample()
 
     return bounded_sample
+
+
+def _as_measurement(sample: Callable[[], Any], first: MetricSpec) -> Callable[[], Any]:
+    """A tool that gives one figure (a Sample, a number) as a Measurement of the check's first metric, so
+    that metrics from the same runs (the CPU cost) can be read beside it."""
+
+    def measured() -> Any:
+        got = sample()
+        if isinstance(got, Sample):
+            value = Quantity(got.value, first.unit)
+            return Measurement(
+                {first.reads: value},
+                raw=got.raw,
+                started=got.started,
+                duration_s=got.duration_s,
+                details=got.details,
+                observed=got.observed,
+            )
+        if isinstance(got, numbers.Real) and not isinstance(got, bool):
+            return Measurement({first.reads: Quantity(float(got), first.unit)})
+        return got
+
+    return measured
 
 
 def _lab_errors_as_measurement_errors(sample: Callable[[], Any]) -> Callable[[], Any]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import UsbBus, UsbInterrupt
+from hil.catalogue.cpu import CPU_SEED, cpu_busiest
 from hil.catalogue.model import Family, Metric, Setting
 from hil.verdict.ceilings import Transfer
 from hil.verdict.spec import Direction
@@ -63,6 +64,8 @@ MSC = Family(
             seed='seed 000 "USB MSC 传输速率分析"; seed 001 (sync writes)',
             description="host writes the gadget's raw disk with dd, O_DIRECT and conv=fsync",
         ),
+        cpu_busiest("usb.msc.read", seed=CPU_SEED),
+        cpu_busiest("usb.msc.write", seed=CPU_SEED),
         # A filesystem's page cache, readahead and metadata sit in the path: a procedure and figures of
         # their own (seed 001 gives both), so metrics of their own rather than a setting of the raw ones.
         Metric(

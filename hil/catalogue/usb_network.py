@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import UsbNetwork
+from hil.catalogue.cpu import CPU_SEED, cpu_busiest
 from hil.catalogue.model import Family, Metric, Setting
 from hil.verdict.spec import Direction
 
@@ -101,6 +102,8 @@ NET = Family(
             seed=IPERF,
             description="iperf3 -J TCP, host to gadget: the receiver's throughput",
         ),
+        cpu_busiest("usb.net.tcp.tx", seed=CPU_SEED),
+        cpu_busiest("usb.net.tcp.rx", seed=CPU_SEED),
         *_udp_metrics("usb.net"),
     ),
     settings=(

@@ -9,8 +9,9 @@ has nothing to flush). Timed on the role in one command line: a console round tr
 The same command prints the copy's size (`stat -c %s`), which must be the source's; cp prints nothing
 when it works, so any line it prints is an error.
 
-The copy's content is compared with its source once per case (`cmp`, caches dropped first so the copy
-is read back from its medium), on the first copy: comparing every copy would read both files again.
+The copy's content is compared with its source once per case, after the timed copies (`perf.check`'s
+verify: caches dropped first so the last copy is read back from its medium): comparing every copy would
+read both files again. A copy that differs is corrupted data (hil.measure.integrity), a FAIL.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from typing import Any
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure import dd
+from hil.measure import dd, integrity
 from hil.measure.parsing import ascii_int, output_lines, parser
-from hil.verdict.errors import MeasurementError, ParseError
+from hil.verdict.errors import ParseError
 from hil.verdict.result import Sample
 
 MARK = "hil-cp:"
@@ -121,18 +122,17 @@ def run(role: Role, source: str, copy: str, *, expected_bytes: int, timeout: flo
     return Sample(value=result.mb_per_s, started=started, duration_s=duration, raw=output, details=details)
 
 
-def compare(role: Role, source: str, copy: str, *, timeout: float) -> None:
-    """The copy must hold its source's bytes, read back from its medium (caches dropped): else an ERROR."""
-    exitcode, output = role.run_status(
-        shell.all_of([dd.DROP_CACHES, shell.cmd("cmp", source, copy) + " 2>&1"]), timeout=timeout
-    )
-    if exitcode != 0:
-        raise MeasurementError(f"{copy} is not a copy of {source}: {output.strip()[:300]}", raw_output=output)
+def compare(role: Role, source: str, copy: str, *, timeout: float) -> str:
+    """The copy must hold its source's bytes, read back from its medium (caches dropped): DataCorruption if
+    not, a MeasurementError if they cannot be compared. Returns one line for the report."""
+    role.run(dd.DROP_CACHES, timeout=60)
+    integrity.compare_files(role, source, copy, f"{copy}, a copy of {source}: corrupted", timeout)
+    return f"{copy} read back from its medium holds {source}'s bytes"
 
 
 @dataclass
 class Copies:
-    """The copies of one test case, `source` to `copy` on `role`; the first one's content is compared."""
+    """The copies of one test case, `source` to `copy` on `role`; the last one's content is verified."""
 
     role: Role
     source: str
@@ -140,14 +140,13 @@ class Copies:
     expected_bytes: int
     timeout: float
     facts: dict[str, Any] = field(default_factory=dict)
-    compared: bool = False
 
     def sample(self) -> Sample:
-        sample = run(self.role, self.source, self.copy, expected_bytes=self.expected_bytes, timeout=self.timeout)
-        if not self.compared:
-            compare(self.role, self.source, self.copy, timeout=self.timeout)
-            self.compared = True
-        return sample
+        return run(self.role, self.source, self.copy, expected_bytes=self.expected_bytes, timeout=self.timeout)
+
+    def verify(self) -> str:
+        """After the timed copies: the last copy holds the source's bytes (perf.check's verify)."""
+        return compare(self.role, self.source, self.copy, timeout=self.timeout)
 
 
 def timeout_for(size_mb: int) -> float:

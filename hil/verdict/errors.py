@@ -17,3 +17,12 @@ class MeasurementError(Exception):
 
 class ParseError(MeasurementError):
     """The tool ran but its output does not contain the expected figure."""
+
+
+class DataCorruption(Exception):
+    """The data a transfer moved arrived changed: a finding about the board (FAIL of the metric whatever its
+    rate), not a measurement that could not be made."""
+
+    def __init__(self, message: str, raw_output: str = "") -> None:
+        super().__init__(message)
+        self.raw_output = raw_output

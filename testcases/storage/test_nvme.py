@@ -1,7 +1,8 @@
 """NVMe throughput on the board's PCIe root complex, as seed 002 §8.1.1 emulates CrystalDiskMark with fio:
 SEQ1M Q32T1 and RND4K Q32T1, read and write, direct I/O on the raw namespace, libaio (psync without it).
 
-Before any figure: the namespace is there and its PCIe link trained at what boards.yaml specifies.
+Before any figure: the namespace is there and its PCIe link trained at what boards.yaml specifies. After
+the timed runs, random data written to the namespace with O_DIRECT must read back intact.
 """
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from hil.catalogue.storage import NvmeSettings
 from hil.lab.pcie import link as pcie_link
 from hil.lab.storage import nvme
-from hil.measure import fio
+from hil.measure import fio, integrity
 from hil.measure.fio import FioJob
 
 CASES = {
@@ -54,6 +55,7 @@ def test_nvme_crystaldiskmark(pair, perf, drive, case, direction):
     rc = pair.role("rc")
     engine = fio.engine(rc)
     job = CASES[case][direction]
+    size_mb = pair.settings(NvmeSettings).size_mb
     perf.check(
         metrics(case, direction),
         cpu_load_on="rc",
@@ -63,7 +65,8 @@ def test_nvme_crystaldiskmark(pair, perf, drive, case, direction):
             drive.node,
             job,
             engine=engine,
-            size_mb=pair.settings(NvmeSettings).size_mb,
+            size_mb=size_mb,
             runtime_s=pair.settings(NvmeSettings).runtime_s,
         ),
+        verify=lambda: integrity.block_device(rc, drive.node, size_mb=integrity.verify_mb(size_mb), block_size=job.bs),
     )

@@ -1,7 +1,8 @@
 """USB mass-storage gadget throughput, as in the Rockchip USB guide (seed 000, "USB MSC 传输速率分析"):
 the board exports a LUN over its UDC, the host reads and writes the raw disk with dd and O_DIRECT.
 
-The LUN's backing file lives in RAM (tmpfs) so the board's storage does not limit the USB path.
+The LUN's backing file lives in RAM (tmpfs) so the board's storage does not limit the USB path. After the
+timed runs, random data written through the gadget must be in its backing file and read back intact.
 """
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 import hil
 from hil.catalogue.usb_device import MscSettings
 from hil.lab.usb_gadget.gadget import MassStorage
-from hil.measure import dd
+from hil.measure import dd, integrity
 
 pytestmark = [pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write"), pytest.mark.hil_tools(host=["dd"])]
 
@@ -18,7 +19,8 @@ pytestmark = [pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write"), pytest.m
 @pytest.mark.parametrize("direction", ["read", "write"])
 def test_msc_throughput(pair, perf, direction, bs):
     msc = pair.settings(MscSettings)
-    with pair.gadget(MassStorage(size_mb=msc.backing_mb)) as gadget:
+    lun = MassStorage(size_mb=msc.backing_mb)
+    with pair.gadget(lun) as gadget:
         disk = gadget.block_device()
         transfer = dd.read if direction == "read" else dd.write
         perf.check(
@@ -26,4 +28,11 @@ def test_msc_throughput(pair, perf, direction, bs):
             bs=bs,
             facts={"tool": dd.version(pair.host)},
             sample=lambda: transfer(pair.host, disk, block_size=bs, total_mb=msc.transfer_mb),
+            verify=lambda: integrity.block_device(
+                pair.host,
+                disk,
+                size_mb=integrity.verify_mb(msc.transfer_mb),
+                block_size=bs,
+                far=(pair.device, lun.backing_file),
+            ),
         )

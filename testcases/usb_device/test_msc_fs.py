@@ -1,6 +1,7 @@
 """USB mass-storage gadget throughput with a filesystem on the host side (seed 001, "Throughput with the
 filesystem involved", Linux host): the host formats the gadget's disk, mounts it, writes a file with dd
 and then `sync` (the sync's time added: a synchronous write), and reads it back after dropping caches.
+After the timed runs, a file of random data written, synced and read back from the disk must be intact.
 
 The quick matrix runs 4K, the seeds' smallest block (test_msc.py's quick matrix covers 64K-1M raw).
 """
@@ -11,7 +12,7 @@ import hil
 from hil.catalogue.usb_device import MscSettings
 from hil.lab.storage.filesystem import mounted
 from hil.lab.usb_gadget.gadget import MassStorage
-from hil.measure import dd, ddfile
+from hil.measure import dd, ddfile, integrity
 
 pytestmark = [
     pytest.mark.hil_metrics("usb.msc.fs.read", "usb.msc.fs.write"),
@@ -38,4 +39,7 @@ def test_msc_fs_throughput(pair, perf, direction, bs):
             fs=fs,
             facts={"tool": dd.version(pair.host), "filesystem": fs},
             sample=lambda: transfer(pair.host, path, block_size=bs, total_mb=transfer_mb),
+            verify=lambda: integrity.file_round_trip(
+                pair.host, mountpoint, size_mb=integrity.verify_mb(transfer_mb), block_size=bs
+            ),
         )

@@ -3,7 +3,8 @@ MTP responder, the host copies one large object to it (write) and off it (read),
 
 The board runs umtprd on FunctionFS with its USB buffer length as the test parameter (the guide's
 16K/64K/1M Tx/Rx buffer length); the host runs libmtp's mtp-sendfile / mtp-getfile. Objects are random
-data (nothing along the path can shortcut zeros) and live in RAM; every file is removed after its sample.
+data (nothing along the path can shortcut zeros) and live in RAM; each sample removes the previous one's
+file, and after the timed copies the last object must hold its source's bytes on both sides (SHA-256).
 """
 
 import secrets
@@ -14,7 +15,7 @@ import hil
 from hil.catalogue.usb_device import MtpSettings
 from hil.lab.board import shell
 from hil.lab.usb_gadget.mtp import MtpResponder
-from hil.measure import mtp
+from hil.measure import integrity, mtp
 from hil.verdict.errors import ParseError
 
 pytestmark = [
@@ -23,6 +24,7 @@ pytestmark = [
     pytest.mark.hil_tools(host=["mtp-sendfile", "mtp-getfile", "dd"], device=["ffs_superspeed"]),
 ]
 HOST_DIR = "/tmp/hil-mtp-host"
+RECEIVED = f"{HOST_DIR}/received"
 BUFFERS = {"16K": 16 * 1024, "64K": 64 * 1024, "1M": 1024 * 1024}
 
 
@@ -47,13 +49,26 @@ def test_mtp_throughput(pair, perf, mtp_direction, buffer):
         with pair.gadget(responder):
             facts["responder"] = responder.version(pair.device)
             if mtp_direction == "write":
-                current = [source]  # where the object is now: each sample renames it
-                perf.check("usb.mtp.write", buffer=buffer, facts=facts, sample=lambda: _write(pair, responder, current))
+                current = [source, None]  # where the object is now (each sample renames it), its name on the board
+                try:
+                    perf.check(
+                        "usb.mtp.write",
+                        buffer=buffer,
+                        facts=facts,
+                        sample=lambda: _write(pair, responder, current),
+                        verify=lambda: integrity.same_content(
+                            (host, current[0]), (pair.device, f"{responder.storage}/{current[1]}")
+                        ),
+                    )
+                finally:
+                    if current[1] is not None:
+                        responder.remove_object(pair.device, current[1])
             else:
                 # The object to read is put on the board the way a user would: sent over MTP once.
                 sent, _ = mtp.run(
                     host, "write", local=source, remote="object", expected_bytes=expected, timeout=timeout
                 )
+                sent_sha256 = integrity.sha256(host, source)
                 host.run(shell.cmd("rm", "-f", source))
                 _check_stored(pair, responder, "object", expected, "")
                 perf.check(
@@ -61,20 +76,29 @@ def test_mtp_throughput(pair, perf, mtp_direction, buffer):
                     buffer=buffer,
                     facts=facts,
                     sample=lambda: _read(pair, str(sent.object_id)),
+                    verify=lambda: integrity.matches(
+                        sent_sha256,
+                        f"{host.label}'s {source} as sent",
+                        (pair.device, f"{responder.storage}/object"),
+                        (host, RECEIVED),
+                    ),
                 )
     finally:
         host.run(shell.cmd("rm", "-rf", HOST_DIR), check=False, timeout=60)
 
 
-def _write(pair, responder, source):
+def _write(pair, responder, current):
     size_mb = pair.settings(MtpSettings).object_mb
     expected = size_mb * 1024 * 1024
     # mtp-sendfile names the object after the local file: a fresh name per sample (umtprd keeps the
     # handles of files removed behind its back, and a name it still knows could collide).
     name = f"object-{secrets.token_hex(4)}"
     local = f"{HOST_DIR}/{name}"
-    pair.host.run(shell.cmd("mv", source[0], local), timeout=60)
-    source[0] = local
+    pair.host.run(shell.cmd("mv", current[0], local), timeout=60)
+    current[0] = local
+    if current[1] is not None:  # the previous sample's object: the last one stays for the verification
+        responder.remove_object(pair.device, current[1])
+        current[1] = None
     _, sample = mtp.run(
         pair.host,
         "write",
@@ -83,27 +107,22 @@ def _write(pair, responder, source):
         expected_bytes=expected,
         timeout=pair.settings(MtpSettings).timeout_s,
     )
-    try:
-        _check_stored(pair, responder, name, expected, sample.raw)
-    finally:
-        responder.remove_object(pair.device, name)
+    current[1] = name
+    _check_stored(pair, responder, name, expected, sample.raw)
     return sample
 
 
 def _read(pair, object_id):
     size_mb = pair.settings(MtpSettings).object_mb
-    local = f"{HOST_DIR}/received"
-    try:
-        _, sample = mtp.run(
-            pair.host,
-            "read",
-            local=local,
-            remote=object_id,
-            expected_bytes=size_mb * 1024 * 1024,
-            timeout=pair.settings(MtpSettings).timeout_s,
-        )
-    finally:
-        pair.host.run(shell.cmd("rm", "-f", local), check=False, timeout=60)
+    pair.host.run(shell.cmd("rm", "-f", RECEIVED), timeout=60)  # the previous sample's: the last one stays
+    _, sample = mtp.run(
+        pair.host,
+        "read",
+        local=RECEIVED,
+        remote=object_id,
+        expected_bytes=size_mb * 1024 * 1024,
+        timeout=pair.settings(MtpSettings).timeout_s,
+    )
     return sample
 
 

@@ -3,7 +3,7 @@
 (disk.fs), mounts it, and copies one large file of random data from its own directory (disk.cp_dir; RAM
 on the virtual board) onto the disk (write) or back (read). Caches are dropped before each copy, and
 each is timed on the board from cp's start to the end of the sync after it (seed 001's sync time).
-Every copy must have its source's size, and the first of each case its content (hil.measure.cpfile).
+Every copy must have its source's size, and the last of each case its content (hil.measure.cpfile).
 
 Beside dd on the raw device (test_usb_disk.py) this is the seed's "actual" copy rate, filesystems and
 cp's own block size included: when it falls short of dd's, the seed looks for the bottleneck there.
@@ -43,4 +43,5 @@ def test_usb_disk_copy(pair, perf, disk, direction):
             cpu_load_on="host",
             facts={**copies.facts, "filesystem": fs, "block_device": disk},
             sample=copies.sample,
+            verify=copies.verify,
         )

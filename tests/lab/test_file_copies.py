@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hil.measure import cpfile
-from hil.verdict.errors import MeasurementError
+from hil.verdict.errors import DataCorruption, MeasurementError
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="cp's copies drop the page cache: root only")
 # Long enough to time (cpfile.MIN_SECONDS) on a fast PC disk: 128 MiB read back in 0.0974 s in a CI run
@@ -18,16 +18,14 @@ SIZE_MB = 512
 
 
 @pytest.mark.parametrize("direction", ["write", "read"])
-def test_each_copy_is_timed_sized_and_the_first_compared(role, tmp_path, direction):
+def test_each_copy_is_timed_sized_and_the_last_verified(role, tmp_path, direction):
     board, disk = tmp_path / "board's dir", tmp_path / "disk"
     disk.mkdir()
     with cpfile.copies(role, direction, disk_dir=str(disk), board_dir=str(board), size_mb=SIZE_MB) as copies:
         source, copy = Path(copies.source), Path(copies.copy)
         assert (source.parent, copy.parent) == ((board, disk) if direction == "write" else (disk, board))
-        assert not copies.compared
-        samples = [copies.sample()]
-        assert copies.compared  # by the first copy
-        samples.append(copies.sample())
+        samples = [copies.sample(), copies.sample()]
+        assert copies.verify() == f"{copy} read back from its medium holds {source}'s bytes"
         assert copy.read_bytes() == source.read_bytes() != b"\0" * SIZE_MB * 1024 * 1024  # random data
         assert copies.facts["board_dir"].startswith(str(board) + " (")
         assert copies.facts["file"] == f"{SIZE_MB} MiB of random data"
@@ -38,13 +36,24 @@ def test_each_copy_is_timed_sized_and_the_first_compared(role, tmp_path, directi
     assert list(board.iterdir()) == []  # the board's RAM is given back
 
 
-def test_a_copy_that_differs_from_its_source_is_an_error(role, tmp_path):
+def test_a_copy_that_differs_from_its_source_is_corrupted_data(role, tmp_path):
     source, copy = tmp_path / "source", tmp_path / "copy"
     source.write_bytes(b"a" * 4096)
     copy.write_bytes(b"a" * 4095 + b"b")
-    with pytest.raises(MeasurementError, match=r"is not a copy of .*differ") as caught:
+    with pytest.raises(
+        DataCorruption, match=r"a copy of .*: corrupted: 1 bytes differ .* the first at byte 4096"
+    ) as caught:
         cpfile.compare(role, str(source), str(copy), timeout=30)
     assert "differ" in caught.value.raw_output
+
+
+def test_a_copy_cut_short_cannot_be_verified_and_is_an_error(role, tmp_path):
+    source, copy = tmp_path / "source", tmp_path / "copy"
+    source.write_bytes(b"a" * 4096)
+    copy.write_bytes(b"a" * 1000)
+    with pytest.raises(MeasurementError, match=r"could not be compared \(cmp: EOF on .*copy") as caught:
+        cpfile.compare(role, str(source), str(copy), timeout=30)
+    assert "EOF" in caught.value.raw_output
 
 
 def test_a_copy_that_fails_is_an_error_naming_cp_s_complaint(role, tmp_path):

@@ -41,8 +41,15 @@ def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab
 
     results = json.loads((out / "results.json").read_text())["results"]
     measured = {(r["board"], r["metric"]): r for r in results}
-    assert set(measured) == {(board, f"usb.msc.{d}") for board in ("vlab-hs", "vlab-ss") for d in ("read", "write")}
-    for (board, _), result in measured.items():
+    # Each rate with its CPU cost (boards.yaml gives usb.msc.*.cpu_busiest a band on both pairs), same runs.
+    rates = {(board, f"usb.msc.{d}") for board in ("vlab-hs", "vlab-ss") for d in ("read", "write")}
+    assert set(measured) == rates | {(board, f"{metric}.cpu_busiest") for board, metric in rates}
+    for board, metric in rates:
+        cost = measured[(board, f"{metric}.cpu_busiest")]
+        assert cost["verdict"] == "PASS" and cost["unit"] == "%" and len(cost["samples"]) == 3, cost["reason"]
+        assert all(0 < s["value"] <= 100 for s in cost["samples"])
+    for board, metric in rates:
+        result = measured[(board, metric)]
         assert result["verdict"] == "PASS"
         assert result["stop_reason"] == "fixed_count"
         assert len(result["samples"]) == 3 and len(result["warmup"]) == 1
@@ -59,9 +66,11 @@ def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab
     assert len(cases) == 4
     for case in cases.values():
         props = {p.get("name"): p.get("value") for p in case.iter("property")}
-        key = props["metrics"]  # one metric per case here; its properties are named by its key
-        assert {f"{key}.{name}" for name in ("value", "unit", "band", "verdict")} <= set(props)
-        assert props[f"{key}.unit"] == "MB/s" and props[f"{key}.verdict"] == props["verdict"] == "PASS"
+        rate, cost = props["metrics"].split()  # the rate and its CPU cost; properties are named by each key
+        assert cost.startswith(rate.split("[")[0] + ".cpu_busiest[")
+        assert {f"{key}.{name}" for key in (rate, cost) for name in ("value", "unit", "band", "verdict")} <= set(props)
+        assert props[f"{rate}.unit"] == "MB/s" and props[f"{cost}.unit"] == "%"
+        assert props[f"{rate}.verdict"] == props[f"{cost}.verdict"] == props["verdict"] == "PASS"
 
     html = (out / "report.html").read_text()
     assert "usb.msc.read[bs=1M]" in html and "data:image/png;base64," in html
