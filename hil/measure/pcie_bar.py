@@ -22,6 +22,7 @@ _LINE = re.compile(
     r"load_ns=(?P<load_ns>\S+) store_mb_s=(?P<store>\S+) load_mb_s=(?P<load>\S+)$",
     re.MULTILINE,
 )
+_CHECKSUM = re.compile(r"^checksum=(?P<sum>[0-9a-f]{1,16})$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,31 @@ def parse(text: str) -> BarRates:
         if abs(printed - rate) > 0.0005 + rate * 1e-9:  # the program prints 3 decimals
             raise ParseError(f"{PROGRAM}: {name}_mb_s={m[name]} contradicts its bytes and time", raw_output=text)
         rates[name] = rate
+    _check_read_back(text, size, width, loops)
     return BarRates(size, width, loops, rates["store"], rates["load"])
+
+
+def expected_checksum(size: int, width: int, loops: int) -> int:
+    """What resource_mmap_test's loads sum to when they read what its stores wrote: the last pass stores
+    loops-1 into every word, each load pass sums the words in the access width, the passes add up in 64 bits."""
+    words, last = size // (width // 8), loops - 1
+    per_pass = (words * last) % (1 << width)
+    return (loops * per_pass) % (1 << 64)
+
+
+def _check_read_back(text: str, size: int, width: int, loops: int) -> None:
+    """Loads that do not return what was stored time something else than the BAR's memory: a BAR whose memory
+    decoding is off or whose link is down answers all-ones, registers answer what they hold."""
+    found = _CHECKSUM.findall(text)
+    if not found:
+        raise ParseError(f"{PROGRAM} printed no checksum of its loads", raw_output=text)
+    checksum, expected = int(found[-1], 16), expected_checksum(size, width, loops)
+    if checksum != expected:
+        raise ParseError(
+            f"{PROGRAM}: the loads read back checksum {checksum:x}, not the {expected:x} of what the stores wrote: "
+            "the BAR is not memory the CPU reaches (memory decoding off, link down, registers)",
+            raw_output=text,
+        )
 
 
 def resource_path(bdf: str, bar: int) -> str:

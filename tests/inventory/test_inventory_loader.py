@@ -35,6 +35,7 @@ def test_the_repository_inventory_loads(monkeypatch):
         "vlab-hs",
         "vlab-ss",
         "vlab-nvme",
+        "vlab-bar",
         "vlab-usbdisk-bot",
         "vlab-usbdisk-uas",
         "vlab-android-hs",

@@ -62,3 +62,39 @@ def test_the_command_maps_the_sysfs_resource_quoted():
     )
     with pytest.raises(ValueError, match="PCI address"):
         pcie_bar.command("0000:01:00.0; reboot", 2, size=4096, width=32, loops=1)
+
+
+def test_a_real_bar_on_the_virtual_board_reads_back_what_was_stored():
+    rates = pcie_bar.parse(_read("vlab-ivshmem-4M-32bit"))
+    assert (rates.bytes, rates.width, rates.loops) == (4194304, 32, 4)
+    assert rates.store_mb_s == pytest.approx(2219.355, abs=0.001) and rates.load_mb_s == pytest.approx(
+        2217.495, abs=0.001
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "checksum", "why"),
+    [
+        ("vlab-ivshmem-4M-32bit", "ffffffffffc00000", "all-ones: memory decoding off or the link down"),
+        ("file-4M-32bit", "0", "a register that reads 0"),
+        ("file-4M-64bit", "7800001", "one word that did not keep its value"),
+    ],
+)
+def test_loads_that_do_not_return_what_was_stored_are_no_bar_rate(name, checksum, why):
+    del why  # the case's name in the report
+    text = _read(name)
+    changed = "\n".join(f"checksum={checksum}" if line.startswith("checksum=") else line for line in text.splitlines())
+    with pytest.raises(ParseError, match=r"not the .* of what the stores wrote: the BAR is not memory"):
+        pcie_bar.parse(changed)
+
+
+def test_output_without_the_checksum_is_cut_short():
+    text = "\n".join(line for line in _read("file-4M-32bit").splitlines() if not line.startswith("checksum="))
+    with pytest.raises(ParseError, match="printed no checksum"):
+        pcie_bar.parse(text)
+
+
+def test_the_expected_checksum_wraps_in_the_access_width():
+    # 1024 words of 999 in 32 bits, 1000 passes: the capture's own checksum (0x3cf96000).
+    assert pcie_bar.expected_checksum(4096, 32, 1000) == 0x3CF96000
+    assert pcie_bar.expected_checksum(8, 32, 1 << 32) == ((1 << 32) * ((2 * ((1 << 32) - 1)) % (1 << 32))) % (1 << 64)
