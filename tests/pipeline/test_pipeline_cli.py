@@ -13,7 +13,16 @@ REPO = Path(__file__).resolve().parents[2]
 def test_branches_of_the_repository_inventory(capsys):
     assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml")]) == 0
     # virtual pairs boot their own QEMU: a branch each
-    pairs = ["vlab-hs", "vlab-modem", "vlab-nvme", "vlab-ss", "vlab-usbdisk-bot", "vlab-usbdisk-uas", "vlab-usbnet"]
+    pairs = [
+        "vlab-bar",
+        "vlab-hs",
+        "vlab-modem",
+        "vlab-nvme",
+        "vlab-ss",
+        "vlab-usbdisk-bot",
+        "vlab-usbdisk-uas",
+        "vlab-usbnet",
+    ]
     assert capsys.readouterr().out == "".join(f"{name}\n" for name in pairs)
 
 
