@@ -100,3 +100,56 @@ class PcieBus:
 
     def describe(self) -> str:
         return "PCIe per gen × lanes, net of TLP overhead at the max payload size"
+
+
+def parse_stream(text: str) -> tuple[str, int, int]:
+    """A stream parameter as the UVC and camera cases name it ("yuyv-640x480") as (format, width, height)."""
+    fmt, _, size = str(text).partition("-")
+    width, _, height = size.partition("x")
+    if not (fmt.isalnum() and width.isdigit() and height.isdigit()):
+        raise ValueError(f"stream {text!r} must look like yuyv-640x480 (format-WIDTHxHEIGHT)")
+    return fmt.lower(), int(width), int(height)
+
+
+def transfer_bytes(text: str) -> int | None:
+    """A UVC transfer parameter: "iso2048" -> 2048 B per microframe, "bulk" -> None."""
+    if text == "bulk":
+        return None
+    number = str(text).removeprefix("iso")
+    if number == text or not (number.isascii() and number.isdigit()):
+        raise ValueError(f"transfer {text!r} must be bulk or iso<bytes per microframe> (iso1024)")
+    return int(number)
+
+
+@dataclass(frozen=True)
+class UsbFrames:
+    """A frame rate: what the stream's USB transfer carries per second over the size of one uncompressed
+    frame (a camera at 12 fps on 1 KiB per microframe, YUYV 640x480, is near its 13.33 fps ceiling). Without
+    a transfer parameter the larger of the bulk and isochronous bounds at the link's speed applies."""
+
+    stream_param: str = "stream"
+    transfer_param: str | None = None
+
+    def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
+        if getattr(link, "type", None) != "usb" or self.stream_param not in params:
+            return None
+        fmt, width, height = parse_stream(params[self.stream_param])
+        if self.transfer_param is None:
+            transport = max(
+                (ceilings.usb_ceiling(link.speed, kind, practical=False) for kind in ("bulk", "isochronous")),
+                key=lambda bound: bound.value,
+            )
+        elif self.transfer_param not in params:
+            return None
+        else:
+            per_interval = transfer_bytes(params[self.transfer_param])
+            transport = (
+                ceilings.usb_ceiling(link.speed, "bulk", practical=False)
+                if per_interval is None
+                else ceilings.usb_isochronous_ceiling(link.speed, per_interval)
+            )
+        return ceilings.usb_frame_rate_ceiling(transport, fmt, width, height)
+
+    def describe(self) -> str:
+        transfer = f"`{self.transfer_param}`" if self.transfer_param else "bulk or isochronous, the larger"
+        return f"USB bytes per second ({transfer}) over one uncompressed `{self.stream_param}` frame"

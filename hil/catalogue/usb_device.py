@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hil.catalogue.ceilings import UsbBus, UsbInterrupt
+from hil.catalogue.ceilings import UsbBus, UsbFrames, UsbInterrupt
 from hil.catalogue.cpu import CPU_SEED, cpu_busiest
 from hil.catalogue.model import Family, Metric, Setting
 from hil.verdict.ceilings import Transfer
@@ -116,7 +116,7 @@ MSC = Family(
 UVC_SEED = 'seed 000 "UVC Gadget 传输配置方式", tables 3-3 to 3-6'
 
 
-def _frame_metric(prefix: str, what: str, seed: str, subject: str) -> Metric:
+def _frame_metric(prefix: str, what: str, seed: str, subject: str, transfer_param: str | None = None) -> Metric:
     if what == "fps":
         return Metric(
             f"{prefix}.fps",
@@ -125,6 +125,7 @@ def _frame_metric(prefix: str, what: str, seed: str, subject: str) -> Metric:
             reads="fps",
             seed=seed,
             needs=(f"{prefix}.corrupt",),
+            ceiling=UsbFrames(transfer_param=transfer_param),
             description=f"frames per second {subject}, from V4L2 buffer timestamps (first to last of >= 300 frames)",
         )
     return Metric(
@@ -156,7 +157,8 @@ UVC = Family(
     name="usb.uvc",
     title="USB UVC camera gadget",
     metrics=tuple(
-        _frame_metric("usb.uvc", what, UVC_SEED, "received by the host") for what in ("fps", "dropped", "corrupt")
+        _frame_metric("usb.uvc", what, UVC_SEED, "received by the host", "transfer")
+        for what in ("fps", "dropped", "corrupt")
     ),
     settings=(
         Setting("uvc.frames", int, 300, "frames streamed per sample (the issue asks for >= 300)", 300, 1_000_000),

@@ -32,7 +32,9 @@ __all__ = [
     "pcie_ceiling",
     "usb_ceiling",
     "usb_ethernet_ceiling",
+    "usb_frame_rate_ceiling",
     "usb_interrupt_ceiling",
+    "usb_isochronous_ceiling",
     "usb_practical",
 ]
 
@@ -97,8 +99,7 @@ _USB: dict[tuple[UsbSpeed, Transfer], tuple[float, str]] = {
         # The seed's ≈ 400 MB/s is what protocol overhead leaves in practice, and UAS disks on good
         # hosts exceed it: as a ceiling it would turn healthy results into ERRORs.
         5e9 * 8 / 10 / 8,
-        "USB 3.0 super-speed, 5 Gb/s line rate with 8b/10b encoding, per direction (seed 000 table 1-2 "
-        "gives ≈ 400 MB/s as a practical bulk figure: see usb_practical)",
+        "USB 3.0 super-speed, 5 Gb/s line rate with 8b/10b encoding, per direction",
     ),
     (UsbSpeed.SUPER, Transfer.INTERRUPT): (
         3 * 1024 * MICROFRAME,
@@ -133,11 +134,65 @@ def _key(speed: UsbSpeed | str | int, transfer: Transfer | str) -> tuple[UsbSpee
     return UsbSpeed.parse(speed), kind
 
 
-def usb_ceiling(speed: UsbSpeed | str | int, transfer: Transfer | str = Transfer.BULK) -> Ceiling:
-    """Spec ceiling of one USB transfer type at one speed, in MB/s."""
+def usb_ceiling(
+    speed: UsbSpeed | str | int, transfer: Transfer | str = Transfer.BULK, *, practical: bool = True
+) -> Ceiling:
+    """Spec ceiling of one USB transfer type at one speed, in MB/s. With `practical` the basis also names
+    the documents' practical figure where they give one: shown beside the limit, never enforced."""
     rate, basis = _USB[_key(speed, transfer)]
     value = rate / MB
-    return Ceiling(value, "MB/s", f"{basis} = {value:.3f} MB/s")
+    seen = ""
+    if practical and (figure := _USB_PRACTICAL.get(_key(speed, transfer))) is not None:
+        seen = f"; in practice ≈ {figure[0]:.1f} MB/s: {figure[1]}"
+    return Ceiling(value, "MB/s", f"{basis} = {value:.3f} MB/s{seen}")
+
+
+# Largest isochronous payload one endpoint may move per (micro)frame or service interval, per speed:
+# full speed 1023 B per 1 ms frame; high speed 1024 B × up to 3 transactions (2048 and 3072 are the
+# high-bandwidth settings); super speed 1024 B × 16 bursts × 3 (Mult).
+_ISO_INTERVAL_S = {UsbSpeed.FULL: 1e-3, UsbSpeed.HIGH: 125e-6, UsbSpeed.SUPER: 125e-6}
+_ISO_MAX_BYTES = {UsbSpeed.FULL: 1023, UsbSpeed.HIGH: 3 * 1024, UsbSpeed.SUPER: 16 * 3 * 1024}
+
+
+def usb_isochronous_ceiling(speed: UsbSpeed | str | int, bytes_per_interval: int) -> Ceiling:
+    """One isochronous endpoint that moves `bytes_per_interval` per (micro)frame, in MB/s: what a UVC
+    camera announces as its streaming_maxpacket (× maxburst + 1 at super speed)."""
+    key = UsbSpeed.parse(speed)
+    if not 1 <= bytes_per_interval <= _ISO_MAX_BYTES[key]:
+        raise ValueError(
+            f"{bytes_per_interval} B per interval is not an isochronous payload at {key} speed "
+            f"(1..{_ISO_MAX_BYTES[key]} B)"
+        )
+    interval = _ISO_INTERVAL_S[key]
+    value = bytes_per_interval / interval / MB
+    return Ceiling(
+        value,
+        "MB/s",
+        f"USB {key}-speed isochronous, {bytes_per_interval} B per {interval * 1e6:g} µs interval = {value:.3f} MB/s",
+    )
+
+
+# Bytes per pixel of the uncompressed formats a UVC camera streams. A compressed frame (MJPEG, H264)
+# has no fixed size, so its frame rate has no ceiling of its own (its bytes still cross the link).
+UNCOMPRESSED_BYTES_PER_PIXEL = {"yuyv": 2.0, "uyvy": 2.0, "nv12": 1.5, "grey": 1.0}
+
+
+def usb_frame_rate_ceiling(transport: Ceiling, fmt: str, width: int, height: int) -> Ceiling | None:
+    """The most frames per second of `fmt` at width × height that `transport` (MB/s) can carry, or None
+    for a compressed format. The UVC payload header each transfer adds only lowers the true figure."""
+    per_pixel = UNCOMPRESSED_BYTES_PER_PIXEL.get(fmt.lower())
+    if per_pixel is None:
+        return None
+    if width < 1 or height < 1:
+        raise ValueError(f"frame size {width}x{height} must be at least 1x1")
+    frame = width * height * per_pixel
+    value = convert(transport.value, transport.unit, "MB/s") * MB / frame
+    return Ceiling(
+        value,
+        "fps",
+        f"{transport.basis}, over {fmt.upper()} {width}x{height} frames of {frame:.0f} B = {value:.2f} fps",
+        transport.enforced,
+    )
 
 
 def usb_practical(speed: UsbSpeed | str | int, transfer: Transfer | str = Transfer.BULK) -> Ceiling | None:

@@ -124,3 +124,18 @@ def test_a_params_override_with_a_floor_above_the_link_is_refused(tmp_path):
         load_inventory(path)
     path.write_text(PAIR.format(metric="usb.msc.read", body=body.replace("min: 60", "min: 30")))
     assert load_inventory(path).boards["p"]
+
+
+def test_a_frame_rate_the_isochronous_setting_cannot_carry_is_refused(tmp_path):
+    # 1 KiB per microframe carries 13.33 YUYV 640x480 frames a second (seed 000 table 3-3 measured 12):
+    # a floor of 20 fps for that stream can never pass; on bulk it can.
+    path = tmp_path / "boards.yaml"
+    body = (
+        "{{min: 10, max: 100, params: {{'stream=yuyv-640x480,transfer={transfer}': {{min: 20}}}}}}\n"
+        "      usb.uvc.corrupt: {{max: 0}}"
+    )
+    path.write_text(PAIR.format(metric="usb.uvc.fps", body=body.format(transfer="iso1024")))
+    with pytest.raises(InventoryError, match=r"floor 20 fps is above the link's ceiling 13\.33 fps"):
+        load_inventory(path)
+    path.write_text(PAIR.format(metric="usb.uvc.fps", body=body.format(transfer="bulk")))
+    assert load_inventory(path).boards["p"]

@@ -12,7 +12,9 @@ from hil.verdict.ceilings import (
     pcie_ceiling,
     usb_ceiling,
     usb_ethernet_ceiling,
+    usb_frame_rate_ceiling,
     usb_interrupt_ceiling,
+    usb_isochronous_ceiling,
     usb_practical,
 )
 
@@ -220,3 +222,41 @@ def test_hid_rule_reads_report_and_interval_from_the_case():
     assert (interval_seconds("125us"), interval_seconds("8ms")) == (125e-6, 8e-3)
     with pytest.raises(ValueError, match="1ms or 125us"):
         interval_seconds("1 ms")
+
+
+# --- UVC frame rates: seed 000 tables 3-3 to 3-5 (RV1108, YUYV 640x480 per isochronous setting) ------------
+
+
+@pytest.mark.parametrize(
+    ("per_microframe", "seed_fps", "ceiling_fps"),
+    [(1024, 12, 40 / 3), (2048, 24, 80 / 3), (3072, 30, 40)],
+    ids=["table 3-3 iso1024", "table 3-4 iso2048", "table 3-5 iso3072"],
+)
+def test_a_yuyv_frame_rate_ceiling_is_the_isochronous_bytes_over_the_frame(per_microframe, seed_fps, ceiling_fps):
+    # 1024 B per 125 µs is 8.192 MB/s; a 640x480 YUYV frame is 614400 B: 13.33 fps at most, and the seed
+    # measured 12. Each of its figures lies under the ceiling hil derives (at 3 KiB the camera's own 30 fps).
+    transport = usb_isochronous_ceiling("high", per_microframe)
+    assert transport.value == pytest.approx(per_microframe * 8000 / 1e6)
+    frames = usb_frame_rate_ceiling(transport, "yuyv", 640, 480)
+    assert frames is not None and frames.unit == "fps"
+    assert frames.value == pytest.approx(ceiling_fps)
+    assert seed_fps < frames.value
+    assert f"{per_microframe} B per 125 µs" in frames.basis and "614400 B" in frames.basis
+
+
+def test_a_compressed_stream_has_no_frame_rate_ceiling_of_its_own():
+    assert usb_frame_rate_ceiling(usb_ceiling("high", practical=False), "mjpeg", 1920, 1080) is None
+
+
+@pytest.mark.parametrize(("speed", "payload"), [("high", 4096), ("full", 1024), ("super", 0)])
+def test_an_isochronous_payload_the_speed_cannot_carry_is_refused(speed, payload):
+    with pytest.raises(ValueError, match="is not an isochronous payload"):
+        usb_isochronous_ceiling(speed, payload)
+
+
+def test_the_practical_figure_is_shown_beside_the_limit_not_instead_of_it():
+    # Seed 000 gives ~400 MB/s for SuperSpeed bulk in practice: the report shows it in the ceiling's basis.
+    c = usb_ceiling("super")
+    assert c.value == pytest.approx(500.0)
+    assert "in practice ≈ 400.0 MB/s" in c.basis
+    assert "in practice" not in usb_ceiling("super", practical=False).basis
