@@ -27,6 +27,33 @@ InterfaceName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]{1,15}$")]
 CpuMask = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{1,8}(?:,[0-9a-fA-F]{1,8})*$")]
 
 
+# A block device name or a shell glob of them: sda, sd*, nvme0n1, mmcblk[0-9].
+BlockName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_*?\[\]-]{1,32}$")]
+# A devfreq device under /sys/class/devfreq (dmc: Rockchip's DDR controller), or a glob of them.
+DevfreqName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:*?-]{1,64}$")]
+
+
+class BlockQueueTuning(BaseModel):
+    """A disk's request queue (seeds 000/001 quote and tune them beside dd): /sys/block/<disk>/queue/."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # The I/O scheduler: none, mq-deadline, bfq, kyber (what the kernel offers: others are refused).
+    scheduler: Annotated[str, Field(pattern=r"^[a-z0-9_-]+$")] | None = None
+    # The largest request the kernel sends (KiB); the kernel refuses more than max_hw_sectors_kb.
+    max_sectors_kb: Annotated[int, Field(gt=0)] | None = None
+
+
+class DevfreqTuning(BaseModel):
+    """A devfreq device (DDR, GPU, NPU): seed 000 fixes the DDR frequency before measuring MSC."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    governor: Annotated[str, Field(pattern=r"^[a-z0-9_-]+$")] | None = None
+    # Fix the frequency: min_freq = max_freq = this (Hz), or the device's highest available frequency.
+    freq: Literal["max"] | Annotated[int, Field(gt=0)] | None = None
+
+
 class TuningConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -45,3 +72,7 @@ class TuningConfig(BaseModel):
     # Receive packet steering per interface (seed 004: `echo 80 > /sys/class/net/rmnet_usb0.1/queues/rx-0/rps_cpus`
     # puts its receive work on cpu7): a hex CPU mask written to every rx queue of the interface.
     rps_cpus: dict[InterfaceName, CpuMask] = Field(default_factory=dict)
+    # Per disk (or glob of disks) present when the measurement starts: scheduler and max_sectors_kb.
+    block_queue: dict[BlockName, BlockQueueTuning] = Field(default_factory=dict)
+    # Per devfreq device (or glob): governor and a fixed frequency.
+    devfreq: dict[DevfreqName, DevfreqTuning] = Field(default_factory=dict)

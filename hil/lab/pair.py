@@ -24,6 +24,7 @@ from hil.inventory.schema import UsbLink
 from hil.lab.board import deploy, places, shell
 from hil.lab.board.provision import provision
 from hil.lab.board.role import Role, strategy_of
+from hil.lab.storage import queue
 from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.android import AndroidGadget
 from hil.lab.usb_gadget.gadget import Function, Gadget, GadgetBackend
@@ -130,7 +131,10 @@ class GadgetOnLink:
     usb_device: usbhost.UsbDevice
 
     def block_device(self, *, timeout_s: float = 30.0) -> str:
-        return usbhost.wait_for_block_device(self.pair.host, self.usb_device, timeout_s=timeout_s)
+        """The host's /dev node of the gadget's disk; its block queue goes into the pair's facts."""
+        node = usbhost.wait_for_block_device(self.pair.host, self.usb_device, timeout_s=timeout_s)
+        self.pair.facts["block_queue"] = queue.read(self.pair.host, node).describe()
+        return node
 
 
 @dataclass

@@ -6,6 +6,7 @@ import pytest
 
 from hil.catalogue.usb_host import DiskSettings
 from hil.errors import LabError
+from hil.lab.storage import queue
 from hil.lab.usb_host import usbhost
 
 
@@ -26,4 +27,6 @@ def disk(pair):
     wanted = pair.settings(DiskSettings).protocol
     if wanted != "any" and protocol != wanted:
         raise LabError(f"{pair.name}: disk {serial} runs {protocol}, the pair specifies {wanted} (disk.protocol)")
-    return usbhost.wait_for_block_device(host, device)
+    node = usbhost.wait_for_block_device(host, device)
+    pair.facts["block_queue"] = queue.read(host, node).describe()
+    return node

@@ -48,6 +48,11 @@ def test_a_pair_without_a_profile_has_none(write_boards, boards_yaml):
         ("      sysctl: {net/core/../../x: 1}\n", "tuning/sysctl/net/core/../../x", "should match pattern"),
         ("      sysctl: {net.core.rmem_max: 1$(reboot)}\n", "tuning/sysctl/net.core.rmem_max", "should match"),
         ("      roles: [board]\n", "tuning/roles/0", "'host', 'device', 'rc' or 'ep'"),
+        ("      block_queue: {'sd*; reboot': {scheduler: none}}\n", "tuning/block_queue/sd*; reboot", "pattern"),
+        ("      block_queue: {sda: {max_sectors_kb: 0}}\n", "tuning/block_queue/sda/max_sectors_kb", "greater than 0"),
+        ("      block_queue: {sda: {elevator: none}}\n", "tuning/block_queue/sda/elevator", "unknown key"),
+        ("      devfreq: {dmc: {freq: fast}}\n", "tuning/devfreq/dmc/freq", "max"),
+        ("      devfreq: {../dmc: {governor: performance}}\n", "tuning/devfreq/../dmc", "pattern"),
     ],
 )
 def test_a_bad_profile_names_the_key(write_boards, boards_yaml, line, key, problem):

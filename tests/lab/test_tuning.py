@@ -146,3 +146,39 @@ def test_a_kernel_message_on_the_console_is_not_a_report_line(role):
 def test_anything_else_from_the_profile_is_a_lab_error_showing_it(role):
     with pytest.raises(LabError, match="sh: 1: t: not found"):
         tuning.parse("sh: 1: t: not found\n", role)
+
+
+STORAGE = TuningConfig(
+    block_queue={"sd*": {"scheduler": "none", "max_sectors_kb": 512}, "mmcblk9": {"scheduler": "bfq"}},
+    devfreq={"dmc": {"governor": "userspace", "freq": "max"}},
+)
+
+
+def test_block_queues_and_devfreq_are_applied_described_and_restored(role, tmp_path):
+    # Seed 000 fixes the DDR frequency (devfreq dmc) and tunes the disk's queue before a dd figure.
+    files = {
+        "sys/block/sda/queue/scheduler": "[mq-deadline] none\n",
+        "sys/block/sda/queue/max_sectors_kb": "120\n",
+        "sys/class/devfreq/dmc/governor": "dmc_ondemand\n",
+        "sys/class/devfreq/dmc/min_freq": "200000000\n",
+        "sys/class/devfreq/dmc/max_freq": "528000000\n",
+        "sys/class/devfreq/dmc/available_frequencies": "200000000 528000000 856000000 \n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    applied = tuning.apply(role, STORAGE, str(tmp_path))
+    assert _read(tmp_path / "sys/block/sda/queue/scheduler") == "none\n"
+    assert _read(tmp_path / "sys/block/sda/queue/max_sectors_kb") == "512\n"
+    assert _read(tmp_path / "sys/class/devfreq/dmc/governor") == "userspace\n"
+    for name in ("min_freq", "max_freq"):  # fixed at the highest available frequency
+        assert _read(tmp_path / f"sys/class/devfreq/dmc/{name}") == "856000000\n"
+    text = applied.describe(str(tmp_path))
+    assert "/sys/block/sda/queue/scheduler (was mq-deadline)" in text
+    assert "/sys/block/sda/queue/max_sectors_kb (was 120)" in text
+    assert "not available: /sys/block/mmcblk9/queue/scheduler" in text  # the board has no such disk
+    tuning.restore(applied)
+    assert _read(tmp_path / "sys/block/sda/queue/scheduler") == "mq-deadline\n"
+    for name, text in files.items():
+        if "scheduler" not in name:
+            assert _read(tmp_path / name) == text, name
