@@ -142,12 +142,14 @@ class ResumeSettings:
 
     serial: str
     autosuspend_ms: int
+    sleep: str
+    wake_s: int
 
 
 RESUME = Family(
     view=ResumeSettings,
     name="usb.resume",
-    title="USB runtime resume on the board",
+    title="USB resume on the board: runtime, and with the whole board suspended",
     metrics=(
         Metric(
             "usb.resume.time",
@@ -158,10 +160,29 @@ RESUME = Family(
             seed="seed 003 (USB resume timing: tdrsmdn, trsmrcy, trstrcy)",
             description="runtime resume of an autosuspended USB device: rpm_resume to its return (rpm tracepoints)",
         ),
+        Metric(
+            "usb.resume.system",
+            unit="ms",
+            direction=Direction.LOWER,
+            reads="system_resume",
+            # No floor: after a suspend to RAM the host controller may have lost power, and the device is
+            # then reset (reset-resume), not resumed: USB 2.0's resume signalling is not what is timed.
+            seed="seed 003 (USB resume timing), with the board suspended and woken by its RTC (rtcwake)",
+            description="the USB device's resume callback while the whole board resumes from `resume.sleep`, "
+            "woken by its RTC: usb_dev_resume's time as the kernel logs it (pm_print_times)",
+        ),
     ),
     settings=(
         Setting("resume.serial", str, "", "USB serial number (sysfs `serial`) of the device to suspend and resume"),
         Setting("resume.autosuspend_ms", int, 100, "autosuspend delay set on the device and its subtree, ms", 0, 60000),
+        Setting(
+            "resume.sleep",
+            str,
+            "deep",
+            "system sleep state of usb.resume.system (/sys/power/mem_sleep): deep (suspend to RAM) or s2idle",
+            choices=("deep", "s2idle"),
+        ),
+        Setting("resume.wake_s", int, 3, "seconds the board sleeps before its RTC alarm wakes it", 2, 600),
     ),
 )
 

@@ -1,6 +1,7 @@
 """Resume time of a USB device on the board (seed 003): runtime suspend (autosuspend), then resume, timed by
-the kernel's runtime-PM tracepoints. usbcore's parameters in force are stored with the result: they and
-the kernel's resume delays are what the figure is about.
+the kernel's runtime-PM tracepoints; and the same device's resume when the whole board suspends (to RAM or
+s2idle) and its RTC wakes it, timed by the kernel's own per-device PM log. usbcore's parameters in force are
+stored with the results: they and the kernel's resume delays are what the figures are about.
 """
 
 import pytest
@@ -8,29 +9,50 @@ import pytest
 from hil.catalogue.usb_host import ResumeSettings
 from hil.errors import LabError
 from hil.lab.usb_host import usbhost
-from hil.measure import usb_resume
-
-pytestmark = pytest.mark.hil_metrics("usb.resume.time")
+from hil.measure import system_resume, usb_resume
 
 
-def test_usb_runtime_resume(pair, perf):
-    host = pair.host
+def _device(pair) -> usbhost.UsbDevice:
     serial = pair.settings(ResumeSettings).serial
     if not serial:
         raise LabError(f"{pair.name}: set resume.serial (the USB serial number of the device to resume)")
-    device = usbhost.wait_for_device(host, serial)
-    parameters = usb_resume.usbcore_parameters(host)
+    return usbhost.wait_for_device(pair.host, serial)
+
+
+def _facts(pair, device: usbhost.UsbDevice) -> dict[str, str]:
+    parameters = usb_resume.usbcore_parameters(pair.host)
+    return {
+        "usb_device": f"{device.vendor_id}:{device.product_id} serial {device.serial} at {device.sysfs}",
+        "link_speed": f"{device.speed_mbps:g} Mb/s ({device.speed})",
+        "usbcore_parameters": ", ".join(f"{name}={value}" for name, value in sorted(parameters.items())),
+    }
+
+
+@pytest.mark.hil_metrics("usb.resume.time")
+def test_usb_runtime_resume(pair, perf):
+    host = pair.host
+    device = _device(pair)
     autosuspend_ms = pair.settings(ResumeSettings).autosuspend_ms
     settled = usb_resume.settle(host, device.sysfs, autosuspend_ms=autosuspend_ms)
     perf.check(
         "usb.resume.time",
         cpu_load_on=None,  # a kernel timing of tens of ms: the board's CPU load is not what bounds it
         facts={
-            "usb_device": f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}",
-            "link_speed": f"{device.speed_mbps:g} Mb/s ({device.speed})",
-            "usbcore_parameters": ", ".join(f"{name}={value}" for name, value in sorted(parameters.items())),
+            **_facts(pair, device),
             "autosuspend_ms": autosuspend_ms,
             "settle_cycle": "suspended" if settled else "did not suspend",
         },
         sample=lambda: usb_resume.run(host, device.sysfs, autosuspend_ms=autosuspend_ms),
+    )
+
+
+@pytest.mark.hil_metrics("usb.resume.system")
+def test_usb_system_resume(pair, perf):
+    settings = pair.settings(ResumeSettings)
+    device = _device(pair)
+    perf.check(
+        "usb.resume.system",
+        cpu_load_on=None,  # the board sleeps through most of each sample
+        facts={**_facts(pair, device), "sleep": f"{settings.sleep}, woken by the RTC after {settings.wake_s} s"},
+        sample=lambda: system_resume.run(pair.host, device.sysfs, state=settings.sleep, wake_s=settings.wake_s),
     )

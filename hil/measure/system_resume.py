@@ -1,0 +1,163 @@
+"""A USB device's resume when the whole board suspends and wakes (seed 003's timings, beside runtime resume).
+
+The board sleeps (suspend to RAM, `deep`, or `s2idle`) and its RTC wakes it, as `rtcwake -m mem -s N`
+does: the alarm goes into the RTC's `wakealarm`, the sleep state into /sys/power/state. With
+`pm_print_times` the kernel logs how long each device's resume callback took: the USB device's
+`usb_dev_resume` line is the figure (its port's resume signalling or reset, then its recovery), and the
+whole devices phase (`PM: resume of devices complete after ...`, with `pm_debug_messages`) goes with it.
+Both are the kernel's own timestamps: no console round trip is in them.
+
+The device is kept active (power/control=on) for the cycle: a runtime-suspended device may skip its
+system resume callbacks altogether (direct_complete), and then there is nothing to time.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from dataclasses import dataclass
+
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.measure.parsing import ascii_float, parser
+from hil.verdict.errors import MeasurementError, ParseError
+from hil.verdict.measurement import Measurement, Quantity
+
+SLEEP_STATES = ("deep", "s2idle")  # /sys/power/mem_sleep's names; `mem` in /sys/power/state enters it
+RTC = "/sys/class/rtc/rtc0"
+POWER = "/sys/power"
+MARK = "hil-system-resume"
+
+# "[    4.820031] usb 1-3: PM: usb_dev_resume+0x0/0x10 [usbcore] returned 0 after 314420 usecs"
+_DEVICE = re.compile(
+    r"\[ *[0-9]+\.[0-9]+\] usb (?P<dev>[0-9][0-9.-]*): PM: usb_dev_resume\+0x[0-9a-f]+/0x[0-9a-f]+ "
+    r"(?:\[usbcore\] )?returned (?P<ret>-?[0-9]+) after (?P<us>[0-9]+) usecs",
+    re.ASCII,
+)
+_DEVICES = re.compile(r"PM: resume of devices complete after (?P<ms>[0-9]+\.[0-9]+) msecs", re.ASCII)
+_ENTRY = re.compile(r"PM: suspend entry \((?P<state>[a-z0-9]+)\)", re.ASCII)
+_SLEPT = re.compile(r"Timekeeping suspended for (?P<s>[0-9]+\.[0-9]+) seconds", re.ASCII)
+_RESET = re.compile(r"usb (?P<dev>[0-9][0-9.-]*): reset [A-Za-z ]*USB device number", re.ASCII)
+_KEPT = (
+    f"{MARK}|PM: suspend (entry|exit)|Timekeeping suspended|usb_dev_resume|reset .*USB device number|"
+    "resume of devices complete"
+)
+_RC = re.compile(rf"^{MARK}-rc=(?P<rc>[0-9]+)$", re.ASCII)
+
+
+@dataclass(frozen=True)
+class SystemResume:
+    device: str
+    state: str  # the sleep state the kernel entered (deep, s2idle)
+    device_ms: float  # the device's usb_dev_resume callback
+    devices_ms: float | None  # every device's resume phase, when the kernel printed it
+    slept_s: float | None
+    reset: bool  # the device was reset, not resumed (its controller lost power: a reset-resume)
+
+
+def asked(command: str) -> dict[str, str]:
+    """The device and sleep state a command asks for (its `dev=` and `state=` assignments)."""
+    found = dict(re.findall(r"\b(dev|state)=([A-Za-z0-9.-]+);", command))
+    if set(found) != {"dev", "state"}:
+        raise ValueError(f"no dev=...; state=...; in {command!r}")
+    return {"device": found["dev"], "state": found["state"]}
+
+
+@parser("system_resume", asked=asked)
+def parse(output: str, *, device: str, state: str) -> SystemResume:
+    """The cycle's figures, from the kernel log lines printed after hil's mark.
+
+    Refused: a sleep the kernel did not enter (`echo mem` failed: its exit status is printed), a sleep in
+    another state than asked, a resume without the device's own line (its callbacks were skipped), a
+    callback that returned an error, and a device resume longer than the whole devices phase.
+    """
+    # The kernel's lines are the data here: not filtered out as console noise (parsing.output_lines does).
+    lines = output.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    rc = next((m for m in map(_RC.match, (line.strip() for line in lines)) if m), None)
+    if rc is None:
+        raise ParseError("system resume: no exit status of the sleep (the board did not finish it)", raw_output=output)
+    if not any(re.search(rf"\] {MARK}-[0-9a-f]{{8}}$", line.strip()) for line in lines):
+        raise ParseError(
+            "system resume: the kernel log no longer holds hil's mark: the cycle's lines overflowed the log "
+            "buffer before they were read (raise log_buf_len on the kernel command line)",
+            raw_output=output,
+        )
+    if rc["rc"] != "0":
+        raise ParseError(f"system resume: the kernel refused to sleep (exit {rc['rc']})", raw_output=output)
+    entry = next((m for m in map(_ENTRY.search, lines) if m), None)
+    if entry is None:
+        raise ParseError("system resume: no 'PM: suspend entry' in the kernel log: the board never slept",
+                         raw_output=output)  # fmt: skip
+    wanted = "s2idle" if state == "s2idle" else "deep"
+    if entry["state"] != wanted:
+        raise ParseError(f"system resume: the kernel slept in {entry['state']}, {wanted} was asked", raw_output=output)
+    found = [m for m in map(_DEVICE.search, lines) if m and m["dev"] == device]
+    if not found:
+        raise ParseError(
+            f"system resume: no usb_dev_resume of {device} in the kernel log (pm_print_times): its system "
+            "resume was skipped or it was not on the bus",
+            raw_output=output,
+        )
+    line = found[0]
+    if line["ret"] != "0":
+        raise ParseError(f"system resume: {device} failed to resume (returned {line['ret']})", raw_output=output)
+    device_ms = ascii_float(line["us"], "usecs", output) / 1000
+    phase = next((m for m in map(_DEVICES.search, lines) if m), None)
+    devices_ms = ascii_float(phase["ms"], "msecs", output) if phase else None
+    if devices_ms is not None and device_ms > devices_ms + 1:  # one device is part of the whole phase
+        raise ParseError(
+            f"system resume: {device} took {device_ms:.3f} ms, more than every device's resume "
+            f"({devices_ms:.3f} ms): these lines are not of one cycle",
+            raw_output=output,
+        )
+    slept = next((m for m in map(_SLEPT.search, lines) if m), None)
+    slept_s = ascii_float(slept["s"], "seconds", output) if slept else None
+    reset = any(m and m["dev"] == device for m in map(_RESET.search, lines))
+    return SystemResume(device, entry["state"], device_ms, devices_ms, slept_s, reset)
+
+
+def command(sysfs: str, *, state: str, wake_s: int) -> str:
+    """One board command: keep the device active, arm the RTC, sleep, print the kernel log from hil's mark."""
+    if state not in SLEEP_STATES:
+        raise ValueError(f"sleep state {state!r} must be one of {', '.join(SLEEP_STATES)}")
+    if not isinstance(wake_s, int) or not 2 <= wake_s <= 600:
+        raise ValueError(f"wake_s must be 2..600 s, got {wake_s!r}")
+    mark = f"{MARK}-{secrets.token_hex(4)}"
+    device = sysfs.rstrip("/").rsplit("/", 1)[1]
+    return (
+        f"d={shell.quote(sysfs)}; dev={shell.quote(device)}; state={state}; p={POWER}; r={RTC}; "
+        '[ -e "$d/power/control" ] || { echo "no USB device at $d"; exit 3; }; '
+        '[ -e "$r/wakealarm" ] || { echo "no RTC wake alarm at $r/wakealarm"; exit 3; }; '
+        'grep -qw "$state" "$p/mem_sleep" || { echo "sleep state $state not in $(cat "$p/mem_sleep")"; exit 3; }; '
+        'c=$(cat "$d/power/control"); pt=$(cat "$p/pm_print_times"); pd=$(cat "$p/pm_debug_messages"); '
+        "ms=$(sed -n 's/.*\\[\\(.*\\)\\].*/\\1/p' \"$p/mem_sleep\"); "
+        'echo on > "$d/power/control"; echo 1 > "$p/pm_print_times"; echo 1 > "$p/pm_debug_messages"; '
+        'echo "$state" > "$p/mem_sleep"; echo 0 > "$r/wakealarm"; '
+        f'echo +{wake_s} > "$r/wakealarm"; echo {mark} > /dev/kmsg; '
+        'echo mem > "$p/state"; rc=$?; '
+        'echo "$c" > "$d/power/control"; echo "$pt" > "$p/pm_print_times"; echo "$pd" > "$p/pm_debug_messages"; '
+        '[ -z "$ms" ] || echo "$ms" > "$p/mem_sleep"; '
+        # The cycle's lines from hil's mark, only those the figures come from (the whole log is ~100 KB).
+        f'dmesg | sed -n "/{mark}/,\\$p" | grep -E {shell.quote(_KEPT)}; echo {MARK}-rc=$rc'
+    )
+
+
+def run(role: Role, sysfs: str, *, state: str, wake_s: int) -> Measurement:
+    """Sleep, wake and time the device's resume once; the kernel log of the cycle is kept as the raw output."""
+    started = time.time()
+    exitcode, output = role.run_status(command(sysfs, state=state, wake_s=wake_s), timeout=wake_s + 120)
+    if exitcode != 0:
+        raise MeasurementError(f"system suspend not possible here (exit {exitcode})", raw_output=output)
+    resume = parse(output, device=sysfs.rstrip("/").rsplit("/", 1)[1], state=state)
+    details: dict[str, object] = {
+        "device": resume.device,
+        "state": resume.state,
+        "how": "reset-resume (the controller lost power)" if resume.reset else "resumed",
+    }
+    if resume.devices_ms is not None:
+        details["devices_resume_ms"] = resume.devices_ms
+    if resume.slept_s is not None:
+        details["slept_s"] = resume.slept_s
+    return Measurement({"system_resume": Quantity(resume.device_ms, "ms")}, raw=output, started=started,
+                       details=details)  # fmt: skip
