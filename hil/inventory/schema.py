@@ -327,6 +327,8 @@ class PcieLink(Strict):
     gen: Annotated[int, _one_of(ceilings.PCIE_GENERATIONS, "PCIe generation")]
     lanes: Annotated[int, _one_of(ceilings.PCIE_LANES, "PCIe lane count")]
     max_payload: Annotated[int, _one_of(ceilings.PCIE_PAYLOADS, "PCIe max payload size")] = 256
+    # Seed 002 §3.2: the kernel must run with pci=pcie_bus_perf (checked with the MPS read back).
+    mps_policy: Literal["pcie_bus_perf"] | None = None
     emulated: StrictBool = False
 
 

@@ -14,6 +14,7 @@ import pytest
 from hil.catalogue.pcie import PcieSettings
 from hil.lab.pair import BoardPair
 from hil.lab.pcie import link as pcie_link
+from hil.lab.pcie import payload
 from hil.plugin import INVENTORY
 
 HERE = Path(__file__).resolve().parent
@@ -53,6 +54,7 @@ def pcie_pair(pair: BoardPair) -> Iterator[BoardPair]:
         pytest.skip(NO_PCIE_IN_VLAB if pair.board.config.vlab or pair.link.emulated else f"{pair.name}: not PCIe")
     trained = pcie_link.require_declared(pair.role("rc"), pair.settings(PcieSettings).ep_bdf, pair.link)
     pair.facts["pcie_trained_link"] = trained.describe()
+    _record_payload(pair)
     yield pair
 
 
@@ -66,4 +68,12 @@ def bar_pair(pair: BoardPair) -> Iterator[BoardPair]:
         pair.facts["pcie_trained_link"] = "emulated: not checked"
     else:
         pytest.skip(NO_PCIE_IN_VLAB if pair.board.config.vlab or pair.link.emulated else f"{pair.name}: not PCIe")
+    _record_payload(pair)
     yield pair
+
+
+def _record_payload(pair: BoardPair) -> None:
+    """The endpoint's MPS as the root complex reads it back; on a real link it must be the declared one."""
+    bdf = pair.settings(PcieSettings).ep_bdf
+    where = f"{pair.name} ({pair.role('rc').label}) {bdf}"
+    pair.facts["pcie_payload"] = payload.checked(pair.role("rc"), f"/sys/bus/pci/devices/{bdf}", pair.link, where)

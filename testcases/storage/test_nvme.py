@@ -9,6 +9,7 @@ import pytest
 
 from hil.catalogue.storage import NvmeSettings
 from hil.lab.pcie import link as pcie_link
+from hil.lab.pcie import payload
 from hil.lab.storage import nvme, queue
 from hil.measure import fio, integrity
 from hil.measure.fio import FioJob
@@ -43,6 +44,7 @@ def drive(pair):
     link = pcie_link.read_link(rc, namespace.pci_device)
     pair.facts["nvme_drive"] = namespace.describe()
     pair.facts["block_queue"] = queue.read(rc, namespace.node).describe()
+    pair.facts["pcie_payload"] = payload.checked(rc, namespace.pci_device, pair.link, f"{pair.name} {namespace.node}")
     pair.facts["pcie_link"] = link.describe() + (" (emulated: not checked)" if pair.link.emulated else "")
     if not pair.link.emulated:
         pcie_link.require_link(link, pair.link.gen, pair.link.lanes, f"{pair.name} ({rc.label}) {namespace.node}")
