@@ -23,11 +23,33 @@ def test_rockchip_nvme_examples_load_with_their_seed_bands_and_links():
         "rk3588-evb1-nvme-gen3x4": (3, 4),
         "rk3568-evb1-nvme-gen3x2": (3, 2),
         "rk3588s-evb1-nvme-gen2x1": (2, 1),
+        "rk3588-evb1-nvme-gen3x2": (3, 2),
+        "rk3528-evb2-nvme-gen2x1": (2, 1),
+        "rk3562-evb1-nvme-gen2x1": (2, 1),
+        "rk3576-evb1-nvme-gen2x1": (2, 1),
     }
     rk3588 = loaded.boards["rk3588-evb1-nvme-gen3x4"].config
     assert not rk3588.link.emulated and set(rk3588.roles) == {"rc"}
     assert rk3588.metrics["nvme.seq1m_q32t1.read"].min == 2897  # 90% of seed 002's 3219.2 MB/s
     assert "3219.2 MB/s" in rk3588.metrics["nvme.seq1m_q32t1.read"].source
+    # Seed 002 §8.2's seven SoC tables, one pair each: every figure's band is 90% of it.
+    sections = {b.config.metrics["nvme.seq1m_q32t1.read"].source.split(",")[0] for b in loaded.boards.values()}
+    assert sections == {f"seed 002 §8.2.{n}" for n in range(1, 8)}
+    rk3576 = loaded.boards["rk3576-evb1-nvme-gen2x1"].config.metrics
+    assert (rk3576["nvme.rnd4k_q32t1.read"].min, rk3576["nvme.rnd4k_q32t1.read_iops"].min) == (282, 70200)  # 313, 78 K
+
+
+def test_usb_disk_examples_take_seed_000_s_ranges_and_rk3399_figures():
+    loaded = load_inventory(EXAMPLES / "boards-usb-disk.yaml")
+    assert set(loaded.boards) == {"rk3399-evb-usb2-disk", "rk3399-evb-usb3-bot-disk", "rk3399-evb-usb3-uas-disk"}
+    for board, low in (
+        ("rk3399-evb-usb2-disk", 25),
+        ("rk3399-evb-usb3-bot-disk", 60),
+        ("rk3399-evb-usb3-uas-disk", 315),
+    ):
+        assert _band(loaded, board, "usb.disk.write", bs="512K").low == low  # D1's ranges (UAS: 0.9x 350)
+    assert _band(loaded, "rk3399-evb-usb3-bot-disk", "usb.disk.read", bs="512K").low == 74.3  # D2: 0.9x 82.6 MB/s
+    assert loaded.boards["rk3399-evb-usb3-uas-disk"].config.settings["disk.protocol"] == "uas"
 
 
 def test_uvc_examples_load_with_their_seed_bands():
@@ -155,7 +177,7 @@ def test_the_virtual_board_has_no_pyusb_driver_so_its_pairs_keep_the_sysfs_check
 
 def test_android_example_loads_with_the_android_backend_and_table_3_1_bands():
     loaded = load_inventory(EXAMPLES / "boards-android.yaml")
-    assert set(loaded.boards) == {"rk3399-box-android-usb3", "rk3399-box-android-usb2"}
+    assert set(loaded.boards) == {"rk3399-box-android-usb3", "rk3399-box-android-usb2", "rk3126c-proto-android-usb2"}
     usb3 = loaded.boards["rk3399-box-android-usb3"]
     link = usb3.config.link
     assert (link.gadget, link.speed, link.udc) == ("android", "super", "fe800000.dwc3")
@@ -180,6 +202,13 @@ def test_android_example_loads_with_the_android_backend_and_table_3_1_bands():
     assert usb2.spec_for(loaded.inventory, "usb.mtp.write", {"buffer": "1M"}).band.low == pytest.approx(
         0.9 * 25.6, abs=0.05
     )
+    # Table 3-2 (RK3126C prototype, Android O): 16K and 64K only.
+    rk3126c = loaded.boards["rk3126c-proto-android-usb2"]
+    table_3_2 = {("usb.mtp.read", "16K"): 14.85, ("usb.mtp.read", "64K"): 15.15, ("usb.mtp.write", "16K"): 7.1,
+                 ("usb.mtp.write", "64K"): 7.8}  # fmt: skip
+    for (metric, buffer), figure in table_3_2.items():
+        band = rk3126c.spec_for(loaded.inventory, metric, {"buffer": buffer}).band
+        assert band.low == pytest.approx(0.9 * figure, abs=0.05)
 
 
 def test_usb_ethernet_examples_load_with_the_seeds_rates_and_the_adapters_link():
@@ -224,8 +253,8 @@ def test_every_example_loads(path: Path, monkeypatch):
 
 # Rates gated from below whose far edge is neither a band maximum nor an enforced physical ceiling, with why.
 FAR_EDGE_EXCEPTIONS = {
-    "usb.uvc.fps": "a gadget streams at most the frame interval it advertises; the isochronous bandwidth as a "
-    "frame-rate ceiling is issue 20's",
+    "usb.uvc.fps": "a gadget streams at most the frame interval it advertises; the link's frame-rate ceiling "
+    "(hil.catalogue.ceilings.UsbFrames) exists for uncompressed streams only, MJPEG has none",
     "usb.camera.fps": "as usb.uvc.fps: the camera's advertised interval bounds it",
     "nvme.rnd4k_q32t1.read_iops": "IOPS have no link ceiling; the same run's rate (nvme.rnd4k_q32t1.read) has PCIe's",
     "nvme.rnd4k_q32t1.write_iops": "as the read IOPS: the same run's write rate has PCIe's ceiling",

@@ -15,7 +15,16 @@ from hil.verdict.ceilings import pcie_ceiling
 from hil.verdict.spec import Direction
 
 REPO = Path(__file__).resolve().parents[2]
-PAIRS = {"rk3588-evb1-evb4": (3, 4), "rk3588-evb1-evb4-gen2x1": (2, 1), "rk3568-evb1-iotest": (3, 2)}
+DMA_PAIRS = {"rk3588-evb1-evb4": (3, 4), "rk3588-evb1-evb4-gen2x1": (2, 1), "rk3568-evb1-iotest": (3, 2)}
+# Seed 002 §5.3's other rows: BAR only, each root complex against the RK3588-EVB4 endpoint.
+BAR_PAIRS = {
+    "rk3568-evb1-gen3x2-rk3588-ep": (3, 2),
+    "rk3568-evb1-gen2x1-rk3588-ep": (2, 1),
+    "rk3528-evb-rk3588-ep": (2, 1),
+    "rk3562-evb-rk3588-ep": (2, 1),
+    "rk3572-evb-rk3588-ep": (2, 1),
+}
+PAIRS = DMA_PAIRS | BAR_PAIRS
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +59,7 @@ def test_the_repository_inventory_has_no_real_pcie_pair():
 def test_dma_bands_are_the_seeds_figures_under_the_link_ceiling(loaded, pair, metric, size, low):
     board = loaded.boards[pair]
     spec = board.spec_for(loaded.inventory, metric, {"size": size})
-    gen, lanes = PAIRS[pair]
+    gen, lanes = DMA_PAIRS[pair]
     assert spec.band.low == low and spec.band.high is None
     assert spec.ceiling.value == pytest.approx(pcie_ceiling(gen, lanes, payload=256).value)
     assert spec.ceiling.enforced
@@ -67,6 +76,17 @@ def test_bar_figures_measured_against_another_endpoint_are_informative(loaded):
     assert spec.band is None
 
 
+@pytest.mark.parametrize(
+    ("pair", "store", "load"),
+    [("rk3568-evb1-gen2x1-rk3588-ep", 36.0, 2.4), ("rk3528-evb-rk3588-ep", 67.7, 2.3)],
+)
+def test_every_bar_row_of_the_seed_is_a_band(loaded, pair, store, load):
+    board = loaded.boards[pair]
+    for metric, figure in (("pcie.bar.store", store), ("pcie.bar.load", load)):
+        spec = board.spec_for(loaded.inventory, metric, {})
+        assert spec.band.low == round(0.85 * figure, 1) and f"{figure} MB/s" in board.config.metrics[metric].source
+
+
 def _pytest(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", "testcases/pcie", "-p", "no:cacheprovider", "-q", "-rs"]
     command += ["--hil-reports", str(tmp_path), *args]
@@ -76,7 +96,7 @@ def _pytest(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_the_full_matrix_runs_every_size_both_ways_on_every_example_pair(tmp_path):
     run = _pytest(tmp_path, "--boards", "examples/boards-pcie.yaml", "--matrix", "full", "--collect-only")
     dma = [line for line in run.stdout.splitlines() if "test_pcie_dma_throughput[" in line]
-    assert len(dma) == 6 * 2 * len(PAIRS), run.stdout + run.stderr
+    assert len(dma) == 6 * 2 * len(DMA_PAIRS), run.stdout + run.stderr
     for size in ("64B", "256B", "4K", "64K", "1M", "4M"):
         assert f"test_pcie_dma_throughput[size={size}-rk3568-evb1-iotest-read]" in run.stdout
 
