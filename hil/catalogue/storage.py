@@ -7,7 +7,9 @@ three; SEQ1M's IOPS are its rate divided by 1 MiB and say nothing more).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from hil.catalogue.ceilings import PcieBus
 from hil.catalogue.model import Family, Metric, Setting
@@ -84,4 +86,69 @@ NVME = Family(
     ),
 )
 
-FAMILIES = (NVME,)
+LOCAL_SEED = 'seed 000 "USB Disk 传输速率分析" step 4 (the RK3399 eMMC: dd 4K..512K, caches dropped)'
+
+
+def _local(direction: str) -> Metric:
+    how = "writes a file (dd, then sync: its time counted)" if direction == "write" else "reads the file back"
+    return Metric(
+        f"storage.local.{direction}",
+        unit="MB/s",
+        direction=Direction.HIGHER,
+        reads="throughput",
+        seed=LOCAL_SEED,
+        description=f"the board {how} on its own eMMC/SD filesystem, caches dropped first",
+    )
+
+
+def _one_place(values: Mapping[str, Any]) -> str | None:
+    device, directory = values["local.device"], values["local.dir"]
+    if device and directory:  # neither: the pair does not measure its storage (the case says so if asked to)
+        return (
+            "set one of local.device (a block device hil formats and mounts: its data is lost) and local.dir "
+            f"(a directory on a mounted eMMC/SD filesystem), not both; got device={device!r}, dir={directory!r}"
+        )
+    for name, path in (("local.device", device), ("local.dir", directory)):
+        if path and not path.startswith("/"):
+            return f"{name} ({path!r}) must be an absolute path on the board"
+    return None
+
+
+@dataclass(frozen=True)
+class LocalSettings:
+    """storage.local's settings, typed (`pair.settings(LocalSettings)`); help and bounds: the Settings below."""
+
+    role: str
+    device: str
+    dir: str
+    fs: str
+    module: str
+    file_mb: int
+
+
+LOCAL = Family(
+    view=LocalSettings,
+    name="storage.local",
+    title="The board's own storage (eMMC, SD card) through its filesystem",
+    metrics=(_local("write"), _local("read")),
+    settings=(
+        Setting(
+            "local.role", str, "device", "role of the board whose storage it is", choices=("host", "device", "rc", "ep")
+        ),
+        Setting(
+            "local.device", str, "", "block device hil formats (local.fs) and mounts for the run: its data is lost"
+        ),
+        Setting("local.dir", str, "", "directory on the board's mounted eMMC/SD filesystem (seed 000: /sdcard)"),
+        Setting("local.fs", str, "ext4", "filesystem local.device is formatted with", choices=("ext4", "ext2", "vfat")),
+        Setting(
+            "local.module",
+            str,
+            "",
+            "kernel module that drives the storage, loaded first (the virtual board's sdhci-pci); empty: built in",
+        ),
+        Setting("local.file_mb", int, 256, "bytes per dd sample, MiB (seed 000: 1 GiB)", 1, 65536),
+    ),
+    checks=(_one_place,),
+)
+
+FAMILIES = (NVME, LOCAL)

@@ -31,14 +31,26 @@ def _file_fits_backing_store(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _backing_dir_absolute(values: Mapping[str, Any]) -> str | None:
+    directory = values["msc.backing_dir"]
+    if not directory.startswith("/") or not directory.isprintable():
+        return f"msc.backing_dir ({directory!r}) must be an absolute path on the device board"
+    return None
+
+
 @dataclass(frozen=True)
 class MscSettings:
     """usb.msc's settings, typed (`pair.settings(MscSettings)`); help and bounds: the Settings below."""
 
     backing_mb: int
+    backing_dir: str
     transfer_mb: int
     fs: str
     fs_transfer_mb: int
+
+    @property
+    def backing_file(self) -> str:
+        return f"{self.backing_dir.rstrip('/')}/hil-msc-lun0.img"
 
 
 MSC = Family(
@@ -88,7 +100,14 @@ MSC = Family(
         ),
     ),
     settings=(
-        Setting("msc.backing_mb", int, 512, "size of the LUN's backing file on the device (RAM, tmpfs), MiB", 1, 65536),
+        Setting("msc.backing_mb", int, 512, "size of the LUN's backing file on the device, MiB", 1, 65536),
+        Setting(
+            "msc.backing_dir",
+            str,
+            "/tmp",
+            "directory on the device board that holds the LUN's backing file: /tmp (RAM) keeps the board's storage "
+            "out of the figure; a directory on its eMMC/SD (seed 000: /data) puts it in",
+        ),
         Setting("msc.transfer_mb", int, 256, "bytes moved per dd sample, MiB", 1, 65536),
         Setting(
             "msc.fs",
@@ -106,7 +125,7 @@ MSC = Family(
             65536,
         ),
     ),
-    checks=(_transfer_fits_backing_store, _file_fits_backing_store),
+    checks=(_transfer_fits_backing_store, _file_fits_backing_store, _backing_dir_absolute),
 )
 
 

@@ -68,6 +68,10 @@ MODULES = (
     "nls_cp437",
     "nls_ascii",
     "ext4",
+    # The board's own storage (storage.local.*): an SD card behind QEMU's SDHCI controller, the MMC stack an
+    # eMMC or SD card goes through on a real board.
+    "sdhci-pci",
+    "mmc_block",
 )
 
 # Tools copied into the image with the libraries `ldd` lists, and the Debian package that provides each.

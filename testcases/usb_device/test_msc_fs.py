@@ -10,6 +10,7 @@ import pytest
 
 import hil
 from hil.catalogue.usb_device import MscSettings
+from hil.lab.storage import local
 from hil.lab.storage.filesystem import mounted
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd, ddfile, integrity
@@ -26,7 +27,7 @@ def test_msc_fs_throughput(pair, perf, direction, bs):
     msc = pair.settings(MscSettings)
     transfer_mb, fs, backing_mb = msc.fs_transfer_mb, msc.fs, msc.backing_mb
     with (
-        pair.gadget(MassStorage(size_mb=backing_mb)) as gadget,
+        pair.gadget(MassStorage(size_mb=backing_mb, backing_file=msc.backing_file)) as gadget,
         mounted(pair.host, gadget.block_device(), fs) as mountpoint,
     ):
         path = f"{mountpoint}/hil-msc.bin"
@@ -37,7 +38,11 @@ def test_msc_fs_throughput(pair, perf, direction, bs):
             f"usb.msc.fs.{direction}",
             bs=bs,
             fs=fs,
-            facts={"tool": dd.version(pair.host), "filesystem": fs},
+            facts={
+                "tool": dd.version(pair.host),
+                "filesystem": fs,
+                "msc_backing": local.where(pair.device, msc.backing_dir),
+            },
             sample=lambda: transfer(pair.host, path, block_size=bs, total_mb=transfer_mb),
             verify=lambda: integrity.file_round_trip(
                 pair.host, mountpoint, size_mb=integrity.verify_mb(transfer_mb), block_size=bs

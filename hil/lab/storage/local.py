@@ -1,0 +1,111 @@
+"""The board's own storage (eMMC, SD card) made ready for a measurement, and the facts that explain its figure.
+
+Seed 000 measures the RK3399's eMMC with dd on a file of its filesystem (/sdcard), seed 001 backs the MSC
+LUN with the SD card: a board's storage is measured through its filesystem. Either hil formats a block device
+of the pair's choosing and mounts it for the run (`local.device`: the virtual board's SD card), or it uses a
+directory on a filesystem the board has mounted (`local.dir`: /data, /sdcard on a real board).
+Recorded with every result: the filesystem type, the device behind it and its block queue, and hdparm's
+cached and device read timings (`hdparm -T -t`, seed 001) where the board has hdparm.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from hil.catalogue.storage import LocalSettings
+from hil.errors import LabError
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.storage import filesystem, queue
+
+MOUNTPOINT = "/mnt/hil-local"
+NODE_WAIT_S = 20
+FILE = "hil-local.bin"
+
+
+@dataclass
+class LocalStorage:
+    directory: str  # where the measured file lives
+    facts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def file(self) -> str:
+        """The file the measurement writes and reads (removed when the storage is left)."""
+        return f"{self.directory}/{FILE}"
+
+
+def wait_for_node(role: Role, node: str, *, timeout_s: float = NODE_WAIT_S) -> None:
+    """The block device appears once its driver probed the card: poll for it, then an error naming it."""
+    deadline = time.monotonic() + timeout_s
+    while role.run_status(shell.cmd("test", "-b", node))[0] != 0:
+        if time.monotonic() > deadline:
+            listing = role.run("ls /sys/class/block 2>&1; true", timeout=30).split()
+            raise LabError(f"{role.label}: no block device {node} after {timeout_s:.0f} s (there are: {listing})")
+        time.sleep(0.5)
+
+
+def backing_device(role: Role, directory: str) -> str:
+    """The device a directory's filesystem lives on (df's first column), e.g. /dev/mmcblk0p8."""
+    lines = role.run(shell.cmd("df", "-P", directory), timeout=30).strip().splitlines()
+    device = lines[-1].split()[0] if len(lines) >= 2 and lines[-1].split() else ""
+    if not device.startswith("/dev/"):
+        raise LabError(f"{role.label}: {directory} is not on a block device (df: {' | '.join(lines)[:200]})")
+    return device
+
+
+def where(role: Role, directory: str) -> str:
+    """'/tmp on tmpfs (tmpfs)', '/data on /dev/mmcblk0p8 (ext2/ext3)': what holds a directory."""
+    lines = role.run(shell.cmd("df", "-P", directory), timeout=30).strip().splitlines()
+    source = lines[-1].split()[0] if len(lines) >= 2 and lines[-1].split() else "?"
+    fs_type = role.run(shell.cmd("stat", "-f", "-c", "%T", directory), timeout=30).strip()
+    return f"{directory} on {source} ({fs_type})"
+
+
+def hdparm(role: Role, device: str) -> str | None:
+    """`hdparm -T -t` read timings of the device, or None where the board has no hdparm (seed 001)."""
+    exitcode, output = role.run_status(shell.cmd("hdparm", "-T", "-t", device) + " 2>&1", timeout=120)
+    if exitcode == 127 or "not found" in output:
+        return None
+    timings = re.findall(r"Timing (cached|buffered disk) reads:\s*(.+)", output)
+    if exitcode != 0 or not timings:
+        return f"hdparm failed (exit {exitcode}): {output.strip()[:200]}"
+    return "; ".join(f"{kind}: {text.strip()}" for kind, text in timings)
+
+
+def _facts(role: Role, directory: str) -> dict[str, str]:
+    device = backing_device(role, directory)
+    fs_type = role.run(shell.cmd("stat", "-f", "-c", "%T", directory), timeout=30).strip()
+    facts = {
+        "local_storage": f"{directory} on {device} ({fs_type})",
+        "block_queue": queue.read(role, device).describe(),
+    }
+    timings = hdparm(role, device)
+    if timings is not None:
+        facts["hdparm"] = timings
+    return facts
+
+
+@contextmanager
+def prepared(role: Role, settings: LocalSettings) -> Iterator[LocalStorage]:
+    """The directory to measure in, with its facts; a device hil formatted is unmounted on the way out."""
+    if not (settings.device or settings.dir):
+        raise LabError(f"{role.label}: set local.device or local.dir: where the board's own storage is")
+    if settings.module:
+        role.run(shell.cmd("modprobe", "-a", *settings.module.split()), timeout=60)
+    if settings.dir:
+        writable = shell.cmd("test", "-d", settings.dir) + " && " + shell.cmd("test", "-w", settings.dir)
+        if role.run_status(writable)[0] != 0:
+            raise LabError(f"{role.label}: local.dir {settings.dir} is not a writable directory on the board")
+        storage = LocalStorage(settings.dir, _facts(role, settings.dir))
+        try:
+            yield storage
+        finally:  # the board's own filesystem keeps nothing of hil's
+            role.run_status(shell.cmd("rm", "-f", storage.file))
+        return
+    wait_for_node(role, settings.device)
+    with filesystem.mounted(role, settings.device, settings.fs, mountpoint=MOUNTPOINT) as mountpoint:
+        yield LocalStorage(mountpoint, _facts(role, mountpoint))
