@@ -29,16 +29,19 @@ RTC = "/sys/class/rtc/rtc0"
 POWER = "/sys/power"
 MARK = "hil-system-resume"
 
-# "[    4.820031] usb 1-3: PM: usb_dev_resume+0x0/0x10 [usbcore] returned 0 after 314420 usecs"
-_DEVICE = re.compile(
-    r"\[ *[0-9]+\.[0-9]+\] usb (?P<dev>[0-9][0-9.-]*): PM: usb_dev_resume\+0x[0-9a-f]+/0x[0-9a-f]+ "
-    r"(?:\[usbcore\] )?returned (?P<ret>-?[0-9]+) after (?P<us>[0-9]+) usecs",
-    re.ASCII,
+# Every kernel line is read whole: "[    4.820031] " and then exactly one of these. A line that carries one's
+# words but not its form (cut by another message, a character changed) is an error, never skipped.
+_TS = r"\[ *[0-9]+\.[0-9]{6}\] "
+# "usb 1-3: PM: usb_dev_resume+0x0/0x10 [usbcore] returned 0 after 314420 usecs"
+_DEVICE = (
+    r"usb (?P<dev>usb[0-9]+|[0-9][0-9.-]*): PM: usb_dev_resume\+0x[0-9a-f]+/0x[0-9a-f]+ (?:\[usbcore\] )?"
+    r"returned (?P<ret>-?[0-9]+) after (?P<us>[0-9]+) usecs"
 )
-_DEVICES = re.compile(r"PM: resume of devices complete after (?P<ms>[0-9]+\.[0-9]+) msecs", re.ASCII)
-_ENTRY = re.compile(r"PM: suspend entry \((?P<state>[a-z0-9]+)\)", re.ASCII)
-_SLEPT = re.compile(r"Timekeeping suspended for (?P<s>[0-9]+\.[0-9]+) seconds", re.ASCII)
-_RESET = re.compile(r"usb (?P<dev>[0-9][0-9.-]*): reset [A-Za-z ]*USB device number", re.ASCII)
+_DEVICES = r"PM: resume of devices complete after (?P<ms>[0-9]+\.[0-9]+) msecs"
+_ENTRY = r"PM: suspend entry \((?P<state>[a-z0-9]+)\)"
+_SLEPT = r"Timekeeping suspended for (?P<s>[0-9]+\.[0-9]+) seconds"
+_RESET = r"usb (?P<dev>usb[0-9]+|[0-9][0-9.-]*): reset [A-Za-z0-9 -]*USB device number [0-9]+ using [a-z0-9_-]+"
+_MARK = rf"{MARK}-[0-9a-f]{{8}}"
 _KEPT = (
     f"{MARK}|PM: suspend (entry|exit)|Timekeeping suspended|usb_dev_resume|reset .*USB device number|"
     "resume of devices complete"
@@ -73,11 +76,21 @@ def parse(output: str, *, device: str, state: str) -> SystemResume:
     callback that returned an error, and a device resume longer than the whole devices phase.
     """
     # The kernel's lines are the data here: not filtered out as console noise (parsing.output_lines does).
-    lines = output.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    rc = next((m for m in map(_RC.match, (line.strip() for line in lines)) if m), None)
+    lines = [line.strip() for line in output.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+
+    def matching(words: str, pattern: str, what: str) -> list[re.Match[str]]:
+        found = []
+        for line in (line for line in lines if words in line):
+            m = re.fullmatch(_TS + pattern, line, re.ASCII)
+            if m is None:
+                raise ParseError(f"system resume: a garbled {what} line: {line[:200]!r}", raw_output=output)
+            found.append(m)
+        return found
+
+    rc = next((m for m in map(_RC.match, lines) if m), None)
     if rc is None:
         raise ParseError("system resume: no exit status of the sleep (the board did not finish it)", raw_output=output)
-    if not any(re.search(rf"\] {MARK}-[0-9a-f]{{8}}$", line.strip()) for line in lines):
+    if not matching(f"] {MARK}-", _MARK, "mark"):
         raise ParseError(
             "system resume: the kernel log no longer holds hil's mark: the cycle's lines overflowed the log "
             "buffer before they were read (raise log_buf_len on the kernel command line)",
@@ -85,14 +98,15 @@ def parse(output: str, *, device: str, state: str) -> SystemResume:
         )
     if rc["rc"] != "0":
         raise ParseError(f"system resume: the kernel refused to sleep (exit {rc['rc']})", raw_output=output)
-    entry = next((m for m in map(_ENTRY.search, lines) if m), None)
-    if entry is None:
+    entries = matching("PM: suspend entry", _ENTRY, "suspend entry")
+    if not entries:
         raise ParseError("system resume: no 'PM: suspend entry' in the kernel log: the board never slept",
                          raw_output=output)  # fmt: skip
+    entry = entries[0]
     wanted = "s2idle" if state == "s2idle" else "deep"
     if entry["state"] != wanted:
         raise ParseError(f"system resume: the kernel slept in {entry['state']}, {wanted} was asked", raw_output=output)
-    found = [m for m in map(_DEVICE.search, lines) if m and m["dev"] == device]
+    found = [m for m in matching("PM: usb_dev_resume+", _DEVICE, "device resume") if m["dev"] == device]
     if not found:
         raise ParseError(
             f"system resume: no usb_dev_resume of {device} in the kernel log (pm_print_times): its system "
@@ -103,17 +117,17 @@ def parse(output: str, *, device: str, state: str) -> SystemResume:
     if line["ret"] != "0":
         raise ParseError(f"system resume: {device} failed to resume (returned {line['ret']})", raw_output=output)
     device_ms = ascii_float(line["us"], "usecs", output) / 1000
-    phase = next((m for m in map(_DEVICES.search, lines) if m), None)
-    devices_ms = ascii_float(phase["ms"], "msecs", output) if phase else None
+    phase = matching("PM: resume of devices complete", _DEVICES, "devices resume")
+    devices_ms = ascii_float(phase[0]["ms"], "msecs", output) if phase else None
     if devices_ms is not None and device_ms > devices_ms + 1:  # one device is part of the whole phase
         raise ParseError(
             f"system resume: {device} took {device_ms:.3f} ms, more than every device's resume "
             f"({devices_ms:.3f} ms): these lines are not of one cycle",
             raw_output=output,
         )
-    slept = next((m for m in map(_SLEPT.search, lines) if m), None)
-    slept_s = ascii_float(slept["s"], "seconds", output) if slept else None
-    reset = any(m and m["dev"] == device for m in map(_RESET.search, lines))
+    slept = matching("Timekeeping suspended", _SLEPT, "timekeeping")
+    slept_s = ascii_float(slept[0]["s"], "seconds", output) if slept else None
+    reset = any(m["dev"] == device for m in matching(": reset ", _RESET, "reset"))
     return SystemResume(device, entry["state"], device_ms, devices_ms, slept_s, reset)
 
 

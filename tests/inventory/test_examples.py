@@ -52,6 +52,15 @@ def test_usb_disk_examples_take_seed_000_s_ranges_and_rk3399_figures():
     assert loaded.boards["rk3399-evb-usb3-uas-disk"].config.settings["disk.protocol"] == "uas"
 
 
+def test_omap_example_takes_seed_001_s_figures():
+    loaded = load_inventory(EXAMPLES / "boards-omap.yaml")
+    board = loaded.boards["omap3630-zoom-msc-usb2"]
+    assert board.setting("msc.backing_dir") == "/media/sd"  # the LUN on the SD card, as the seed's
+    assert _band(loaded, "omap3630-zoom-msc-usb2", "usb.msc.read", bs="1M").low == 16.5  # 0.9x 17937 KiB/s
+    assert _band(loaded, "omap3630-zoom-msc-usb2", "usb.msc.fs.write", bs="64K").low == 7.65  # 0.9x 8.5 MBps
+    assert _band(loaded, "omap3630-zoom-msc-usb2", "usb.msc.read.cpu_busiest").high == 25
+
+
 def test_uvc_examples_load_with_their_seed_bands():
     loaded = load_inventory(EXAMPLES / "boards-uvc.yaml")
     assert set(loaded.boards) == {"rv1108-evb-uvc-gadget", "rk3399-evb-camera-usb2", "rk3588-evb1-camera-usb3"}

@@ -56,8 +56,13 @@ def test_a_device_that_is_not_there_never_sleeps_the_board():
         (lambda t: "\n".join(line for line in t.split("\n") if "] hil-system-resume-" not in line), "overflowed"),
         (lambda t: t.replace("(deep)", "(s2idle)"), "slept in s2idle, deep was asked"),
         (lambda t: t.replace("after 815.207 msecs", "after 10.000 msecs"), "not of one cycle"),
+        # A console line cut into the phase's line: read whole or not at all, never skipped.
+        (
+            lambda t: t.replace("after 815.207 msecs", "after 81[   12.000000] random: crng init done\n5.207 msecs"),
+            "a garbled devices resume line",
+        ),
     ],
-    ids=["refused", "callback failed", "mark lost", "other state", "longer than the phase"],
+    ids=["refused", "callback failed", "mark lost", "other state", "longer than the phase", "garbled"],
 )
 def test_a_log_that_is_no_measurement_of_the_cycle_asked_is_an_error(edit, problem):
     with pytest.raises(ParseError, match=problem):
