@@ -18,7 +18,8 @@ import logging
 import numbers
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,7 +86,7 @@ class Perf:
         if cpu_load_on is not None and cpu_load_on in self.pair.roles:
             sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
-        with tuning.tuned(self.pair) as tuning_facts:
+        with _skipped_when_untunable(), tuning.tuned(self.pair) as tuning_facts:
             # Facts first: after sampling, the board may be the thing that failed.
             known = {**self._facts(), **tuning_facts, **(facts or {})}
             results = measure_metrics(
@@ -313,3 +314,14 @@ def _lab_errors_as_measurement_errors(sample: Callable[[], Any]) -> Callable[[],
             raise MeasurementError(f"{type(exc).__name__}: {exc}", raw_output=getattr(exc, "output", "")) from exc
 
     return guarded
+
+
+@contextmanager
+def _skipped_when_untunable() -> Iterator[None]:
+    """A profile the board cannot take, with `tuning.unavailable: skip`: the case skips, saying which knobs."""
+    try:
+        yield
+    except tuning.TuningUnavailable as exc:
+        if not exc.skip:
+            raise
+        pytest.skip(str(exc))

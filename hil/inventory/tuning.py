@@ -59,6 +59,9 @@ class TuningConfig(BaseModel):
 
     # The roles tuned (default: all of the pair's); a lab PC shared by many pairs may be left alone.
     roles: list[Literal["host", "device", "rc", "ep"]] | None = None
+    # A knob the board does not have, or a value its kernel refuses: `record` it in the result's facts and
+    # measure anyway, `skip` the case (its figures would not be the profile's), or stop it with an `error`.
+    unavailable: Literal["record", "skip", "error"] = "record"
     # scaling_governor of every CPU with cpufreq ("performance", seeds 000/004).
     cpu_governor: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")] | None = None
     # Fix every CPU's frequency: scaling_min_freq = scaling_max_freq = this (kHz), or the CPU's maximum.

@@ -182,3 +182,38 @@ def test_block_queues_and_devfreq_are_applied_described_and_restored(role, tmp_p
     for name, text in files.items():
         if "scheduler" not in name:
             assert _read(tmp_path / name) == text, name
+
+
+@pytest.mark.parametrize("policy", ["skip", "error"])
+def test_a_knob_the_board_lacks_stops_the_case_when_the_profile_says_so_and_the_rest_is_restored(
+    role, tmp_path, policy
+):
+    _tree(tmp_path)
+    profile = TuningConfig(
+        sysctl={"net.core.rmem_max": 4194304}, rps_cpus={"wlan0": "3"}, unavailable=policy
+    )  # the board has no wlan0
+    with (
+        pytest.raises(
+            tuning.TuningUnavailable, match=r"unavailable: " + policy + r"\): .*not available: .*wlan0"
+        ) as caught,
+        tuning.tuned(_pair(role, profile), root=str(tmp_path)),
+    ):
+        pytest.fail("the measurement must not run")
+    assert caught.value.skip == (policy == "skip")
+    assert _read(tmp_path / "proc/sys/net/core/rmem_max") == "212992\n"  # what was applied is put back
+
+
+def test_by_default_a_missing_knob_is_recorded_and_the_case_measures(role, tmp_path):
+    _tree(tmp_path)
+    profile = TuningConfig(rps_cpus={"wlan0": "3"})
+    with tuning.tuned(_pair(role, profile), root=str(tmp_path)) as facts:
+        assert "not available: " in facts["tuning.lab-pc"]
+
+
+def test_perf_check_skips_a_case_whose_profile_the_board_cannot_take():
+    from hil.perf import _skipped_when_untunable
+
+    with pytest.raises(pytest.skip.Exception, match="the tuning profile cannot be applied"), _skipped_when_untunable():
+        raise tuning.TuningUnavailable("the tuning profile cannot be applied (...)", skip=True)
+    with pytest.raises(tuning.TuningUnavailable), _skipped_when_untunable():
+        raise tuning.TuningUnavailable("the tuning profile cannot be applied (...)", skip=False)

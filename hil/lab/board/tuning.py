@@ -44,6 +44,14 @@ _FUNCTIONS = (  # the lines they print start with MARK
 )
 
 
+class TuningUnavailable(LabError):
+    """A knob of the profile the board does not have or refused, with `unavailable: skip` or `error`."""
+
+    def __init__(self, message: str, *, skip: bool) -> None:
+        super().__init__(message)
+        self.skip = skip
+
+
 @dataclass(frozen=True)
 class Step:
     status: str  # set, failed, missing
@@ -168,6 +176,22 @@ def restore(applied: Applied) -> None:
         role.run("; ".join(f"{{ {command}; }} 2>/dev/null" for command in undo) + "; true", timeout=60)
 
 
+def _require_available(done: list[Applied], profile: TuningConfig, root: str) -> None:
+    """With `unavailable: skip` or `error`, a knob a board lacks or refused stops the case (restored after)."""
+    if profile.unavailable == "record":
+        return
+    lacking = [
+        f"{applied.role.label}: " + applied.describe(root)
+        for applied in done
+        if any(step.status != "set" for step in applied.steps)
+    ]
+    if lacking:
+        raise TuningUnavailable(
+            f"the tuning profile cannot be applied (tuning.unavailable: {profile.unavailable}): " + " | ".join(lacking),
+            skip=profile.unavailable == "skip",
+        )
+
+
 def roles_of(pair: Any) -> list[Role]:
     """The distinct boards of the roles the profile names (one target under two roles is tuned once)."""
     profile: TuningConfig = pair.board.config.tuning
@@ -195,6 +219,7 @@ def tuned(pair: Any, *, root: str = "") -> Iterator[dict[str, str]]:
     try:
         for role in roles_of(pair):
             done.append(apply(role, profile, root))
+        _require_available(done, profile, root)
         yield {f"tuning.{applied.role.target.name}": applied.describe(root) for applied in done}
     finally:
         for applied in reversed(done):
