@@ -3,7 +3,7 @@
  *
  *   v4l2_fps DEVICE FORMAT WIDTH HEIGHT FRAMES TIMEOUT_S
  *
- * Streams FRAMES frames with mmap buffers in FORMAT (yuyv or mjpeg) at WIDTH x HEIGHT, checking
+ * Streams FRAMES frames with mmap buffers in FORMAT (yuyv, mjpeg or h264) at WIDTH x HEIGHT, checking
  * every one, and prints one summary line:
  *
  *   v4l2_fps format=yuyv width=640 height=480 frames=300 span_us=U fps=F dropped=D corrupt=C
@@ -13,7 +13,9 @@
  * when its first packet arrives: uvcvideo uses the monotonic clock). dropped = frames the sequence
  * numbers skipped (the driver had no buffer, or lost them). corrupt = frames flagged
  * V4L2_BUF_FLAG_ERROR, YUYV frames whose bytesused is not WIDTH*HEIGHT*2, MJPEG frames that do not
- * start with SOI (FF D8) and end with EOI (FF D9). Corrupt frames are counted in frames too.
+ * start with SOI (FF D8) and end with EOI (FF D9), H264 frames that do not start with an Annex B start
+ * code (00 00 01 or 00 00 00 01: UVC carries H.264 as a byte stream). Corrupt frames are counted in
+ * frames too. hil's own cameras (counter, below) stream YUYV and MJPEG only.
  *
  * A device that will not take the format exactly, or a frame that does not arrive within
  * TIMEOUT_S, is an error: a message on stderr and exit status 1, no summary.
@@ -90,14 +92,16 @@ static long long frame_counter(const uint8_t *p, size_t n, int mjpeg)
 	return -1;
 }
 
-static int corrupt_frame(const uint8_t *p, const struct v4l2_buffer *b, int mjpeg, size_t expected)
+static int corrupt_frame(const uint8_t *p, const struct v4l2_buffer *b, int mjpeg, int h264, size_t expected)
 {
 	if (b->flags & V4L2_BUF_FLAG_ERROR)
 		return 1;
-	if (!mjpeg)
+	if (!mjpeg && !h264)
 		return b->bytesused != expected;
 	if (b->bytesused < 4)
 		return 1;
+	if (h264)
+		return !(p[0] == 0 && p[1] == 0 && (p[2] == 1 || (p[2] == 0 && p[3] == 1)));
 	return !(p[0] == 0xff && p[1] == 0xd8 && p[b->bytesused - 2] == 0xff && p[b->bytesused - 1] == 0xd9);
 }
 
@@ -115,17 +119,21 @@ int main(int argc, char **argv)
 	unsigned long got = 0, dropped = 0, corrupt = 0;
 	size_t expected;
 	unsigned int i, n;
-	int mjpeg, counters = argc == 8 && !strcmp(argv[7], "counter");
+	int mjpeg, h264, counters = argc == 8 && !strcmp(argv[7], "counter");
 	long long first_counter = -1, last_counter = -1, offset = 0;
 
-	if ((argc != 7 && !counters) || (strcmp(argv[2], "yuyv") && strcmp(argv[2], "mjpeg")) ||
+	if ((argc != 7 && !counters) ||
+	    (strcmp(argv[2], "yuyv") && strcmp(argv[2], "mjpeg") && strcmp(argv[2], "h264")) ||
+	    (counters && !strcmp(argv[2], "h264")) ||
 	    number(argv[3], 16384, &width) || number(argv[4], 16384, &height) ||
 	    number(argv[5], 10000000, &frames) || frames < 2 || number(argv[6], 3600, &timeout_s)) {
-		fprintf(stderr, "usage: %s DEVICE yuyv|mjpeg WIDTH HEIGHT FRAMES(>=2) TIMEOUT_S [counter]\n", argv[0]);
+		fprintf(stderr, "usage: %s DEVICE yuyv|mjpeg|h264 WIDTH HEIGHT FRAMES(>=2) TIMEOUT_S [counter]\n",
+			argv[0]);
 		return 2;
 	}
 	mjpeg = !strcmp(argv[2], "mjpeg");
-	pixfmt = mjpeg ? V4L2_PIX_FMT_MJPEG : V4L2_PIX_FMT_YUYV;
+	h264 = !strcmp(argv[2], "h264");
+	pixfmt = mjpeg ? V4L2_PIX_FMT_MJPEG : h264 ? V4L2_PIX_FMT_H264 : V4L2_PIX_FMT_YUYV;
 	expected = (size_t)width * height * 2;
 	fd = open(argv[1], O_RDWR | O_NONBLOCK);
 	if (fd < 0) {
@@ -208,7 +216,7 @@ int main(int argc, char **argv)
 		}
 		last_us = us;
 		last_seq = b.sequence;
-		if (corrupt_frame(start[b.index], &b, mjpeg, expected)) {
+		if (corrupt_frame(start[b.index], &b, mjpeg, h264, expected)) {
 			corrupt++;
 		} else if (counters) {
 			long long c = frame_counter(start[b.index], b.bytesused, mjpeg);

@@ -20,8 +20,12 @@ pytestmark = [
     pytest.mark.hil_unavailable.with_args(camera_stream_unavailable),
     pytest.mark.hil_tools(host=["v4l2_fps"]),
 ]
-# Table 2-1's formats; H264 needs a camera that offers it and a check of its own (not written yet).
-STREAMS = {"yuyv-640x480": ("yuyv", 640, 480), "mjpeg-1280x720": ("mjpeg", 1280, 720)}
+# Table 2-1's formats: each frame checked (YUYV's size, MJPEG's SOI/EOI, H264's Annex B start code).
+STREAMS = {
+    "yuyv-640x480": ("yuyv", 640, 480),
+    "mjpeg-1280x720": ("mjpeg", 1280, 720),
+    "h264-1920x1080": ("h264", 1920, 1080),
+}
 
 
 @hil.matrix("stream", quick=["yuyv-640x480"], full=list(STREAMS), ids="{}")

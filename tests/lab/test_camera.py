@@ -3,9 +3,12 @@ uvcvideo registers (on a sysfs-shaped tree in a temporary directory, through a r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hil.errors import LabError
+from hil.inventory.loader import load_inventory
 from hil.lab.usb_gadget import uvc_gadgetfs
 from hil.lab.usb_gadget.gadget import Uvc
 from hil.lab.usb_host import camera
@@ -79,3 +82,11 @@ def test_the_uvc_source_command_quotes_every_value():
     )
     with pytest.raises(ValueError, match="format"):
         camera.uvc_source_command("/dev/video0", "h264", 640, 480, max_payload=1024)
+
+
+def test_the_h264_stream_is_a_real_camera_s_case_and_skips_on_the_board_s_own_camera():
+    repo = Path(__file__).resolve().parents[2]
+    vlab = next(b for b in load_inventory(repo / "boards.yaml").boards.values() if "usb.camera.fps" in b.config.metrics)
+    reason = camera.camera_stream_unavailable(vlab, {"stream": "h264-1920x1080"})
+    assert reason is not None and "not H264" in reason
+    assert camera.camera_stream_unavailable(vlab, {"stream": "yuyv-640x480"}) is None

@@ -111,7 +111,12 @@ def test_commands_quote_every_value():
         "10",
     ]
     with pytest.raises(ValueError, match="format"):
-        v4l2_fps.command("/dev/video0", "h264", 640, 480, frames=300, timeout_s=10)
+        v4l2_fps.command("/dev/video0", "nv12", 640, 480, frames=300, timeout_s=10)
+    # Seed 000 table 2-1's H264 column: a camera's stream is checked frame by frame (Annex B start code);
+    # hil's own cameras have no H264, so no frame counter to check there.
+    assert shlex.split(v4l2_fps.command("/dev/video0", "h264", 1920, 1080, frames=300, timeout_s=10))[2] == "h264"
+    with pytest.raises(ValueError, match="no H264"):
+        v4l2_fps.command("/dev/video0", "h264", 1920, 1080, frames=300, timeout_s=10, counter=True)
     with pytest.raises(ValueError, match="frames"):
         v4l2_fps.command("/dev/video0", "yuyv", 640, 480, frames=1, timeout_s=10)
 

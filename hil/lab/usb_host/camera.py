@@ -76,6 +76,8 @@ def camera_stream_unavailable(board: Board, params: dict[str, object]) -> str | 
     """Why the board's camera cannot stream on `board`, or None: over bulk where the pair's
     `camera.gadgetfs` makes the board's own GadgetFS camera its camera, else as a UVC camera does."""
     bulk = board.settings(CameraSettings).gadgetfs
+    if bulk and str(params.get("stream", "")).startswith("h264"):
+        return "hil's GadgetFS camera (camera.gadgetfs) streams YUYV and MJPEG, not H264: a real H264 camera needed"
     return uvc_unavailable(getattr(board.config.link, "udc", None), bulk=bulk, bulk_supported=bulk)
 
 
