@@ -6,5 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+# The documentation site, warnings as errors (a broken link or a page left out of the nav fails here).
+.venv/bin/mkdocs build --strict --quiet
 exec .venv/bin/pytest tests \
     --html=reports/selftest/report.html --junitxml=reports/selftest/junit.xml --hil-reports reports/selftest "$@"

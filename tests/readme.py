@@ -1,4 +1,5 @@
-"""README's commands for tests that run them: extracted from the file, so README shows what is tested."""
+"""The commands README and the documentation site (docs/) show, for tests that run them: extracted from the
+files, so what the pages show is what is tested."""
 
 from __future__ import annotations
 
@@ -6,15 +7,24 @@ import re
 import shlex
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+DOCS = REPO / "docs"
+
+
+def pages() -> list[Path]:
+    """README and every page of the documentation site."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
 
 
 def section(heading: str) -> str:
-    """The text of the `## heading` section, up to the next heading of that level."""
-    text = README.read_text(encoding="utf-8")
-    found = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    assert found, f"README has no section {heading!r}"
-    return found.group(1)
+    """The text of the `## heading` section of README or a docs page, up to the next heading of that level."""
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        found = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+        if found:
+            return found.group(1)
+    raise AssertionError(f"neither README nor docs/ has a section {heading!r}")
 
 
 def commands_after(marker: str, heading: str) -> list[list[str]]:

@@ -5,7 +5,7 @@ and the typed settings each family reads from boards.yaml.
     CATALOGUE.metric("usb.msc.read").unit        # 'MB/s'
 
 Adding a family: a module here with a `FAMILIES` tuple, listed in FAMILY_MODULES; a parser in
-hil/measure; a thin test in testcases/. `python -m hil.catalogue` prints the listing README shows.
+hil/measure; a thin test in testcases/. `python -m hil.catalogue` prints the listing docs/catalogue.md shows.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`python -m hil.catalogue`: the catalogue as the Markdown tables README shows (a test keeps them equal)."""
+"""`python -m hil.catalogue`: the catalogue as the Markdown tables docs/catalogue.md shows (a test keeps them equal)."""
 
 from __future__ import annotations
 

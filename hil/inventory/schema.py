@@ -87,11 +87,17 @@ def _tolerance(value: object) -> Tolerance:
 class Sampling(Strict):
     """Sampling and stability settings; any level (defaults, metric, parameter set) may set any of them."""
 
+    # The largest coefficient of variation a stable figure may show (5% or 0.05); above it: UNSTABLE.
     max_cv: Percent | None = None
+    # Samples taken before the adaptive stop may decide (at least 2).
     min_samples: int | None = Field(default=None, ge=2)
+    # Samples after which sampling stops whatever the statistics say.
     max_samples: int | None = Field(default=None, ge=2)
+    # Seconds of sampling per metric after which it stops with what it has.
     budget_s: float | None = Field(default=None, gt=0)
+    # Runs taken and thrown away first (caches, clocks and links settle).
     warmup: int | None = Field(default=None, ge=0)
+    # The smallest change against the baseline that counts as a regression (10% or 0.1).
     min_effect: Percent | None = None
     # The least run-to-run spread (relative SD of run medians) the metric shows between clean boots of one build
     # on this pair, as calibrated: a regression must stand out of it even when the few reference runs at hand
@@ -121,9 +127,13 @@ class Sampling(Strict):
 class BandSettings(Sampling):
     """A band (min/max, or nominal ± tolerance) plus sampling overrides."""
 
+    # The band's lower edge (in `unit`, or the metric's canonical unit); a rate below it FAILs.
     min: float | None = None
+    # The band's upper edge; a latency or loss above it FAILs (a rate's: the page cache answered).
     max: float | None = None
+    # A nominal figure with `tolerance` (a camera's 30 fps ± 10%): the band nominal ± tolerance.
     nominal: float | None = None
+    # "10%" (relative) or "2 ms" (in a unit of the metric's quantity).
     tolerance: Tolerance | None = None
 
     @field_validator("min", "max", "nominal", mode="before")
@@ -226,7 +236,9 @@ MODULE_PARAMETERS: dict[str, dict[str, type]] = {
 class ModuleConfig(Strict):
     """A kernel module the link needs loaded with these parameters (the virtual lab's dummy_hcd)."""
 
+    # The kernel module hil loads for the link (dummy_hcd, xhci-pci), reloaded when the parameters differ.
     module: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    # Its module parameters (dummy_hcd's is_super_speed), checked against the ones hil knows.
     params: dict[str, StrictBool | StrictInt] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -299,8 +311,10 @@ class AndroidGadgetConfig(Strict):
 
 class UsbLink(Strict):
     type: Literal["usb"]
+    # full, high or super (or 12, 480, 5000 Mb/s): what the link must negotiate, and its ceilings.
     speed: Annotated[str, AfterValidator(_usb_speed)]
     udc: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]+$")  # the device role's UDC, for gadgets
+    # A kernel module the link needs (the virtual lab's dummy_hcd, an xHCI driver), loaded before the tests.
     driver: ModuleConfig | None = None
     # dummy_hcd moves data by memcpy, not over a bus: it has no physical ceiling to check against.
     emulated: StrictBool = False
@@ -324,11 +338,14 @@ class UsbLink(Strict):
 
 class PcieLink(Strict):
     type: Literal["pcie"]
+    # The generation and width the link must train to (an ERROR otherwise); the ceilings follow them.
     gen: Annotated[int, _one_of(ceilings.PCIE_GENERATIONS, "PCIe generation")]
     lanes: Annotated[int, _one_of(ceilings.PCIE_LANES, "PCIe lane count")]
+    # The Max Payload Size the endpoint must run (read back from its config space): the TLP overhead.
     max_payload: Annotated[int, _one_of(ceilings.PCIE_PAYLOADS, "PCIe max payload size")] = 256
     # Seed 002 §3.2: the kernel must run with pci=pcie_bus_perf (checked with the MPS read back).
     mps_policy: Literal["pcie_bus_perf"] | None = None
+    # QEMU's emulated link: its trained state and payload are recorded, not enforced; no ceiling applies.
     emulated: StrictBool = False
 
 
@@ -345,7 +362,9 @@ TagValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
 class PlaceConfig(Strict):
     """A labgrid place, by name or by tags, that hil reserves through the coordinator for a role's target."""
 
+    # The place's name on the coordinator, or
     name: TagValue | None = None
+    # tags any free place with all of them matches (board: rk3399, cable: usb3).
     tags: dict[TagKey, TagValue] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -376,16 +395,19 @@ class RoleConfig(Strict):
 
 
 class PairConfig(Strict):
+    # One line for the reports: the boards, the link, the cabling.
     description: str = ""
     # labgrid environment file, relative to boards.yaml (hil:NAME: one shipped with hil); --lg-env/LG_ENV,
     # labgrid's own option, names it for every pair instead.
     env: str | None = None
     vlab: StrictBool = False  # its targets boot the virtual lab image, which hil builds first
-    # `link` is validated before `roles` (field order, not YAML order), so a role mismatch is reported
-    # at `roles` and its line rather than at the whole pair.
+    # The link between the roles, `type: usb` or `type: pcie`: what it must negotiate and so its ceilings.
+    # (`link` is validated before `roles`, field order, not YAML order: a role mismatch is reported at `roles`.)
     link: Link
+    # The pair's roles (host, device, rc, ep, peer), each a target of the environment (or a place).
     roles: dict[RoleName, RoleConfig]
     settings: dict[str, Any] = Field(default_factory=dict)  # typed by the catalogue's Settings
+    # The band (and sampling) each metric this pair gates must meet; a metric not named is not measured here.
     metrics: dict[str, MetricConfig] = Field(default_factory=dict)
     # The performance profile applied on the roles before each measurement (hil.inventory.tuning).
     tuning: TuningConfig | None = None
@@ -483,8 +505,11 @@ class CoordinatorConfig(Strict):
 
 
 class Inventory(Strict):
+    # Sampling settings every metric of every pair starts from.
     defaults: Defaults = Field(default_factory=Defaults)
+    # The labgrid coordinator of a shared lab (pairs whose roles name places).
     coordinator: CoordinatorConfig = Field(default_factory=CoordinatorConfig)
+    # The board pairs, by name: what `--board` selects and every result names.
     pairs: dict[str, PairConfig]
 
     @field_validator("pairs")

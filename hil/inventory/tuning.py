@@ -49,6 +49,7 @@ class DevfreqTuning(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # The device's governor (performance, userspace: what its `available_governors` lists).
     governor: Annotated[str, Field(pattern=r"^[a-z0-9_-]+$")] | None = None
     # Fix the frequency: min_freq = max_freq = this (Hz), or the device's highest available frequency.
     freq: Literal["max"] | Annotated[int, Field(gt=0)] | None = None

@@ -1,4 +1,4 @@
-"""The verdict rules (README: The verdict), as pure functions of a metric's statistics and its spec.
+"""The verdict rules (docs/verdict.md), as pure functions of a metric's statistics and its spec.
 
 Rules, in order (the first that applies wins):
 1. ERROR: a sample above the physical ceiling of the link (when the metric's unit converts to the

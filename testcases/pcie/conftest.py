@@ -1,5 +1,5 @@
 """PCIe cases run on a root complex + endpoint pair of real boards. The virtual lab has no PCIe endpoint and
-its kernel no DMATEST (README: The virtual lab): DMA and interrupt cases skip there with that reason, whether
+its kernel no DMATEST (docs/virtual-lab.md): DMA and interrupt cases skip there with that reason, whether
 the inventory has no PCIe pair at all or a test is pointed at an emulated one. BAR load/store needs only a BAR
 that is memory, which the virtual board has (QEMU's ivshmem-plain): a pair with an emulated PCIe link that
 sets pcie.bar.* measures it (vlab-bar), its link not checked."""
@@ -19,7 +19,7 @@ from hil.plugin import INVENTORY
 
 HERE = Path(__file__).resolve().parent
 BAR_CASES = HERE / "test_pcie_bar.py"
-NO_PCIE_IN_VLAB = "the virtual lab has no PCIe endpoint or DMATEST (README: The virtual lab)"
+NO_PCIE_IN_VLAB = "the virtual lab has no PCIe endpoint or DMATEST (docs/virtual-lab.md)"
 
 
 def _real_pcie(board) -> bool:

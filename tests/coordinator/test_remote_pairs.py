@@ -85,7 +85,7 @@ def test_a_place_held_past_the_bound_is_an_error_naming_the_holder(hil_run: HilR
         elapsed = time.monotonic() - started
     finally:
         lab.client("-p", "vboard-1", "release", user="colleague")
-    assert result.returncode == 6, result.stdout  # an ERROR and no failed gate: a lab fault (README, exit codes)
+    assert result.returncode == 6, result.stdout  # an ERROR, no failed gate: a lab fault (docs/failures.md)
     assert "1 error" in result.stdout
     assert "no place matching name=vboard-1 became free within 3 s" in result.stdout
     assert "vboard-1 is acquired by " in result.stdout and "/colleague" in result.stdout
@@ -134,7 +134,7 @@ def test_places_are_free_again_after_sigterm_of_a_run_with_two_workers(hil_run: 
 
 def test_the_place_of_a_killed_run_goes_to_the_next_run_of_this_host(hil_run: HilRun):
     # SIGKILL leaves no chance to release: labgrid keeps the place acquired. The next hil run of this host
-    # and user finds the holder's process gone and releases it (README, "A shared lab").
+    # and user finds the holder's process gone and releases it (docs/shared-lab.md).
     lab = hil_run.lab
     hil_run.write({"remote": remote_pair({"name": "vboard-1"})}, RECORDING_TEST, wait_s=60)
     killed = hil_run.start(RUN="K", HOLD_S="300")

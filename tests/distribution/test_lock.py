@@ -43,8 +43,8 @@ def test_the_lock_satisfies_every_range_of_pyproject():
         version = locked.get(canonicalize_name(requirement.name), (None, 0))[0]
         if version is None or not requirement.specifier.contains(version, prereleases=True):
             unmet.append(f"{requirement} (locked: {version})")
-    assert not unmet, "requirements.lock does not satisfy pyproject.toml (run pip-compile, see README): " + ", ".join(
-        unmet
+    assert not unmet, (
+        "requirements.lock does not satisfy pyproject.toml (run pip-compile, see docs/running.md): " + ", ".join(unmet)
     )
 
 

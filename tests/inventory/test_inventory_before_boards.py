@@ -1,4 +1,4 @@
-"""README: boards.yaml "is validated before any board is touched". Each bad input the issues name is tried
+"""docs/boards-yaml.md: boards.yaml "is validated before any board is touched". Each bad input the issues name is tried
 in a real pytest run whose virtual board's QEMU is a probe: a script that records being started. The run
 must stop with a usage error naming the key, the probe must never have run, and no process of the run
 may be left in (or ever appear in) the process table.

@@ -75,7 +75,7 @@ def test_the_shim_and_the_dump_go_into_umtprds_environment(role, tmp_path):
 
 
 def test_both_virtual_pairs_gate_mtp():
-    """README: both virtual pairs run MTP, super speed included, with bands (not only recorded)."""
+    """docs/families/usb-gadget.md: both virtual pairs run MTP, super speed included, with bands (not only recorded)."""
     boards = load_inventory(Path(__file__).resolve().parents[2] / "boards.yaml").boards
     for name in ("vlab-hs", "vlab-ss"):
         for metric in ("usb.mtp.read", "usb.mtp.write"):

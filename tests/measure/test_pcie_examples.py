@@ -106,7 +106,7 @@ def test_on_the_virtual_lab_dma_and_interrupt_cases_skip_with_the_reason_and_the
     assert run.returncode == 0, run.stdout + run.stderr
     skipped = [line for line in run.stdout.splitlines() if line.startswith("SKIPPED")]
     assert len(skipped) == 2  # one summary line per file
-    reason = "the virtual lab has no PCIe endpoint or DMATEST (README: The virtual lab)"
+    reason = "the virtual lab has no PCIe endpoint or DMATEST (docs/virtual-lab.md)"
     assert all(line.endswith(reason) for line in skipped)
     # The BAR case is collected for the pair whose BAR is QEMU's ivshmem-plain memory (tests/vlab runs it).
     collected = _pytest(tmp_path, "--collect-only", "testcases/pcie/test_pcie_bar.py")

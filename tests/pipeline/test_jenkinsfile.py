@@ -1,6 +1,6 @@
 """The Jenkinsfile without a Jenkins server: its shell steps, extracted from the file and run as written, in
 order, with its parameters' defaults and Jenkins' environment, on the virtual lab behind a labgrid
-coordinator, started with README's lab-admin commands: the two pairs of hil/vlab/remote-boards.yaml, one
+coordinator, started with docs/shared-lab.md's lab-admin commands: the two pairs of hil/vlab/remote-boards.yaml, one
 parallel branch each (one case, 3 samples), each reserving a place; twice, the second build carrying the
 first one's history as copyArtifacts would."""
 
@@ -65,7 +65,7 @@ def test_parameters_the_scripts_read_are_in_the_environment():
     assert read == set(JENKINSFILE.environment)
 
 
-# The Jenkins admin's section of README: the job it sets up is this file's.
+# The Jenkins admin's section of docs/jenkins.md: the job it sets up is this file's.
 PLUGINS = {  # step -> plugin
     "junit": "JUnit",
     "publishHTML": "HTML Publisher",
@@ -110,7 +110,7 @@ def _workspace(target: Path) -> Path:
 
 
 def _admin(command: list[str], env: dict[str, str]) -> str:
-    """A lab admin's command, in a checkout of the repository (README's `.venv/bin/...` paths)."""
+    """A lab admin's command, in a checkout of the repository (the docs' `.venv/bin/...` paths)."""
     result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, f"{shlex.join(command)}:\n{result.stdout}{result.stderr}"
     return result.stdout
@@ -118,7 +118,7 @@ def _admin(command: list[str], env: dict[str, str]) -> str:
 
 @pytest.fixture(scope="module")
 def coordinator(tmp_path_factory) -> Iterator[str]:
-    """A coordinator with two virtual places, started, shown and stopped with README's commands."""
+    """A coordinator with two virtual places, started, shown and stopped with docs/shared-lab.md's commands."""
     start, show, stop = readme.commands_after(LAB_ADMIN[1], LAB_ADMIN[0])
     # Its run directory (under the temp directory) is this test's: nothing shared with another lab here.
     env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("lab-admin"))}

@@ -271,7 +271,7 @@ def test_writes_to_anything_but_a_functionfs_ep0_pass_through_untouched(library,
 
 
 def test_the_makefile_builds_the_library_for_real_boards(tmp_path, rewrite):
-    """What README tells a real board's user: `make -C hil/tools` leaves lib/ffs_superspeed.so, the same rewrite."""
+    """What the docs tell a real board's user: `make -C hil/tools` leaves lib/ffs_superspeed.so, the same rewrite."""
     out = tmp_path / "build"
     library = out / "lib" / "ffs_superspeed.so"
     subprocess.run(["make", "-s", "-C", str(programs.SOURCE_DIR), f"OUT={out}", str(library)], check=True)

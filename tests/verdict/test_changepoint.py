@@ -1,7 +1,7 @@
 """Change points in a metric's history of run medians (hil.verdict.changepoint).
 
 Seeded series with the run-to-run spread the virtual lab shows (5%): the statistics' behaviour, not a
-board's figures. The rates in README come from the same series, 1000 each."""
+board's figures. The rates in docs/running.md come from the same series, 1000 each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The decision table of README's 'The verdict': each verdict, each side, marginal cases, the ceiling."""
+"""The decision table of docs/verdict.md: each verdict, each side, marginal cases, the ceiling."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ def test_a_failed_board_is_an_error_within_seconds_and_the_next_test_passes(
     proc = run_pytest(["--samples", "4", "-rA", "test_fault.py"], {**vlab_subprocess_env, "HIL_FAULT": fault}, out,
                       cwd=lab)  # fmt: skip
     log = proc.stdout[-8000:] + proc.stderr[-2000:]
-    assert proc.returncode == 6, log  # errors only, no gate failed: a lab fault (README, exit codes)
+    assert proc.returncode == 6, log  # errors only, no gate failed: a lab fault (docs/failures.md, exit codes)
 
     results = json.loads((out / "results.json").read_text())["results"]
     assert results[0]["verdict"] == "ERROR", log

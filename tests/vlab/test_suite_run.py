@@ -145,7 +145,7 @@ def test_hung_board_and_wrong_link_speed_are_errors_and_the_run_goes_on(tmp_path
     out = tmp_path / "reports"
     proc = run_pytest(["--samples", "3", "-rA", "test_recovery.py"], vlab_subprocess_env, out, cwd=tmp_path)
     log = proc.stdout[-8000:] + proc.stderr[-2000:]
-    assert proc.returncode == 6, log  # errors only, no gate failed: a lab fault (README, exit codes)
+    assert proc.returncode == 6, log  # errors only, no gate failed: a lab fault (docs/failures.md, exit codes)
 
     cases = junit_cases(out / "junit.xml")
     hang = cases["test_1_board_hangs_while_sampling[vlab-hs]"]
