@@ -118,14 +118,18 @@ def script(profile: TuningConfig, root: str = "") -> str:
         lines.append(f"tb {shell.cmd(root + ASPM_POLICY)} {shell.cmd(profile.pcie_aspm)}; ")
     for name, value in profile.sysctl.items():
         lines.append(f"t {shell.cmd(root + '/proc/sys/' + name.replace('.', '/'))} {shell.cmd(str(value))}; ")
+
+    def each_match(directory: str, pattern: str, body: str) -> str:
+        # The glob stays unquoted to expand: BlockName and DevfreqName allow no shell character beyond it.
+        return f"for d in {shell.cmd(root + directory)}/{pattern}; do {body}done; "
+
     for pattern, disk in profile.block_queue.items():
-        # The glob stays unquoted to expand; the BlockName pattern allows no shell character beyond it.
         body = ""
         if disk.scheduler is not None:
             body += f'tb "$d/queue/scheduler" {shell.cmd(disk.scheduler)}; '
         if disk.max_sectors_kb is not None:
             body += f't "$d/queue/max_sectors_kb" {disk.max_sectors_kb}; '
-        lines.append(f"for d in {shell.cmd(root + '/sys/block')}/{pattern}; do {body}done; ")
+        lines.append(each_match("/sys/block", pattern, body))
     for pattern, device in profile.devfreq.items():
         body = ""
         if device.governor is not None:
@@ -135,7 +139,7 @@ def script(profile: TuningConfig, root: str = "") -> str:
             top = "\"$(tr ' ' '\\n' < \"$d/available_frequencies\" | sort -n | tail -n 1)\""
             fixed = top if device.freq == "max" else str(device.freq)
             body += f't "$d/max_freq" {top}; t "$d/min_freq" {fixed}; t "$d/max_freq" {fixed}; '
-        lines.append(f"for d in {shell.cmd(root + '/sys/class/devfreq')}/{pattern}; do {body}done; ")
+        lines.append(each_match("/sys/class/devfreq", pattern, body))
     for interface, mask in profile.rps_cpus.items():
         # Every rx queue; no such interface (or no RPS in the kernel) leaves the glob as it is: not available.
         queues = shell.cmd(f"{root}/sys/class/net/{interface}/queues")

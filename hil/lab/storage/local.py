@@ -48,19 +48,26 @@ def wait_for_node(role: Role, node: str, *, timeout_s: float = NODE_WAIT_S) -> N
         time.sleep(0.5)
 
 
+def _df(role: Role, directory: str) -> tuple[str, str]:
+    """df's first column for the directory ('' when it gives none), and df's output for a message."""
+    lines = role.run(shell.cmd("df", "-P", directory), timeout=30).strip().splitlines()
+    source = lines[-1].split()[0] if len(lines) >= 2 and lines[-1].split() else ""
+    return source, " | ".join(lines)
+
+
 def backing_device(role: Role, directory: str) -> str:
     """The device a directory's filesystem lives on (df's first column), e.g. /dev/mmcblk0p8."""
-    lines = role.run(shell.cmd("df", "-P", directory), timeout=30).strip().splitlines()
-    device = lines[-1].split()[0] if len(lines) >= 2 and lines[-1].split() else ""
+    device, shown = _df(role, directory)
     if not device.startswith("/dev/"):
-        raise LabError(f"{role.label}: {directory} is not on a block device (df: {' | '.join(lines)[:200]})")
+        raise LabError(f"{role.label}: {directory} is not on a block device (df: {shown[:200]})")
     return device
 
 
-def where(role: Role, directory: str) -> str:
-    """'/tmp on tmpfs (tmpfs)', '/data on /dev/mmcblk0p8 (ext2/ext3)': what holds a directory."""
-    lines = role.run(shell.cmd("df", "-P", directory), timeout=30).strip().splitlines()
-    source = lines[-1].split()[0] if len(lines) >= 2 and lines[-1].split() else "?"
+def where(role: Role, directory: str, source: str | None = None) -> str:
+    """'/tmp on tmpfs (tmpfs)', '/data on /dev/mmcblk0p8 (ext2/ext3)': what holds a directory (`source`:
+    its device when the caller has read it already)."""
+    if source is None:
+        source = _df(role, directory)[0] or "?"
     fs_type = role.run(shell.cmd("stat", "-f", "-c", "%T", directory), timeout=30).strip()
     return f"{directory} on {source} ({fs_type})"
 
@@ -78,11 +85,7 @@ def hdparm(role: Role, device: str) -> str | None:
 
 def _facts(role: Role, directory: str) -> dict[str, str]:
     device = backing_device(role, directory)
-    fs_type = role.run(shell.cmd("stat", "-f", "-c", "%T", directory), timeout=30).strip()
-    facts = {
-        "local_storage": f"{directory} on {device} ({fs_type})",
-        "block_queue": queue.read(role, device).describe(),
-    }
+    facts = {"local_storage": where(role, directory, device), "block_queue": queue.read(role, device).describe()}
     timings = hdparm(role, device)
     if timings is not None:
         facts["hdparm"] = timings
