@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# Set up everything hil needs on a Debian 12 machine: apt packages, the Python environment (.venv) and
-# the virtual lab image. Idempotent: a second run installs nothing and reuses the cached image.
+# Set up what hil needs on a Debian 12 machine: apt packages, the Python environment (.venv) and the
+# virtual lab image. `--bench` adds the rehearsal bench (an arm64 board booted by U-Boot: its QEMU, the cross
+# compiler, ser2net and its SD card); the performance suite on the virtual lab does not need it, and leaving
+# it out saves a cold machine minutes of apt. Idempotent: a second run installs nothing, reuses the images.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+bench=0
+case "${1:-}" in
+    "") ;;
+    --bench) bench=1 ;;
+    *) echo "usage: scripts/setup.sh [--bench]" >&2; exit 2 ;;
+esac
 
 # The virtual board's kernel and tools come from these packages (hil/vlab/image.py copies them into
 # its initramfs); python3-venv builds the environment.
@@ -14,15 +23,18 @@ APT_PACKAGES=(
     usbip
     lrzsz           # rz: the virtual board receives hil's programs over its console (XMODEM)
     libusb-1.0-0    # pyusb's library: the lab PC's UsbEnumerationDriver (hil.lab.usb_host.usb_enumeration)
-    # The rehearsal bench (hil/bench): an arm64 board booted by U-Boot from an SD card image built of
-    # Debian's arm64 packages, its console behind ser2net, hil's programs cross-compiled for it.
+)
+# The rehearsal bench (hil/bench): an arm64 board booted by U-Boot from an SD card image built of Debian's
+# arm64 packages, its console behind ser2net, hil's programs cross-compiled for it.
+BENCH_PACKAGES=(
     qemu-system-arm ser2net gcc-aarch64-linux-gnu libc6-dev-arm64-cross
     fdisk e2fsprogs binutils openssh-client
 )
+((bench)) && APT_PACKAGES+=("${BENCH_PACKAGES[@]}")
 
 # The bench's card is built of Debian's arm64 packages (apt-get download): apt must know the architecture.
 need_update=0
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if ((bench)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
     need_update=1
 fi
 
@@ -62,4 +74,6 @@ fi
 
 # Build (or reuse) the kernel + initramfs of the virtual board, and the rehearsal bench's SD card.
 .venv/bin/python -m hil.vlab.image >/dev/null
-.venv/bin/python -m hil.bench.image >/dev/null
+if ((bench)); then
+    .venv/bin/python -m hil.bench.image >/dev/null
+fi

@@ -3,7 +3,7 @@
 # (gadgets, error paths, a short suite run). Reports of this run go to reports/selftest/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --bench
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 # The documentation site, warnings as errors (a broken link or a page left out of the nav fails here).

@@ -66,6 +66,9 @@ def check(argv: list[str]) -> str | None:
         script = REPO / argv[1]
         if not script.is_file():
             return f"no script {argv[1]}"
+        usage = re.search(r"usage: (scripts/\S+ .*?)[\"']", script.read_text())
+        if usage:  # a script with options of its own says them in its usage line
+            return _unknown_of(_options(argv[2:]), usage.group(1), argv[1])
         return _unknown_of(_options(argv[2:]), _pytest_help(), "pytest (scripts pass their arguments on)")
     program = argv[0].removeprefix(".venv/bin/")
     words = argv[1:]
@@ -122,3 +125,6 @@ def test_the_checker_catches_what_it_is_for():
     assert "no option --spots" in check(["python", "-m", "hil.vlab.lab", "start", "--spots", "2"])
     assert "no option --boardz" in check(["LG_PLACE=x", ".venv/bin/pytest", "--boardz", "y"])
     assert check([".venv/bin/pytest", "--board", "vlab-ss", "-k", "read", "--matrix", "full"]) is None
+    assert "scripts/setup.sh has no option --bnech" in check(["bash", "scripts/setup.sh", "--bnech"])
+    assert check(["bash", "scripts/setup.sh", "--bench"]) is None
+    assert check(["bash", "scripts/suite.sh", "--board", "vlab-ss"]) is None  # its arguments go to pytest

@@ -144,6 +144,17 @@ def test_a_value_of_the_full_matrix_is_no_typo_in_a_quick_run(pytester, collect)
     assert not [case for case in collect()["narrowed"] if "test_hid" in case]
 
 
+def test_a_run_of_one_file_accepts_values_of_the_cases_it_left_out_but_not_a_list_with_none_of_its_own(
+    pytester, collect
+):
+    # `direction: [write, out]`: write is test_cases.py's MSC, out another file's HID; [wirte, out] has none.
+    (pytester.path / "boards.yaml").write_text(PAIRS.replace("{direction: [write]}", "{direction: [write, out]}"))
+    assert pytester.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider", "test_cases.py").ret == 0
+    (pytester.path / "boards.yaml").write_text(PAIRS.replace("{direction: [write]}", "{direction: [wirte, out]}"))
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider", "test_cases.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and "direction: 'wirte' is no value" in result.stderr.str()
+
+
 def test_a_run_of_one_file_checks_values_but_not_names_it_did_not_collect(pytester, collect):
     other = "pytestmark = __import__('pytest').mark.hil_metrics('usb.msc.read')\n\ndef test_other(pair):\n    pass\n"
     pytester.makepyfile(test_other=other)

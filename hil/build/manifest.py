@@ -107,7 +107,7 @@ class Build:
 
     @property
     def label(self) -> str:
-        return f"{self.name} {self.version}" if self.version else self.name
+        return build_label(self.identity())
 
     def identity(self) -> dict[str, Any]:
         """What results.json keeps of the build (run.build)."""
@@ -122,6 +122,11 @@ class Build:
             "kernel_args": " ".join(self.kernel_args),
             "kernel_release": self.kernel_release,
         }
+
+
+def build_label(identity: dict[str, Any]) -> str:
+    """The name of a build as results.json keeps it (run.build): NAME VERSION, or NAME; how every page names it."""
+    return f"{identity['name']} {identity['version']}" if identity.get("version") else identity["name"]
 
 
 def load_build(path: Path | str) -> Build:

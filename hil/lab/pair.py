@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -158,6 +159,8 @@ class BoardPair:
         if lease is not None:
             pair.lease = lease
             pair.facts.update(lease.facts())  # every result names the place and exporter it ran on
+        else:
+            pair.facts["lab"] = f"labgrid environment {_shown(board.env_path)} on this PC ({socket.gethostname()})"
         return pair
 
     def close(self, environments: Environments) -> None:
@@ -356,3 +359,8 @@ def _describe_link(cfg: Any) -> str:
 def set_vlab_image_env(directory: Path) -> None:
     """labgrid substitutes LG_* variables into !template values: the vlab env file reads this one."""
     os.environ["LG_HIL_VLAB_IMAGE"] = str(directory)
+
+
+def _shown(path: Path) -> str:
+    """The environment file as the user named it: relative to the working directory when it is below it."""
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)

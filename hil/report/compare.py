@@ -29,6 +29,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from hil.build.manifest import build_label
 from hil.report.exitcodes import HilExit
 from hil.report.files import atomic_write_text
 from hil.report.html import STYLE
@@ -260,7 +261,7 @@ def compare_sides(reference: Side, candidate: Side, *, min_effect: float | None 
 
 def _side_text(side: dict[str, Any]) -> str:
     build = side["build"]
-    name = f"{build['name']} {build.get('version') or ''}".strip() if build else side["label"]
+    name = build_label(build) if build else side["label"]
     return f"{name} ({len(side['runs'])} run{'s' if len(side['runs']) != 1 else ''})"
 
 

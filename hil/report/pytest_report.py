@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 
 from hil import hookspecs
+from hil.build.manifest import build_label
 from hil.report import junit, live
 from hil.report.baselines import DEFAULT_RUNS_KEPT, BaselineFileError, BaselineStore, BaselineUpdate
 from hil.report.collect import take_unreported
@@ -173,6 +174,8 @@ class ReportSession:
         self.phase_errors = 0  # setup/teardown errors: a board that did not boot, a fixture that broke
         self.tally = OutcomeTally()  # one outcome per test, for the counts every report shows
         self.collection_aborted = False
+        self.environment_table: dict[str, Any] | None = None  # pytest-html's Environment (pytest-metadata)
+        self.lab: dict[str, str] = {}  # board -> where it ran (the `lab` fact)
         self.baseline_updates: list[BaselineUpdate] = []
         self.written: list[tuple[str, Path]] = []
         self.problems: list[str] = []
@@ -248,12 +251,13 @@ class ReportSession:
         table = self.config.stash.get(metadata_key, None)
         if table is None:
             return
+        self.environment_table = table  # pytest-html renders this very dict at the end: the lab joins it later
         table["hil"] = f"{run.hil_version} ({run.host.get('hil_commit', 'installed package')})"
         if run.inventory:
             table["inventory"] = f"{run.inventory['path']} (SHA-256 {run.inventory['sha256'][:12]})"
         if run.build:
             images = ", ".join(f"{kind} {image['sha256'][:12]}" for kind, image in run.build["images"].items())
-            table["build"] = f"{run.build['name']} {run.build.get('version') or ''} ({images})".replace("  ", " ")
+            table["build"] = f"{build_label(run.build)} ({images})"
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         lines = []
@@ -306,12 +310,22 @@ class ReportSession:
             result = MetricResult.from_dict(data)
             self._saved(functools.partial(self.store.add, result), "results.json not updated")  # on disk now
             self._tell_sinks(result)
+            self._note_lab(result)
         if _is_measurement_error(report):
             self.measurement_errors += 1
         elif report.failed and report.when == "call":
             self.gate_failures += 1
         elif report.failed:
             self.phase_errors += 1
+
+    def _note_lab(self, result: MetricResult) -> None:
+        """The Environment table's `lab` row: where each pair's boards were (an environment file on this PC, or
+        places and their exporters on a coordinator), as the pair's results say; known once a pair has run."""
+        where = result.facts.get("lab")
+        if not where or self.environment_table is None or self.lab.get(result.board) == where:
+            return
+        self.lab[result.board] = where
+        self.environment_table["lab"] = "; ".join(f"{board}: {text}" for board, text in sorted(self.lab.items()))
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # pytest stops on collection errors by raising its own Interrupted: status 2, yet nobody interrupted.
@@ -369,7 +383,7 @@ class ReportSession:
         identity = self.config.stash.get(RUN_IDENTITY, {})
         build = identity.get("build")
         inventory = identity.get("inventory")
-        what = f"build {build['name']} {build.get('version') or ''}".strip() if build else "the boards as they are"
+        what = f"build {build_label(build)}" if build else "the boards as they are"
         where = f" on {Path(inventory['path']).name} ({inventory['sha256'][:12]})" if inventory else ""
         report.title = f"hil: {what}{where}"
 

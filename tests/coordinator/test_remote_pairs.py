@@ -35,6 +35,8 @@ def test_a_pair_on_a_place_boots_and_runs_a_command(hil_run: HilRun):
     assert record["kernel"]
     assert record["facts"]["place.vboard"] in ("vboard-1 (exporter hil-vlab)", "vboard-2 (exporter hil-vlab)")
     assert record["facts"]["coordinator"] == hil_run.lab.address
+    place = record["facts"]["place.vboard"]
+    assert record["facts"]["lab"] == f"places {place} on coordinator {hil_run.lab.address}"  # the report's lab row
 
 
 @pytest.fixture(scope="module")

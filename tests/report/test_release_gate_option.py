@@ -66,6 +66,7 @@ def test_a_build_slower_than_the_reference_is_blocked_and_the_reports_open_with_
     page = (lab.path / "reports" / "report.html").read_text()
     assert re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", stored["run"]["host"]["hil_commit"])  # hil from its checkout
     assert "boards.yaml (SHA-256 " in page and "rc1 (kernel " in page  # pytest-html's Environment table
+    assert "pc-pair: labgrid environment lab.yaml on this PC (" in page  # its lab row, known once the pair ran
     assert "Release gate against rc0 (2 runs): BLOCKED" in page and ">hil: build rc1 on boards.yaml (" in page
 
     assert _run(lab, monkeypatch, 40, "--build", "rc1/build.yaml", "--reference-build", "rc0").ret == 0

@@ -11,7 +11,7 @@ from tests.vlab.test_suite_run import run_pytest
 
 def test_a_gadget_that_corrupts_the_data_fails_its_throughput_whatever_the_rate(tmp_path, vlab_subprocess_env):
     out = tmp_path / "reports"
-    selection = ["testcases/usb_device/test_msc.py", "-k", "vlab-hs and write and 1M", "--samples", "3"]
+    selection = ["testcases/usb_device/test_msc.py", "-k", "vlab-ss and write and 1M", "--samples", "3"]
     proc = run_pytest([*selection, "-p", "tests.vlab.backing_file_fault"], vlab_subprocess_env, out)
     assert proc.returncode == 1, proc.stdout[-4000:] + proc.stderr[-2000:]
     results = {result["metric"]: result for result in json.loads((out / "results.json").read_text())["results"]}

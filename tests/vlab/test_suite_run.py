@@ -36,7 +36,9 @@ def junit_cases(path: Path) -> dict[str, ET.Element]:
 
 def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab_subprocess_env):
     out = tmp_path / "reports"
-    proc = run_pytest(["testcases/usb_device/test_msc.py", "-k", "1M", "--samples", "3"], vlab_subprocess_env, out)
+    # --matrix full: the quick matrix reads on vlab-hs and writes on vlab-ss only (boards.yaml's quick_only).
+    selection = ["testcases/usb_device/test_msc.py", "-k", "1M", "--samples", "3", "--matrix", "full"]
+    proc = run_pytest(selection, vlab_subprocess_env, out)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
 
     results = json.loads((out / "results.json").read_text())["results"]

@@ -471,6 +471,9 @@ class Lease:
     def facts(self) -> dict[str, str]:
         facts = {f"place.{target}": held.describe() for target, held in self.held.items()}
         facts["coordinator"] = self.coordinator.address
+        # One line for the report's Environment table: where the pair's boards were.
+        places = ", ".join(held.describe() for held in self.held.values())
+        facts["lab"] = f"places {places} on coordinator {self.coordinator.address}"
         return facts
 
     def release(self) -> None:

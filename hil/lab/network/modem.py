@@ -125,8 +125,8 @@ def stand_in(
             ),
             timeout=60,
         )
+        configure(board, PREFIX)  # the board's end first: the gadget's connect notification must find it open
         configure(modem, PREFIX)
-        configure(board, PREFIX)
         carrier = wait_for_both(modem, board, timeout_s=carrier_timeout_s)
         reflector = stack.enter_context(
             modem_role.background(

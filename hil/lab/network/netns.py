@@ -149,7 +149,9 @@ def usb_network(
                     ),
                     timeout=60,
                 )
-        for end in (device, host):
+        # The host's end first: the gadget announces its connection when its interface opens (f_ecm/f_ncm's
+        # notification), and a host end that opens later may never hear it (its carrier stays down).
+        for end in (host, device):
             configure(end)
         gadget.pair.facts["usb_net_carrier"] = wait_for_both(device, host, timeout_s=carrier_timeout_s)
         gadget.pair.facts["usb_net"] = f"device {device_if} {DEVICE_ADDRESS}, host {host_if} {HOST_ADDRESS}"

@@ -425,7 +425,15 @@ class Gadget(GadgetBackend):
         available = self.role.run(shell.cmd("ls", "/sys/class/udc"), check=False).split()
         if self.udc not in available:
             raise LabError(f"{self.role.label}: UDC {self.udc!r} not present (found: {', '.join(available) or 'none'})")
-        self.role.run(shell.write(f"{self.path}/UDC", self.udc))
+        status, output = self.role.run_status(shell.write(f"{self.path}/UDC", self.udc))
+        if status != 0:
+            # The kernel says why a function refused to bind (an endpoint it could not get, a busy UDC): its
+            # last lines go into the error, the shell's "I/O error" alone names nothing.
+            kernel = self.role.run("dmesg | tail -n 15", check=False).strip()
+            raise LabError(
+                f"{self.role.label}: gadget {self.name} did not bind to UDC {self.udc} ({output.strip()}); the "
+                f"kernel's last messages:\n{kernel}"
+            )
 
     def unbind(self) -> None:
         udc = shlex.quote(f"{self.path}/UDC")
