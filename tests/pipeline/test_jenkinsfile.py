@@ -5,6 +5,7 @@ parallel branch each (one case, 3 samples), each reserving a place; twice, the s
 first one's history as copyArtifacts would."""
 
 import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -105,7 +106,13 @@ def _workspace(target: Path) -> Path:
         if source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
-    (target / ".venv").symlink_to(REPO / ".venv")  # set-up finds it installed and reuses it
+    # Set-up finds the repository's environment installed and reuses it. It must be current: a stale one
+    # would be reinstalled by the workspace's set-up, pointing the repository's hil at this temporary copy.
+    wanted = hashlib.sha256((REPO / "pyproject.toml").read_bytes() + (REPO / "requirements.lock").read_bytes())
+    installed = REPO / ".venv" / ".hil-installed"
+    if not installed.is_file() or installed.read_text().strip() != wanted.hexdigest():
+        pytest.fail(".venv is not installed from this pyproject.toml and requirements.lock: run scripts/setup.sh")
+    (target / ".venv").symlink_to(REPO / ".venv")
     return target
 
 
