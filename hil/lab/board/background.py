@@ -226,7 +226,17 @@ class Background:
         status = first.removeprefix("status=").strip()
         self.exit_status = int(status) if status.isdigit() else None
         self.output = rest
-        log.info("%s: stopped %s (exit status %s)", self.role.label, self.name, self.exit_status)
+        if self.exit_status in (0, None):
+            log.info("%s: stopped %s (exit status %s)", self.role.label, self.name, self.exit_status)
+        else:  # it failed, maybe on its own before the test stopped it: what it said is the clue
+            tail = "\n".join(rest.strip().splitlines()[-20:])
+            log.warning(
+                "%s: stopped %s (exit status %s); its last lines:\n%s",
+                self.role.label,
+                self.name,
+                self.exit_status,
+                tail,
+            )
 
     def wait(self, *, timeout_s: float) -> None:
         """Let a command that ends on its own finish (bounded), then collect its output and exit status.
