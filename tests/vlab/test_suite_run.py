@@ -36,8 +36,10 @@ def junit_cases(path: Path) -> dict[str, ET.Element]:
 
 def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab_subprocess_env):
     out = tmp_path / "reports"
-    # --matrix full: the quick matrix reads on vlab-hs and writes on vlab-ss only (boards.yaml's quick_only).
+    # --matrix full: the quick matrix reads on vlab-hs and writes on vlab-ss only (boards.yaml's quick_only);
+    # the two pairs named, or the full matrix would add vlab-android-hs.
     selection = ["testcases/usb_device/test_msc.py", "-k", "1M", "--samples", "3", "--matrix", "full"]
+    selection += ["--board", "vlab-hs", "--board", "vlab-ss"]
     proc = run_pytest(selection, vlab_subprocess_env, out)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
 

@@ -22,7 +22,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from hil.errors import LabError
+from hil.errors import CommandFailed, LabError
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 
@@ -425,14 +425,14 @@ class Gadget(GadgetBackend):
         available = self.role.run(shell.cmd("ls", "/sys/class/udc"), check=False).split()
         if self.udc not in available:
             raise LabError(f"{self.role.label}: UDC {self.udc!r} not present (found: {', '.join(available) or 'none'})")
-        status, output = self.role.run_status(shell.write(f"{self.path}/UDC", self.udc))
+        command = shell.write(f"{self.path}/UDC", self.udc)
+        status, output = self.role.run_status(command)
         if status != 0:
             # The kernel says why a function refused to bind (an endpoint it could not get, a busy UDC): its
             # last lines go into the error, the shell's "I/O error" alone names nothing.
             kernel = self.role.run("dmesg | tail -n 15", check=False).strip()
-            raise LabError(
-                f"{self.role.label}: gadget {self.name} did not bind to UDC {self.udc} ({output.strip()}); the "
-                f"kernel's last messages:\n{kernel}"
+            raise CommandFailed(
+                self.role.label, command, status, f"{output.strip()}\nthe kernel's last messages:\n{kernel}"
             )
 
     def unbind(self) -> None:
