@@ -30,6 +30,7 @@ from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.android import AndroidGadget
 from hil.lab.usb_gadget.gadget import Function, Gadget, GadgetBackend
 from hil.lab.usb_host import usb_enumeration, usbhost
+from hil.paths import shown
 
 View = TypeVar("View")
 
@@ -160,7 +161,7 @@ class BoardPair:
             pair.lease = lease
             pair.facts.update(lease.facts())  # every result names the place and exporter it ran on
         else:
-            pair.facts["lab"] = f"labgrid environment {_shown(board.env_path)} on this PC ({socket.gethostname()})"
+            pair.facts["lab"] = f"labgrid environment {shown(board.env_path)} on this PC ({socket.gethostname()})"
         return pair
 
     def close(self, environments: Environments) -> None:
@@ -359,8 +360,3 @@ def _describe_link(cfg: Any) -> str:
 def set_vlab_image_env(directory: Path) -> None:
     """labgrid substitutes LG_* variables into !template values: the vlab env file reads this one."""
     os.environ["LG_HIL_VLAB_IMAGE"] = str(directory)
-
-
-def _shown(path: Path) -> str:
-    """The environment file as the user named it: relative to the working directory when it is below it."""
-    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)

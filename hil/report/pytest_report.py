@@ -35,6 +35,7 @@ import pytest
 
 from hil import hookspecs
 from hil.build.manifest import build_label
+from hil.paths import shown
 from hil.report import junit, live
 from hil.report.baselines import DEFAULT_RUNS_KEPT, BaselineFileError, BaselineStore, BaselineUpdate
 from hil.report.collect import take_unreported
@@ -141,13 +142,6 @@ def _require_writable(directories: list[Path]) -> None:
             ) from None
 
 
-def _display(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
 class ReportSession:
     """Per-session state and the hooks that need it."""
 
@@ -221,7 +215,7 @@ class ReportSession:
         try:
             write()
         except OSError as exc:
-            problem = f"{what}: {exc.strerror or exc}; {_display(self.reports_dir)} keeps the results written before"
+            problem = f"{what}: {exc.strerror or exc}; {shown(self.reports_dir)} keeps the results written before"
             if problem not in self.problems:
                 self.problems.append(problem)
             self.unsaved = True
@@ -262,9 +256,9 @@ class ReportSession:
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         lines = []
         if config.getoption("baseline") or config.getoption("update_baseline"):
-            lines.append(f"hil baselines: {_display(self.baselines.directory)}")
+            lines.append(f"hil baselines: {shown(self.baselines.directory)}")
         if self.store is not None:
-            lines.append(f"hil run: {self.store.run.id} -> {_display(self.store.path)}")
+            lines.append(f"hil run: {self.store.run.id} -> {shown(self.store.path)}")
         return lines
 
     # --- per test (worker, or the only process) ---------------------------------------------
@@ -444,7 +438,7 @@ class ReportSession:
         page = self.html_path.read_text(encoding="utf-8")
         corrected = correct_run_count(page, self.tally.counts()["ran"])
         if corrected is None:
-            self.warnings.append(f"{_display(self.html_path)}: no test count found to correct (pytest-html changed?)")
+            self.warnings.append(f"{shown(self.html_path)}: no test count found to correct (pytest-html changed?)")
         elif corrected != page:
             atomic_write_text(self.html_path, corrected)
 
@@ -497,12 +491,12 @@ class ReportSession:
                 if fewest < 2:
                     held += ": the run-to-run spread stays unknown until it holds 2 or more"
             tr.write_line(
-                f"baseline {update.status}: {_display(update.path)} "
+                f"baseline {update.status}: {shown(update.path)} "
                 f"({len(update.written)} metric(s) from this run{held}{skipped})",
                 yellow=update.status != "unchanged",
             )
         for label, path in self.written:
-            tr.write_line(f"{label}: {_display(path)}")
+            tr.write_line(f"{label}: {shown(path)}")
         for problem in self.baselines.unreadable:
             tr.write_line(f"baseline file skipped: {problem}", yellow=True)
         for warning in self.warnings:
