@@ -74,6 +74,19 @@ def test_a_command_that_ends_on_its_own_keeps_its_real_exit_status(role):
     assert job.exit_status == 7 and job.output.strip() == "done"
 
 
+def test_a_command_that_failed_leaves_its_last_lines_in_the_log_and_a_stopped_one_does_not(role, caplog):
+    with role.background(shell.cmd("sh", "-c", "echo the camera went away; exit 1")) as job:
+        deadline = time.monotonic() + 10
+        while not Path(job.directory, "status").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("exit status 1" in w and "the camera went away" in w for w in warnings), warnings
+    caplog.clear()
+    with role.background(shell.cmd("sh", "-c", "echo up; sleep 30"), ready="up"):
+        pass  # stopped by TERM: exit status 143, as the test meant
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
 def test_a_ready_command_is_an_alternative_to_a_pattern(role, tmp_path):
     flag = tmp_path / "ready"
     command = shell.cmd("sh", "-c", f"sleep 0.3; touch {flag}; sleep 30")

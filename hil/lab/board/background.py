@@ -26,6 +26,7 @@ import logging
 import re
 import secrets
 import shlex
+import signal
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,8 @@ from hil.errors import BoardTimeout, LabError
 if TYPE_CHECKING:
     from hil.lab.board.role import Role
 
+# The statuses of a command that ended by stop()'s own TERM or KILL (128 + the signal), not by failing.
+STOPPED_BY_US = (128 + signal.SIGTERM, 128 + signal.SIGKILL)
 log = logging.getLogger(__name__)
 
 POLL_S = 0.1  # readiness and stop polling interval, on the role itself
@@ -226,9 +229,9 @@ class Background:
         status = first.removeprefix("status=").strip()
         self.exit_status = int(status) if status.isdigit() else None
         self.output = rest
-        if self.exit_status in (0, None):
+        if self.exit_status in (0, None, *STOPPED_BY_US):
             log.info("%s: stopped %s (exit status %s)", self.role.label, self.name, self.exit_status)
-        else:  # it failed, maybe on its own before the test stopped it: what it said is the clue
+        else:  # it failed on its own, maybe before the test stopped it: what it said is the clue
             tail = "\n".join(rest.strip().splitlines()[-20:])
             log.warning(
                 "%s: stopped %s (exit status %s); its last lines:\n%s",
