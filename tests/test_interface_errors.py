@@ -22,7 +22,9 @@ pairs:
     roles: {host: {target: lab-pc}, device: {target: lab-pc}, peer: {target: lab-pc}}
     link: {type: usb, speed: super, emulated: true}
     metrics:
-      usb.ethernet.tcp.tx: {unit: Mbit/s, min: 1, max: 1000000}
+      # Loopback TCP on a loaded CI machine spreads widely (CV 47% in 3 samples once, whose 95% CI then
+      # straddled the 1 Mbit/s edge: MARGINAL); 8 samples keep the interval far above the edge.
+      usb.ethernet.tcp.tx: {unit: Mbit/s, min: 1, max: 1000000, min_samples: 8, max_samples: 8, max_cv: 90%}
       usb.ethernet.udp.throughput: {unit: Mbit/s, min: 1, max: 1000000}
       usb.ethernet.udp.loss: {unit: '%', max: 100}
 """
