@@ -24,9 +24,11 @@
  * device never sees the STREAMOFF's CLEAR_FEATURE(HALT)); the commit starts it again with a new frame.
  *
  * Refuses a UDC that another gadget driver holds. Closing ep0 (exit, even a crash) releases the UDC.
- * Prints "uvc_gadgetfs ready UDC" once bound, "uvc_gadgetfs connected SPEED", "uvc_gadgetfs streaming
- * FORMAT WxH payload=N" on each commit, and on SIGTERM/SIGINT "uvc_gadgetfs aborted_requests=N" (see
- * recover()) and "uvc_gadgetfs frames=N" (whole frames the UDC took) before exiting 0.
+ * Prints "uvc_gadgetfs ready UDC" once bound, "uvc_gadgetfs connected SPEED" (and "disconnected",
+ * "suspended": a bus reset or suspend, each also part of a normal enumeration), "uvc_gadgetfs streaming
+ * FORMAT WxH payload=N" on each commit, and on SIGTERM/SIGINT "uvc_gadgetfs aborted_requests=N
+ * lost_requests=M" (see recover() and events()) and "uvc_gadgetfs frames=N" (whole frames the UDC took)
+ * before exiting 0.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -57,6 +59,12 @@
 #define STRING_MANUFACTURER 1
 #define STRING_PRODUCT 2
 #define STRING_SERIAL 3
+/* The most a data stage read takes: one byte short of an event. Should gadgetfs have left the request's
+ * data stage already (the host moved on, the link was reset), ep0_read() takes a longer read as a read of
+ * the event queue and would swallow the next events (a SETUP among them left unanswered, which the next
+ * read of events then stalls with EL2HLT); one this short is refused (EINVAL) instead. The data itself
+ * does not matter here (see class_request). */
+#define DATA_PEEK (sizeof(struct usb_gadgetfs_event) - 1)
 
 static const char *dir, *udc, *serial;
 static int mjpeg;
@@ -68,6 +76,7 @@ static enum usb_device_speed speed;
 static unsigned int payload; /* dwMaxPayloadTransferSize at the connected speed */
 static volatile sig_atomic_t stop;
 static unsigned long aborted; /* requests gadgetfs aborted under this program (see recover) */
+static unsigned long lost;    /* requests gadgetfs stalled because this program had not answered them */
 
 /* The stream thread, driven by the ep0 thread through `want` and interrupted (SIGUSR1) out of write(). */
 static pthread_t streamer;
@@ -504,21 +513,21 @@ static void recover(void);
 
 static void stall(const struct usb_ctrlrequest *req)
 {
-	uint8_t data[256];
+	uint8_t data[DATA_PEEK];
 
 	/* gadgetfs stalls on the "wrong direction": read for an IN request, write for an OUT one. An OUT
 	 * request with a data stage cannot be stalled (gadgetfs has taken its data already): drop the data. */
 	ssize_t done;
 
 	if (!(req->bRequestType & USB_DIR_IN) && req->wLength)
-		done = read(ep0, data, req->wLength < sizeof(data) ? req->wLength : sizeof(data));
+		done = read(ep0, data, sizeof(data));
 	else if (req->bRequestType & USB_DIR_IN)
 		done = read(ep0, NULL, 0);
 	else
 		done = write(ep0, NULL, 0);
 	if (done < 0 && errno == EIDRM)
 		recover();
-	else if (done < 0 && errno != EL2HLT)
+	else if (done < 0 && errno != EL2HLT && errno != EINVAL)
 		perror("uvc_gadgetfs: stalling ep0");
 }
 
@@ -551,13 +560,14 @@ static void reply(const struct usb_ctrlrequest *req, const void *data, size_t n)
  * (EIDRM) and holds ep0 in the new request's setup state, without a way to read which request that is (a
  * read would stall it). Every GET of the probe and commit controls has one answer here (one format, one
  * frame, one interval), so that answer goes out blindly; should the new request be an OUT one instead
- * (the write fails with ESRCH), its data stage is read. The new request's event, still queued, is answered
- * again when read: gadgetfs refuses the second answer or dummy_hcd drops it as stale at the next setup.
+ * (the write fails with ESRCH), its data stage is read (DATA_PEEK: ESRCH also means no request is pending
+ * at all). The new request's event, still queued, is answered again when read: gadgetfs refuses the second
+ * answer or dummy_hcd drops it as stale at the next setup.
  */
 static void recover(void)
 {
 	struct uvc_streaming_control ctrl;
-	uint8_t data[256];
+	uint8_t data[DATA_PEEK];
 	int tries;
 
 	aborted++;
@@ -574,14 +584,17 @@ static void recover(void)
 	}
 }
 
-/* The OUT data stage of a SET_CUR (see recover). */
-static void set_cur_data(uint8_t *data, size_t n)
+/* The OUT data stage of a SET_CUR (see recover), read and dropped. EINVAL or ECANCELED: gadgetfs has left
+ * the data stage already (the host moved on or the link was reset). */
+static void set_cur_data(void)
 {
-	if (read(ep0, data, n) >= 0)
+	uint8_t data[DATA_PEEK];
+
+	if (read(ep0, data, sizeof(data)) >= 0)
 		return;
 	if (errno == EIDRM)
 		recover();
-	else
+	else if (errno != EINVAL && errno != ECANCELED)
 		perror("uvc_gadgetfs: SET_CUR data stage");
 }
 
@@ -599,7 +612,7 @@ static int class_request(const struct usb_ctrlrequest *req)
 	switch (req->bRequest) {
 	case UVC_SET_CUR:
 		/* What the host proposes does not matter: one format, one frame, one interval exist. */
-		set_cur_data(data, req->wLength < sizeof(data) ? req->wLength : sizeof(data));
+		set_cur_data();
 		stream_stop(); /* any probe starts a new session; the commit (re)starts the stream */
 		if (selector == UVC_VS_COMMIT_CONTROL) {
 			if (ep_in < 0) {
@@ -693,9 +706,18 @@ static int events(void)
 		}
 		if (errno == EINTR || errno == EAGAIN)
 			return 0;
+		if (errno == EL2HLT) {
+			/* A request was still waiting for this program's answer (it was lost in a recovery):
+			 * gadgetfs has stalled it. The host sees one failed request; the camera goes on. */
+			lost++;
+			fprintf(stderr, "uvc_gadgetfs: ep0 had an unanswered request: gadgetfs stalled it\n");
+			return 0;
+		}
 		perror("uvc_gadgetfs: reading ep0 events");
 		return -1;
 	}
+	if (got % sizeof(ev[0])) /* an OUT request's data stage, not events: its request was lost; dropped */
+		return 0;
 	for (i = 0; i < (size_t)got / sizeof(ev[0]); i++) {
 		switch (ev[i].type) {
 		case GADGETFS_CONNECT: {
@@ -713,8 +735,14 @@ static int events(void)
 			fflush(stdout);
 			break;
 		}
-		case GADGETFS_DISCONNECT:
+		case GADGETFS_DISCONNECT: /* also a bus reset: the host enumerates again */
 			endpoint_disable();
+			printf("uvc_gadgetfs disconnected\n");
+			fflush(stdout);
+			break;
+		case GADGETFS_SUSPEND:
+			printf("uvc_gadgetfs suspended\n");
+			fflush(stdout);
 			break;
 		case GADGETFS_SETUP:
 			if (setup(&ev[i].u.setup) < 0)
@@ -788,7 +816,7 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&lock);
 	pthread_join(streamer, NULL);
 	close(ep0);
-	printf("uvc_gadgetfs aborted_requests=%lu\n", aborted);
+	printf("uvc_gadgetfs aborted_requests=%lu lost_requests=%lu\n", aborted, lost);
 	printf("uvc_gadgetfs frames=%llu\n", frames_sent);
 	return failed;
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,29 @@ def test_quiet_swallows_failure_and_output(workdir):
 def test_quiet_inside_all_of_lets_the_next_step_run(workdir):
     proc = sh(shell.all_of([shell.quiet("rm /nonexistent/file"), shell.cmd("printf", "%s", "next")]), workdir)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "next", "")
+
+
+def test_until_exits_0_as_soon_as_the_attempt_succeeds(tmp_path):
+    (tmp_path / "there").touch()
+    done = sh(shell.until("[ -e there ]", 5), tmp_path)
+    assert done.returncode == 0
+
+
+def test_until_gives_up_after_its_time_and_shows_what_it_saw(tmp_path):
+    done = sh(shell.until("[ -e never ]", 1, on_timeout="echo seen: nothing"), tmp_path)
+    assert (done.returncode, done.stdout) == (1, "seen: nothing\n")
+
+
+def test_until_is_bounded_by_time_not_by_tries_when_each_try_is_slow(tmp_path):
+    # Each try takes 1 s, far longer than the 0.2 s between tries: a count of tries (1 s / 0.2 s = 5) would
+    # run 6 s; the board's clock (whole seconds) ends it after two tries at most, about 2.2 s.
+    started = time.monotonic()
+    done = sh(shell.until("sleep 1; false", 1), tmp_path)
+    assert done.returncode == 1
+    assert time.monotonic() - started < 4.5
+
+
+def test_until_sees_a_file_that_appears_later(tmp_path):
+    subprocess.Popen(["/bin/sh", "-c", "sleep 0.5; touch late"], cwd=tmp_path)
+    done = sh(shell.until("[ -e late ]", 10), tmp_path)
+    assert done.returncode == 0

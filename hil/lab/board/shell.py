@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Iterable
 
@@ -29,3 +30,16 @@ def all_of(commands: Iterable[str]) -> str:
 def quiet(command: str) -> str:
     """Ignore a command's failure and output (cleanup steps that may find nothing to clean)."""
     return f"{{ {command}; }} >/dev/null 2>&1 || true"
+
+
+def until(attempt: str, timeout_s: float, *, interval_s: float = 0.2, on_timeout: str = "") -> str:
+    """Repeat `attempt` every `interval_s` until it succeeds (then exit 0), for `timeout_s` by the board's own
+    clock (then run `on_timeout`, say to show what was seen, and exit 1). Bounded by time rather than by a
+    count of tries: on a loaded board every try takes longer than its sleep, and a count of tries overran the
+    caller's command limit (a board timeout and a power cycle instead of a clear "did not appear")."""
+    seconds = max(1, math.ceil(timeout_s))
+    last = f"{{ {on_timeout}; }}; exit 1" if on_timeout else "exit 1"
+    return (
+        f"end=$(( $(date +%s) + {seconds} )); while :; do {{ {attempt}; }} && exit 0; "
+        f'[ "$(date +%s)" -lt "$end" ] || {{ {last}; }}; sleep {interval_s:g}; done'
+    )

@@ -54,11 +54,7 @@ class UsbNetLink:
 def wait_for_carrier(end: NetEnd, *, timeout_s: float) -> None:
     """Wait, with a bound, until the interface reports carrier; LabError if it never does."""
     carrier = shlex.quote(f"/sys/class/net/{end.ifname}/carrier")
-    tries = max(1, int(timeout_s / 0.2))
-    loop = (
-        f'for i in $(seq {tries}); do [ "$(cat {carrier} 2>/dev/null)" = 1 ] && exit 0; sleep 0.2; done; '
-        f"cat {carrier}; exit 1"
-    )
+    loop = shell.until(f'[ "$(cat {carrier} 2>/dev/null)" = 1 ]', timeout_s, on_timeout=f"cat {carrier}")
     exitcode, output = end.role.run_status(end.wrap(shell.cmd("sh", "-c", loop)), timeout=timeout_s + 30)
     if exitcode != 0:
         raise LabError(

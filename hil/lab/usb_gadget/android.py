@@ -105,13 +105,11 @@ def setprop(role: Role, name: str, value: str) -> None:
 
 def wait_for_state(role: Role, wanted: str, *, timeout_s: float) -> None:
     """Poll sys.usb.state on the board itself until it equals `wanted`; LabError after `timeout_s`."""
-    tries = max(1, round(timeout_s / POLL_S))  # each try takes POLL_S or longer: the bound is a floor
     want = shlex.quote(wanted)
     started = time.monotonic()
     code, output = role.run_status(
-        f'for i in $(seq {tries}); do [ "$(getprop {STATE})" = {want} ] && exit 0; sleep {POLL_S}; done; '
-        f"getprop {STATE}; exit 1",
-        timeout=timeout_s * 3 + 30,
+        shell.until(f'[ "$(getprop {STATE})" = {want} ]', timeout_s, interval_s=POLL_S, on_timeout=f"getprop {STATE}"),
+        timeout=timeout_s + 30,
     )
     if code != 0:
         seen = output.strip().splitlines()[-1] if output.strip() else ""

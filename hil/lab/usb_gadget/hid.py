@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hil.errors import LabError
+from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.usb_gadget.gadget import Hid
 from hil.lab.usb_host.usbhost import UsbDevice
@@ -51,10 +52,7 @@ class HidEnds:
 
 def _poll(role: Role, script: str, what: str, timeout_s: float) -> str:
     """Run `script` (exits 0 once it printed what it looks for) every POLL_S on the role, bounded."""
-    tries = max(1, round(timeout_s / POLL_S))
-    code, output = role.run_status(
-        f"for i in $(seq {tries}); do {{ {script}; }} && exit 0; sleep {POLL_S}; done; exit 1", timeout=timeout_s + 30
-    )
+    code, output = role.run_status(shell.until(script, timeout_s, interval_s=POLL_S), timeout=timeout_s + 30)
     if code != 0:
         raise LabError(f"{role.label}: {what} did not appear within {timeout_s:g} s:\n{output}")
     return output.strip()

@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass
 
 from hil.errors import LabError
+from hil.lab.board import shell
 from hil.lab.board.console import without_kernel_messages
 from hil.lab.board.role import Role
 
@@ -43,10 +44,9 @@ class UsbDevice:
 
 
 def _poll(host: Role, setup: str, attempt: str, timeout_s: float) -> tuple[int, str]:
-    """Repeat `attempt` (which exits 0 once it found what it looks for) every 0.2 s, on the host itself."""
-    tries = max(1, int(timeout_s / 0.2))
-    script = f"{setup}; for i in $(seq {tries}); do {attempt}; sleep 0.2; done; exit 1"
-    return host.run_status(script, timeout=timeout_s + 30)
+    """Repeat `attempt` (which exits 0 once it found what it looks for) every 0.2 s for `timeout_s`, on the
+    host itself."""
+    return host.run_status(f"{setup}; {shell.until(f'{attempt}; false', timeout_s)}", timeout=timeout_s + 30)
 
 
 def wait_for_device(host: Role, serial: str, *, timeout_s: float = 20.0) -> UsbDevice:
@@ -176,13 +176,12 @@ def storage_protocol(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) 
 def network_interface(host: Role, usb_sysfs: str, *, timeout_s: float = 20.0) -> str:
     """The network interface a driver (cdc_ether, cdc_ncm, rndis_host, r8152, ax88179_178a...) made for
     the USB device at `usb_sysfs`, once it has; an error naming the bound drivers if none appears."""
-    tries = max(1, int(timeout_s / 0.2))
-    script = (
-        f"d={shlex.quote(usb_sysfs)}; for i in $(seq {tries}); do "
-        'for n in "$d"/*:*/net/*; do [ -e "$n" ] && { basename "$n"; exit 0; }; done; '
-        "sleep 0.2; done; exit 1"
+    exitcode, output = _poll(
+        host,
+        f"d={shlex.quote(usb_sysfs)}",
+        'for n in "$d"/*:*/net/*; do [ -e "$n" ] && { basename "$n"; exit 0; }; done',
+        timeout_s,
     )
-    exitcode, output = host.run_status(script, timeout=timeout_s + 30)
     name = output.strip().splitlines()[-1] if output.strip() else ""
     if exitcode != 0 or not name.replace("_", "").isalnum():
         drivers = host.run(f"ls -l {shlex.quote(usb_sysfs)}/*:*/driver 2>&1; true", timeout=30)
