@@ -6,6 +6,7 @@ may be left in (or ever appear in) the process table.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -18,6 +19,13 @@ from .conftest import ENV_YAML, MISSING_QEMU
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "hil-inventory-probe-qemu"
+
+
+def _token(lab: Path) -> str:
+    """The probe's name in the process table, one per lab: the tests run in parallel (xdist), and the control
+    run's probe must not count as one of a bad-inventory run next to it."""
+    return f"{TOKEN}-{hashlib.sha256(str(lab).encode()).hexdigest()[:12]}"
+
 
 VALID = """\
 pairs:
@@ -65,7 +73,7 @@ def probe_lab(tmp_path: Path) -> Path:
     """A lab whose QEMU is a probe: it notes that it was started, then idles where `ps` can see it."""
     marker = tmp_path / "qemu-started"
     probe = tmp_path / "qemu-probe"
-    probe.write_text(f'#!/bin/bash\necho "$@" >> {marker}\nexec -a {TOKEN} sleep 20\n')
+    probe.write_text(f'#!/bin/bash\necho "$@" >> {marker}\nexec -a {_token(tmp_path)} sleep 20\n')
     probe.chmod(0o755)
     (tmp_path / "env.yaml").write_text(
         ENV_YAML.replace(MISSING_QEMU, str(probe)).replace("login_timeout: 5", "login_timeout: 2")
@@ -79,12 +87,13 @@ def probe_lab(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _probes_running() -> list[int]:
+def _probes_running(lab: Path) -> list[int]:
+    token = _token(lab).encode()
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if TOKEN.encode() in (entry / "cmdline").read_bytes():
+                if token in (entry / "cmdline").read_bytes():
                     found.append(int(entry.name))
             except OSError:
                 continue
@@ -102,10 +111,10 @@ def run_and_watch(lab: Path, boards: str) -> tuple[subprocess.CompletedProcess, 
     )
     seen: set[int] = set()
     while proc.poll() is None:
-        seen.update(_probes_running())
+        seen.update(_probes_running(lab))
         time.sleep(0.02)
     output = proc.stdout.read() if proc.stdout else ""
-    for pid in _probes_running():  # a leftover from a failing control run: do not leak it
+    for pid in _probes_running(lab):  # a leftover from a failing control run: do not leak it
         os.kill(pid, 9)
     return subprocess.CompletedProcess(command, proc.returncode, output, ""), len(seen)
 
@@ -118,7 +127,7 @@ def test_a_bad_inventory_stops_the_run_before_any_qemu_starts(probe_lab, case):
     assert result.returncode == pytest.ExitCode.USAGE_ERROR, result.stdout
     assert "invalid board inventory" in result.stdout and problem in result.stdout, result.stdout
     assert not (probe_lab / "qemu-started").exists(), "the probe QEMU was started"
-    assert probes_seen == 0 and _probes_running() == []
+    assert probes_seen == 0 and _probes_running(probe_lab) == []
 
 
 def test_control_the_same_lab_with_a_valid_inventory_starts_the_probe(probe_lab):
