@@ -25,10 +25,11 @@ APT_PACKAGES=(
     libusb-1.0-0    # pyusb's library: the lab PC's UsbEnumerationDriver (hil.lab.usb_host.usb_enumeration)
 )
 # The rehearsal bench (hil/bench): an arm64 board booted by U-Boot from an SD card image built of Debian's
-# arm64 packages, its console behind ser2net, hil's programs cross-compiled for it.
+# arm64 packages, its console behind ser2net, hil's programs cross-compiled for it, its boot flash written by
+# flashrom (labgrid's FlashromDriver; flashrom's dummy programmer emulates the chip).
 BENCH_PACKAGES=(
     qemu-system-arm ser2net gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-    fdisk e2fsprogs binutils openssh-client
+    fdisk e2fsprogs binutils openssh-client flashrom
 )
 ((bench)) && APT_PACKAGES+=("${BENCH_PACKAGES[@]}")
 

@@ -1,7 +1,8 @@
 """One board on the rehearsal bench: an arm64 QEMU machine that lives as long as the bench, like an EVB on a
 desk. Its power is a relay of the bench's network power switch (hil.bench.pdu): off stops the machine at once
 (no shutdown, the way a board dies when its outlet opens), on resets it and lets it run from U-Boot, as a cold
-start does. Its SD card, its NVMe drive and what was written to them stay, as on a real board.
+start does. Its SD card, its NVMe drive, its boot flash (a file flashrom's dummy programmer writes, the board's
+second virtio disk) and what was written to them stay, as on a real board.
 
 Its UART is a pseudo-terminal that exists whether the board is powered or not (the USB-serial cable on the
 bench), served to the network by ser2net; its Ethernet is QEMU's user network with the SSH port forwarded to a
@@ -42,6 +43,7 @@ class BenchBoard:
     uboot: Path
     ssh_port: int | None  # None: the board has no network
     nvme_mb: int = 1024
+    flash_mb: int = 64  # its boot flash (a SPI NOR on an EVB): what the lab's flash programmer writes
     memory_mb: int = 1024
     process: subprocess.Popen | None = None
     qmp: QMPMonitor | None = None
@@ -66,6 +68,8 @@ class BenchBoard:
             *("-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", f"{self.memory_mb}M"),
             *("-accel", "tcg,thread=multi", "-bios", str(self.uboot)),
             *("-drive", f"if=none,file={self.sd_card},format=raw,id=sd", "-device", "virtio-blk-pci,drive=sd"),
+            # U-Boot's second virtio disk (`virtio dev 1`), after the card so that Linux's vda stays the card
+            *("-drive", f"if=none,file={self.boot_flash},format=raw,id=flash", "-device", "virtio-blk-pci,drive=flash"),
             *("-drive", f"if=none,file={nvme},format=raw,id=nvm", "-device", f"nvme,serial={self.name}-nvme,drive=nvm"),
             *net,
             *("-chardev", "pty,id=uart", "-serial", "chardev:uart"),
@@ -79,6 +83,12 @@ class BenchBoard:
         return self.run_dir / "tftp" / self.name
 
     @property
+    def boot_flash(self) -> Path:
+        """The contents of the board's boot flash: a chip the lab PC writes through flashrom (its dummy
+        programmer emulates the chip on this file) while the board is off; the board reads it as a disk."""
+        return self.run_dir / f"{self.name}-flash.bin"
+
+    @property
     def qmp_socket(self) -> Path:
         return self.run_dir / f"{self.name}.qmp"
 
@@ -88,6 +98,9 @@ class BenchBoard:
             raise LabError("qemu-system-aarch64 is missing on the lab PC: apt-get install qemu-system-arm")
         with (self.run_dir / f"{self.name}-nvme.img").open("wb") as disk:
             disk.truncate(self.nvme_mb * 1024 * 1024)
+        with self.boot_flash.open("wb") as flash:  # erased, as a new chip
+            for _ in range(self.flash_mb):
+                flash.write(b"\xff" * (1024 * 1024))
         self.qmp_socket.unlink(missing_ok=True)
         self.tftp_root.mkdir(parents=True, exist_ok=True)
         with (self.run_dir / f"{self.name}.qemu.log").open("ab") as output:

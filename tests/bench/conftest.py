@@ -43,7 +43,7 @@ def rehearsal_env(bench: dict, tmp_path: Path) -> Iterator[Callable[..., Environ
     made: list[Environment] = []
 
     def make(only: tuple[str, ...] = (), **changes: dict) -> Environment:
-        text = ENV_FILE.read_text().replace("!template '$LG_HIL_BENCH", f"'{bench['run_dir']}")
+        text = ENV_FILE.read_text().replace("!template ", "").replace("$LG_HIL_BENCH", bench["run_dir"])
         config = yaml.safe_load(text)
         if only:
             config["targets"] = {name: config["targets"][name] for name in only}

@@ -7,6 +7,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+import yaml
 from labgrid import Environment
 
 from hil.build import load_build
@@ -59,17 +60,46 @@ def test_a_build_the_virtual_board_cannot_boot_is_refused_before_power_on(images
         env.cleanup()
 
 
-def test_a_u_boot_board_gets_the_build_over_tftp_and_a_board_without_network_is_named(images):
-    env = Environment(config_file=str(REHEARSAL_ENV))
+def _rehearsal_env(images: Path) -> Environment:
+    """The bench's environment file as it is, but rboard-serial's outlet a command that leaves a mark (no
+    bench runs here: its power switch is not there)."""
+    config = yaml.safe_load(
+        REHEARSAL_ENV.read_text().replace("!template ", "").replace("$LG_HIL_BENCH", str(images / "bench"))
+    )
+    serial = config["targets"]["rboard-serial"]
+    del serial["resources"]["NetworkPowerPort"]
+    del serial["drivers"]["NetworkPowerDriver"]
+    off = shlex.quote(str(images / "switched-off"))
+    serial["drivers"] = {"ExternalPowerDriver": {"cmd_on": "true", "cmd_off": f"touch {off}"}, **serial["drivers"]}
+    (images / "bench").mkdir()
+    path = images / "rehearsal-env.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))  # labgrid binds drivers in their order
+    return Environment(config_file=str(path))
+
+
+def test_a_u_boot_board_gets_the_build_over_tftp_and_one_without_network_in_its_boot_flash(images):
+    env = _rehearsal_env(images)
     try:
-        refused = "rboard-serial: hil cannot put build rc1 on it: none of its drivers boots a build"
-        with pytest.raises(LabError, match=refused):
-            provision(env, build_of(images, "{kernel: vmlinuz, initramfs: initrd}"))
+        assert provision(env, build_of(images, "{kernel: vmlinuz, initramfs: initrd}")) == ["rboard", "rboard-serial"]
         served = images / "bench" / "tftp" / "rboard"  # the TFTP server's folder: links to the build's images
         assert (served / "vmlinuz").resolve() == images / "vmlinuz"
         uboot = env.get_target("rboard").get_driver("UBootDriver", activate=False)
         assert "tftpboot ${kernel_addr_r} /vmlinuz" in uboot.boot_command
         board_args = "root=/dev/vda2 rootwait console=ttyAMA0,115200 loglevel=3 panic=-1"
         assert f"setenv bootargs {board_args} nvme.io_queue_depth=2 hil.build=rc1;" in uboot.boot_command
+        # rboard-serial: switched off, then its flash written by flashrom (the dummy programmer's chip file):
+        # the kernel at 0, the initramfs on the next 64 KiB erase block, the rest erased.
+        assert (images / "switched-off").exists()
+        flash = (images / "bench" / "rboard-serial-flash.bin").read_bytes()
+        assert len(flash) == 64 * 1024 * 1024
+        assert flash[:6] == b"kernel" and flash[0x10000 : 0x10000 + 9] == b"initramfs"
+        assert set(flash[6:0x10000]) == set(flash[0x10009:]) == {0xFF}
+        uboot = env.get_target("rboard-serial").get_driver("UBootDriver", activate=False)
+        assert uboot.boot_command == (
+            "virtio scan; virtio dev 1; virtio read ${kernel_addr_r} 0x0 0x1; "
+            "virtio scan; virtio dev 1; virtio read ${ramdisk_addr_r} 0x80 0x1; "
+            f"setenv bootargs {board_args} nvme.io_queue_depth=2 hil.build=rc1; "
+            "booti ${kernel_addr_r} ${ramdisk_addr_r}:0x9 ${fdtcontroladdr}"
+        )
     finally:
         env.cleanup()

@@ -19,7 +19,6 @@ Without a build the driver does nothing: the board boots what its boot command s
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 import attr
@@ -28,10 +27,7 @@ from labgrid.factory import target_factory
 
 from hil.build.manifest import Build
 from hil.errors import LabError
-
-TFTP_IMAGES = ("kernel", "initramfs", "dtb")
-# What U-Boot's command line must not see in a path or an argument: a separator, an expansion, a quote.
-_UBOOT_SPECIAL = re.compile(r"[\s;$'\"\\#`]")
+from hil.lab.board import uboot
 
 
 @target_factory.reg_driver
@@ -43,13 +39,7 @@ class UBootTFTPBootDriver(Driver):
 
     def boot_build(self, build: Build) -> None:
         """Before the first power-on: every boot of the board now fetches `build` over TFTP."""
-        unused = sorted(set(build.images) - set(TFTP_IMAGES))
-        if "kernel" not in build.images or unused:
-            have = "has no kernel" if "kernel" not in build.images else f"also has {unused}"
-            raise LabError(
-                f"{self.target.name}: U-Boot fetches a kernel, an initramfs and a device tree over TFTP; build "
-                f"{build.label} {have} ({build.manifest})"
-            )
+        uboot.check_images(self.target.name, build, "fetches over TFTP")
         names = [image.path.name for image in build.images.values()]
         if len(set(names)) != len(names):  # the provider's folder is flat: one link per file name
             raise LabError(f"{self.target.name}: build {build.label} has two images named alike: {names}")
@@ -62,10 +52,8 @@ def uboot_tftp_command(staged: dict[str, str], kernel_args: list[str]) -> str:
     """One U-Boot command line: network up, images fetched to the standard addresses, `booti`.
 
     `staged`: image kind -> the path the TFTP server knows it by. Every path and argument is checked for what
-    U-Boot's shell would split or expand (there is no quoting that survives `setenv bootargs`)."""
-    for word in [*staged.values(), *kernel_args]:
-        if not word or _UBOOT_SPECIAL.search(word):
-            raise LabError(f"{word!r} cannot go on U-Boot's command line (a space, ; $ quote or backslash)")
+    U-Boot's shell would split or expand (uboot.check_words)."""
+    uboot.check_words(list(staged.values()))
     steps = ["pci enum", "setenv autoload no", "dhcp", f"tftpboot ${{kernel_addr_r}} {staged['kernel']}"]
     initrd = "-"
     if "initramfs" in staged:
@@ -75,5 +63,4 @@ def uboot_tftp_command(staged: dict[str, str], kernel_args: list[str]) -> str:
     if "dtb" in staged:
         steps.append(f"tftpboot ${{fdt_addr_r}} {staged['dtb']}")
         fdt = "${fdt_addr_r}"
-    steps += [f"setenv bootargs {' '.join(kernel_args)}", f"booti ${{kernel_addr_r}} {initrd} {fdt}"]
-    return "; ".join(steps)
+    return "; ".join([*steps, *uboot.booti_steps(kernel_args, initrd, fdt)])
