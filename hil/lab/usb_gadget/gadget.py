@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import logging
+import re
 import secrets
 import shlex
 from dataclasses import dataclass, field
@@ -28,6 +29,14 @@ from hil.lab.board.role import Role
 
 CONFIGFS = "/sys/kernel/config/usb_gadget"
 log = logging.getLogger(__name__)
+
+# A function's bind failing because the sysfs directory it adds to was gone (ENOENT): seen once on the
+# virtual lab, f_ecm bound right after the MTP gadget was removed (2026-11-27, a cold run: "kobject_add_internal
+# failed for usb1 (error: -2 parent: net)", "failed to start hil: -2"); the earlier gadget's sysfs entries
+# were most likely still being torn down. Only this failure is tried once more, after a pause; a second
+# failure is the error, and every other one (an endpoint a function cannot get) is at once.
+SYSFS_RACE = re.compile(r"kobject_add_internal failed for \S+ \(error: -2 ")
+SYSFS_RACE_WAIT_S = 2
 
 
 @dataclass
@@ -426,11 +435,24 @@ class Gadget(GadgetBackend):
         if self.udc not in available:
             raise LabError(f"{self.role.label}: UDC {self.udc!r} not present (found: {', '.join(available) or 'none'})")
         command = shell.write(f"{self.path}/UDC", self.udc)
-        status, output = self.role.run_status(command)
-        if status != 0:
+        for attempt in (1, 2):
+            status, output = self.role.run_status(command)
+            if status == 0:
+                return
             # The kernel says why a function refused to bind (an endpoint it could not get, a busy UDC): its
             # last lines go into the error, the shell's "I/O error" alone names nothing.
             kernel = self.role.run("dmesg | tail -n 15", check=False).strip()
+            if attempt == 1 and SYSFS_RACE.search(kernel):
+                log.warning(
+                    "%s: gadget %s did not bind: the kernel was still removing the last gadget's sysfs "
+                    "entries; binding again in %g s. The kernel's last messages:\n%s",
+                    self.role.label,
+                    self.name,
+                    SYSFS_RACE_WAIT_S,
+                    kernel,
+                )
+                self.role.run(shell.cmd("sleep", SYSFS_RACE_WAIT_S))
+                continue
             raise CommandFailed(
                 self.role.label, command, status, f"{output.strip()}\nthe kernel's last messages:\n{kernel}"
             )
