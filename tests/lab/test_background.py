@@ -84,6 +84,11 @@ def test_a_command_that_failed_leaves_its_last_lines_in_the_log_and_a_stopped_on
     caplog.clear()
     with role.background(shell.cmd("sh", "-c", "echo up; sleep 30"), ready="up"):
         pass  # stopped by TERM: exit status 143, as the test meant
+    # A command that handles TERM and exits 1 (as iperf3 -s does) was stopped too, not failed.
+    handles_term = "trap 'echo interrupted; exit 1' TERM; echo up; while :; do sleep 0.1; done"
+    with role.background(shell.cmd("sh", "-c", handles_term), ready="up") as job:
+        pass
+    assert job.exit_status == 1 and "interrupted" in job.output
     assert not [r for r in caplog.records if r.levelname == "WARNING"]
 
 

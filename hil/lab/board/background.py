@@ -26,7 +26,6 @@ import logging
 import re
 import secrets
 import shlex
-import signal
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -35,8 +34,6 @@ from hil.errors import BoardTimeout, LabError
 if TYPE_CHECKING:
     from hil.lab.board.role import Role
 
-# The statuses of a command that ended by stop()'s own TERM or KILL (128 + the signal), not by failing.
-STOPPED_BY_US = (128 + signal.SIGTERM, 128 + signal.SIGKILL)
 log = logging.getLogger(__name__)
 
 POLL_S = 0.1  # readiness and stop polling interval, on the role itself
@@ -207,13 +204,13 @@ class Background:
         d = shlex.quote(self.directory)
         tries = max(1, round(self.stop_timeout_s / POLL_S))
         script = (
-            f"if [ -s {d}/pgid ] && [ ! -e {d}/status ]; then "
+            f"by=itself; if [ -s {d}/pgid ] && [ ! -e {d}/status ]; then by=stop; "
             f'pg=$(cat {d}/pgid); kill -TERM "-$pg" 2>/dev/null; '
             f"i=0; while [ ! -e {d}/status ] && [ $i -lt {tries} ]; do sleep {POLL_S}; i=$((i+1)); done; "
             "fi; "
             # Whatever survived TERM (or was left by a wrapper that already finished) goes now.
             f'[ -s {d}/pgid ] && kill -KILL "-$(cat {d}/pgid)" 2>/dev/null; '
-            f"echo status=$(cat {d}/status 2>/dev/null); "
+            f"echo status=$(cat {d}/status 2>/dev/null) ended=$by; "
             f"head -c {MAX_OUTPUT} {d}/out 2>/dev/null; "
             f"rm -rf {d}; true"
         )
@@ -226,12 +223,15 @@ class Background:
                 raise
             return
         first, _, rest = output.partition("\n")
-        status = first.removeprefix("status=").strip()
+        fields = dict(field.partition("=")[::2] for field in first.split())
+        status = fields.get("status", "")
         self.exit_status = int(status) if status.isdigit() else None
         self.output = rest
-        if self.exit_status in (0, None, *STOPPED_BY_US):
+        # Whatever status a command ends with after stop()'s TERM is no failure of its own (iperf3 -s
+        # exits 1 on TERM); one that had ended before stop() came and not with 0 failed on its own.
+        if fields.get("ended") == "stop" or self.exit_status in (0, None):
             log.info("%s: stopped %s (exit status %s)", self.role.label, self.name, self.exit_status)
-        else:  # it failed on its own, maybe before the test stopped it: what it said is the clue
+        else:  # it failed on its own, before the test stopped it: what it said is the clue
             tail = "\n".join(rest.strip().splitlines()[-20:])
             log.warning(
                 "%s: stopped %s (exit status %s); its last lines:\n%s",

@@ -26,6 +26,7 @@ from typing import ClassVar
 from hil.errors import CommandFailed, LabError
 from hil.lab.board import shell
 from hil.lab.board.role import Role
+from hil.lab.usb_gadget import udc
 
 CONFIGFS = "/sys/kernel/config/usb_gadget"
 log = logging.getLogger(__name__)
@@ -33,8 +34,9 @@ log = logging.getLogger(__name__)
 # A function's bind failing because the sysfs directory it adds to was gone (ENOENT): seen once on the
 # virtual lab, f_ecm bound right after the MTP gadget was removed (2026-11-27, a cold run: "kobject_add_internal
 # failed for usb1 (error: -2 parent: net)", "failed to start hil: -2"); the earlier gadget's sysfs entries
-# were most likely still being torn down. Only this failure is tried once more, after a pause; a second
-# failure is the error, and every other one (an endpoint a function cannot get) is at once.
+# were most likely still being torn down. Only this failure is tried once more, with a new gadget after a
+# pause (bind() has reloaded the UDC's module, which a failed bind leaves unable to attach); a second failure
+# is the error, and every other one (an endpoint a function cannot get) is at once.
 SYSFS_RACE = re.compile(r"kobject_add_internal failed for \S+ \(error: -2 ")
 SYSFS_RACE_WAIT_S = 2
 
@@ -390,6 +392,27 @@ class Gadget(GadgetBackend):
     def __enter__(self) -> Gadget:
         self.remove()  # leftovers of an earlier crashed test
         try:
+            self._make_and_bind()
+        except CommandFailed as exc:
+            if not SYSFS_RACE.search(exc.output):
+                raise
+            # A function whose bind failed is spent (binding it again registered its network device twice:
+            # a kernel BUG, 2026-11-27): the whole tree went, and a new one is made.
+            log.warning(
+                "%s: gadget %s did not bind: the sysfs directory its function adds to was gone (the last "
+                "gadget still being torn down); making it again in %g s:\n%s",
+                self.role.label,
+                self.name,
+                SYSFS_RACE_WAIT_S,
+                exc.output,
+            )
+            self.role.run(shell.cmd("sleep", SYSFS_RACE_WAIT_S))
+            self._make_and_bind()
+        return self
+
+    def _make_and_bind(self) -> None:
+        """The tree, each function's preparation, the UDC; whatever fails, the tree goes again."""
+        try:
             self.create()
             for function in self.functions:
                 function.before_bind(self.role, self.path)
@@ -397,7 +420,6 @@ class Gadget(GadgetBackend):
         except BaseException:
             self._remove_quietly()
             raise
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         if exc_info[0] is None:
@@ -435,26 +457,17 @@ class Gadget(GadgetBackend):
         if self.udc not in available:
             raise LabError(f"{self.role.label}: UDC {self.udc!r} not present (found: {', '.join(available) or 'none'})")
         command = shell.write(f"{self.path}/UDC", self.udc)
-        for attempt in (1, 2):
-            status, output = self.role.run_status(command)
-            if status == 0:
-                return
+        status, output = self.role.run_status(command)
+        if status != 0:
             # The kernel says why a function refused to bind (an endpoint it could not get, a busy UDC): its
             # last lines go into the error, the shell's "I/O error" alone names nothing.
             kernel = self.role.run("dmesg | tail -n 15", check=False).strip()
-            if attempt == 1 and SYSFS_RACE.search(kernel):
-                log.warning(
-                    "%s: gadget %s did not bind: the kernel was still removing the last gadget's sysfs "
-                    "entries; binding again in %g s. The kernel's last messages:\n%s",
-                    self.role.label,
-                    self.name,
-                    SYSFS_RACE_WAIT_S,
-                    kernel,
-                )
-                self.role.run(shell.cmd("sleep", SYSFS_RACE_WAIT_S))
-                continue
+            reloaded = udc.reload_udc_module(self.role, self.udc)
+            after = (
+                f"\n({reloaded} reloaded: a failed bind leaves it unable to attach the next gadget)" if reloaded else ""
+            )
             raise CommandFailed(
-                self.role.label, command, status, f"{output.strip()}\nthe kernel's last messages:\n{kernel}"
+                self.role.label, command, status, f"{output.strip()}\nthe kernel's last messages:\n{kernel}{after}"
             )
 
     def unbind(self) -> None:

@@ -39,3 +39,23 @@ def ensure_module(role: Role, module: str, params: dict[str, str]) -> bool:
         role.run(shell.cmd("rmmod", module), timeout=60)
     role.run(shell.cmd("modprobe", module, *(f"{name}={value}" for name, value in params.items())), timeout=60)
     return True
+
+
+def reload_udc_module(role: Role, udc: str) -> str | None:
+    """Unload and load again the kernel module that drives `udc`, with the parameters it runs with; the
+    module's name, or None when the driver is built in (nothing to reload). A failed gadget bind leaves
+    dummy_hcd unable to attach the next gadget (the UDC stays "not attached", verified 2026-11-27 on Linux
+    6.1): a reload gives it a fresh start."""
+    link = shlex.quote(f"/sys/class/udc/{udc}/device/driver/module")
+    module = role.run(f'[ -e {link} ] && basename "$(readlink -f {link})"; true', check=False).strip()
+    if not module:
+        return None
+    parameters = shlex.quote(f"/sys/module/{module}/parameters")
+    names = role.run(f"ls {parameters} 2>/dev/null; true", check=False).split()
+    params = {
+        name: role.run(shell.cmd("cat", f"/sys/module/{module}/parameters/{name}"), check=False).strip()
+        for name in names
+    }
+    role.run(shell.cmd("rmmod", module), timeout=60)
+    role.run(shell.cmd("modprobe", module, *(f"{name}={value}" for name, value in params.items() if value)), timeout=60)
+    return module
