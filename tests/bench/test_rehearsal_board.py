@@ -13,7 +13,9 @@ import pytest
 import yaml
 from labgrid.factory import target_factory
 
+import hil.lab.board.flashboot
 import hil.lab.board.strategy
+import hil.lab.board.tftpboot
 from hil.errors import BoardTimeout, LabError
 from hil.lab.board import shell
 
@@ -22,9 +24,9 @@ from .conftest import ENV_FILE, role
 pytestmark = pytest.mark.timeout(900)
 
 
-# hil's own classes in the env file: its strategy, and the driver that boots a build over TFTP (labgrid has the
-# TFTP provider, not a driver that tells U-Boot to boot from it).
-HILS = {"BootloaderStrategy", "UBootTFTPBootDriver"}
+# hil's own classes in the env file: its strategy, and the drivers that boot a build over TFTP or from the boot
+# flash (labgrid has the TFTP provider and the flashrom driver, not a driver that tells U-Boot to boot from them).
+HILS = {"BootloaderStrategy", "UBootTFTPBootDriver", "UBootFlashBootDriver"}
 
 
 def test_the_env_file_holds_labgrids_own_resources_and_drivers_and_no_class_of_hils_but_the_strategy():
@@ -38,7 +40,7 @@ def test_the_env_file_holds_labgrids_own_resources_and_drivers_and_no_class_of_h
         assert drivers & hils <= HILS and "BootloaderStrategy" in drivers
         for driver in drivers - HILS:
             assert target_factory.drivers[driver].__module__.startswith("labgrid."), driver
-    assert config["imports"] == ["hil.lab.board.strategy", "hil.lab.board.tftpboot"]
+    assert config["imports"] == ["hil.lab.board.strategy", "hil.lab.board.tftpboot", "hil.lab.board.flashboot"]
     assert hils >= HILS and hil.lab.board.strategy.BootloaderStrategy.__module__.startswith("hil.")
 
 
