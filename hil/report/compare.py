@@ -10,7 +10,9 @@ history (every stored run whose `run.build.name` is it). The reference is typica
   run-to-run spread the reference runs show);
 - the candidate's band verdict (boards.yaml's band, decided when it was measured).
 One gate over all of them: BLOCKED (a regression or a band FAIL), INCOMPLETE (a metric the candidate did
-not measure, or measured without a verdict: ERROR, UNSTABLE), else PASS. Exit status: 0 PASS, 1 BLOCKED,
+not measure, or measured without a verdict: ERROR, UNSTABLE; or a change that is worse by the metric's
+min_effect and significant within the run, let through only because the reference runs spread wider than
+the pair's calibrated run_spread: the gate could not see), else PASS. Exit status: 0 PASS, 1 BLOCKED,
 6 INCOMPLETE, 4 bad input (a file that is not there or does not parse, a build with no stored run, runs
 of different inventories), before anything is compared.
 Plain module: no pytest.
@@ -35,8 +37,9 @@ from hil.report.files import atomic_write_text
 from hil.report.html import STYLE
 from hil.report.store import ResultsFileError, StoredRun, load_history, load_run
 from hil.report.summary import fmt_num, key_of
-from hil.verdict.baseline import compare, run_spread
-from hil.verdict.result import MetricResult, Verdict
+from hil.verdict.baseline import MIN_RUN_SPREAD, compare, run_spread
+from hil.verdict.result import BaselineComparison, MetricResult, Verdict
+from hil.verdict.spec import Direction
 
 WITHOUT_VERDICT = (Verdict.ERROR, Verdict.UNSTABLE)
 
@@ -180,6 +183,18 @@ def _run_medians(results: dict[tuple[str, str], list[MetricResult]], board: str)
     }
 
 
+def _unresolved(comparison: BaselineComparison, direction: Direction, calibrated: float) -> bool:
+    """A change that would be a regression but for reference runs wider than the pair's calibrated spread."""
+    worse_by = -comparison.change if direction is Direction.HIGHER else comparison.change
+    return (
+        worse_by >= comparison.min_effect
+        and comparison.p_value < comparison.alpha
+        and calibrated > MIN_RUN_SPREAD  # a pair never calibrated has only these runs to say how they vary
+        and comparison.run_spread is not None
+        and comparison.run_spread > calibrated
+    )
+
+
 def _row(
     board: str,
     key: str,
@@ -226,6 +241,15 @@ def _row(
         row.regression, row.p_value, row.run_p = comparison.regression, comparison.p_value, comparison.run_p
         if comparison.regression:
             gate = Gate.BLOCKED
+        elif _unresolved(comparison, last.direction, floor) and gate is Gate.PASS:
+            # Worse by the effect and significant within the run, let through only because the reference
+            # runs moved more than the pair was calibrated to (a loaded lab PC while they ran): that is a
+            # gate that cannot see, not a pass.
+            gate = Gate.INCOMPLETE
+            reasons.append(
+                f"cannot tell: the reference runs spread {comparison.run_spread:.1%}, more than the pair's "
+                f"calibrated {floor:.0%} (boards.yaml run_spread): measure the reference again on a quiet lab"
+            )
         reasons.append(comparison.reason)
     elif measured:
         reasons.append("the reference runs have fewer than 2 samples of it: no comparison")

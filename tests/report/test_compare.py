@@ -90,6 +90,31 @@ def test_a_band_failure_blocks_and_an_error_or_a_missing_metric_leaves_the_gate_
     assert rows[0]["gate"] == "INCOMPLETE" and rows[0]["why"] == "not measured in the candidate"
 
 
+def _calibrated(result, run_spread: float):
+    result.min_run_spread = run_spread  # boards.yaml run_spread, stored with each result
+    return result
+
+
+@pytest.mark.parametrize(("calibrated", "gate"), [(0.14, "INCOMPLETE"), (0.01, "PASS")])
+def test_a_drop_hidden_by_reference_runs_wider_than_calibrated_leaves_the_gate_incomplete(tmp_path, calibrated, gate):
+    # Reference runs of one build that moved 21% between them (a CI run's, 2026-11-27: a loaded lab PC), a
+    # candidate 33% slower: not beyond such runs, yet the pair was calibrated to 14%: the gate cannot see.
+    medians = [3600.0, 4400.0, 2900.0, 4100.0]
+    for index, median in enumerate(medians):
+        values = [median * f for f in (0.98, 1.0, 1.01, 0.99, 1.02)]
+        _run(tmp_path, f"ref{index}", "ref", [_calibrated(example_result(values=values), calibrated)])
+    candidate = [2560.0 * f for f in (0.98, 1.0, 1.01, 0.99, 1.02)]
+    _run(tmp_path, "rc", "rc", [_calibrated(example_result(values=candidate), calibrated)])
+    status = main(["ref", "rc", "--history", str(tmp_path), "--json", str(tmp_path / "gate.json")])
+    (row,) = json.loads((tmp_path / "gate.json").read_text())["rows"]
+    assert row["gate"] == gate and not row["regression"] and row["change"] < -0.3, row
+    assert status == {"INCOMPLETE": 6, "PASS": 0}[gate]
+    if gate == "INCOMPLETE":
+        assert "cannot tell: the reference runs spread" in row["why"] and "calibrated 14%" in row["why"]
+    else:  # a pair never calibrated: its runs' own spread is all there is to go by, as before
+        assert "clean runs move this much" in row["why"]
+
+
 @pytest.mark.parametrize(
     ("arguments", "says"),
     [

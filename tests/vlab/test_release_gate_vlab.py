@@ -83,9 +83,14 @@ def test_a_candidate_with_shallow_nvme_queues_is_blocked_inside_its_band(tmp_pat
         (result,) = stored["results"]
         assert result["facts"]["build"] == name and f"hil.build={name}" in result["facts"]["build.vboard"]
     gate = tmp_path / "gate.json"
-    assert compare(["ref", "rc", "--history", str(history), "--json", str(gate)]) == 1
+    status = compare(["ref", "rc", "--history", str(history), "--json", str(gate)])
     (row,) = json.loads(gate.read_text())["rows"]
-    assert row["gate"] == "BLOCKED" and row["regression"] and row["change"] < -0.2, row
+    if row["gate"] == "INCOMPLETE":
+        # A loaded machine (CI's two workers, each with a QEMU) spread the reference runs 21% on 2026-11-27:
+        # wider than the pair's calibrated 14%, the gate says it cannot tell instead of letting the drop pass.
+        assert status == 6 and "cannot tell: the reference runs spread" in row["why"] and row["change"] < -0.2, row
+        return
+    assert status == 1 and row["gate"] == "BLOCKED" and row["regression"] and row["change"] < -0.2, row
     # Inside the band: the band lets it through (PASS, or MARGINAL when the interval straddles an edge with the
     # median inside; a CI run on 2026-11-26 gave MARGINAL), only the comparison with the reference catches it.
     assert row["band_verdict"] in ("PASS", "MARGINAL"), row

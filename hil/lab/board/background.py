@@ -116,12 +116,16 @@ class Background:
         # The wrapper runs in a new session (setsid), so its process group holds everything the command
         # starts; it records that group, runs the command in the background, and writes its exit status.
         # TERM to the group reaches the wrapper too: its trap (an action, not "ignore", so the command does
-        # not inherit it) keeps it alive to wait for the command's real exit status.
+        # not inherit it) keeps it alive to wait for the command's real exit status. A trapped signal makes
+        # `wait` return 128+15 at once; the command's own status is then still the shell's to collect, so a
+        # wait that a TERM cut short is waited again (127: it had been collected already). Checking whether
+        # the command still ran instead lost a command that handled TERM (exit 1) to 143 on a loaded machine.
         wrapper = (
-            "trap 'kill -TERM $c 2>/dev/null' TERM; "
+            "trap 't=1; kill -TERM $c 2>/dev/null' TERM; "
             'echo $$ > "$0/pgid"; '
             f"( {self.command} ) & c=$!; "
-            "wait $c; s=$?; while kill -0 $c 2>/dev/null; do wait $c; s=$?; done; "
+            "t=; wait $c; s=$?; "
+            'while [ -n "$t" ]; do t=; wait $c; r=$?; [ $r -ne 127 ] && s=$r; done; '
             'echo $s > "$0/status"'
         )
         line = (
