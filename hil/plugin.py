@@ -27,6 +27,7 @@ from hil.catalogue import UnknownName
 from hil.errors import HilError, InventoryError
 from hil.inventory import yamlfile
 from hil.inventory.loader import LoadedInventory, load_inventory
+from hil.lab.board.steplog import keep_step_log
 from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
 from hil.perf import Perf
 from hil.report.outcome import MeasurementErrorOutcome
@@ -120,6 +121,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"invalid board inventory: {exc}") from None
     shown = path.resolve().relative_to(config.rootpath) if path.resolve().is_relative_to(config.rootpath) else path
     config.stash[RUN_IDENTITY]["inventory"] = {"path": str(shown), "sha256": _sha256(path)}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    keep_step_log()  # after labgrid's plugin started its StepLogger (its pytest_configure runs last)
 
 
 def _load_build(config: pytest.Config) -> None:
