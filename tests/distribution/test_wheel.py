@@ -86,11 +86,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
-def test_the_wheel_carries_the_virtual_lab_and_the_board_programs(installed):
+def test_the_wheel_carries_the_virtual_lab_the_board_programs_and_its_license(installed):
     site = next((installed / "lib").glob("python3*/site-packages/hil"))
     for name in ("vlab/env.yaml", "vlab/init.sh", "tools/Makefile", "tools/uvc_frames.h", "tools/v4l2_fps.c"):
         assert (site / name).is_file(), name
     assert not (site.parent / "testcases").exists() and not (site.parent / "tests").exists()
+    (dist_info,) = site.parent.glob("hil-*.dist-info")
+    assert "License-Expression: MIT" in (dist_info / "METADATA").read_text()
+    assert (dist_info / "licenses" / "LICENSE").is_file()
 
 
 def test_the_hil_command_answers_help_for_every_subcommand(installed):
