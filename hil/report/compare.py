@@ -37,7 +37,7 @@ from hil.report.files import atomic_write_text
 from hil.report.html import STYLE
 from hil.report.store import ResultsFileError, StoredRun, load_history, load_run
 from hil.report.summary import fmt_num, key_of
-from hil.verdict.baseline import MIN_RUN_SPREAD, compare, run_spread
+from hil.verdict.baseline import MIN_RUN_SPREAD, compare, run_spread, worsening
 from hil.verdict.result import BaselineComparison, MetricResult, Verdict
 from hil.verdict.spec import Direction
 
@@ -185,9 +185,8 @@ def _run_medians(results: dict[tuple[str, str], list[MetricResult]], board: str)
 
 def _unresolved(comparison: BaselineComparison, direction: Direction, calibrated: float) -> bool:
     """A change that would be a regression but for reference runs wider than the pair's calibrated spread."""
-    worse_by = -comparison.change if direction is Direction.HIGHER else comparison.change
     return (
-        worse_by >= comparison.min_effect
+        worsening(comparison.change, direction) >= comparison.min_effect
         and comparison.p_value < comparison.alpha
         and calibrated > MIN_RUN_SPREAD  # a pair never calibrated has only these runs to say how they vary
         and comparison.run_spread is not None

@@ -91,6 +91,11 @@ def run_spread(run_medians: Mapping[str, Sequence[float]], key: str, floor: floa
     return RunSpread(max(math.sqrt(variance), floor, MIN_RUN_SPREAD), own_df + prior_df, how)
 
 
+def worsening(change: float, direction: Direction) -> float:
+    """How much worse a signed relative change is (negative: better) for a metric of `direction`."""
+    return -change if direction is Direction.HIGHER else change
+
+
 def _as_runs(baseline: Sequence[float] | Sequence[Sequence[float]]) -> list[np.ndarray]:
     if len(baseline) and isinstance(baseline[0], int | float):  # one run given as a flat list
         return [np.asarray(baseline, dtype=float)]
@@ -129,7 +134,7 @@ def compare(
     # change is counted against one unit: 0 -> 3 corrupt frames is +300%, any rise is material.
     scale = abs(center) if center != 0 else 1.0
     change = (median - center) / scale
-    worse_by = -change if direction is Direction.HIGHER else change
+    worse_by = worsening(change, direction)
     # "less": the current samples tend to be smaller than the baseline's (slower, for throughput).
     alternative = "less" if direction is Direction.HIGHER else "greater"
     p_value = float(st.mannwhitneyu(current, pooled, alternative=alternative).pvalue)

@@ -23,21 +23,30 @@ def _same(current: str, wanted: str) -> bool:
     return current == wanted
 
 
+def _parameters(role: Role, module: str) -> dict[str, str]:
+    """The parameters `module` runs with, in one round trip ({} when it is not loaded; an empty value is left
+    out, as a parameter never set reads)."""
+    directory = shlex.quote(f"/sys/module/{module.replace('-', '_')}/parameters")
+    listing = role.run(f"cd {directory} 2>/dev/null && grep -H . * 2>/dev/null; true", check=False)
+    return dict(line.partition(":")[::2] for line in listing.splitlines() if ":" in line)
+
+
+def _load(role: Role, module: str, params: dict[str, str]) -> None:
+    role.run(shell.cmd("modprobe", module, *(f"{name}={value}" for name, value in params.items())), timeout=60)
+
+
 def ensure_module(role: Role, module: str, params: dict[str, str]) -> bool:
     """Load `module` with `params`, reloading it when it runs with other values. Returns True if (re)loaded."""
     sysfs = f"/sys/module/{module.replace('-', '_')}"
     loaded = role.run_status(f"[ -d {shlex.quote(sysfs)} ]")[0] == 0
     if loaded:
-        mismatched = [
-            name
-            for name, value in params.items()
-            if not _same(role.run(shell.cmd("cat", f"{sysfs}/parameters/{name}"), check=False), str(value))
-        ]
+        current = _parameters(role, module)
+        mismatched = [name for name, value in params.items() if not _same(current.get(name, ""), str(value))]
         if not mismatched:
             return False
         # Gadgets bound to the old instance vanish with it; hil removes its own before each test anyway.
         role.run(shell.cmd("rmmod", module), timeout=60)
-    role.run(shell.cmd("modprobe", module, *(f"{name}={value}" for name, value in params.items())), timeout=60)
+    _load(role, module, params)
     return True
 
 
@@ -50,12 +59,7 @@ def reload_udc_module(role: Role, udc: str) -> str | None:
     module = role.run(f'[ -e {link} ] && basename "$(readlink -f {link})"; true', check=False).strip()
     if not module:
         return None
-    parameters = shlex.quote(f"/sys/module/{module}/parameters")
-    names = role.run(f"ls {parameters} 2>/dev/null; true", check=False).split()
-    params = {
-        name: role.run(shell.cmd("cat", f"/sys/module/{module}/parameters/{name}"), check=False).strip()
-        for name in names
-    }
+    params = _parameters(role, module)
     role.run(shell.cmd("rmmod", module), timeout=60)
-    role.run(shell.cmd("modprobe", module, *(f"{name}={value}" for name, value in params.items() if value)), timeout=60)
+    _load(role, module, params)
     return module
