@@ -84,6 +84,17 @@ class InterfaceCounters:
     after: dict[str, int]
 
 
+@dataclass(frozen=True)
+class OperatingPointChange:
+    """What moved of a role's operating point while one run went on (hil.measure.operating_point), and where
+    it ended: each CPU's clock and each thermal zone's temperature after the run."""
+
+    role: str
+    moved: list[str]
+    temp_c: dict[str, float] = field(default_factory=dict)
+    freq_khz: dict[str, int] = field(default_factory=dict)
+
+
 @dataclass
 class Observed:
     """What hil observed around one run, beside the tool's own figures, for the layers above to read: the
@@ -93,16 +104,18 @@ class Observed:
     pc_load: float | None = None  # % of the lab PC's CPUs busy outside hil (hil.measure.pcload)
     interface: InterfaceCounters | None = None  # the path's recorded interface (hil.measure.netpath)
     bytes_moved: dict[str, int] = field(default_factory=dict)  # per counted direction, "tx"/"rx" bytes (netpath)
+    operating_point: OperatingPointChange | None = None  # the measuring role's (hil.measure.operating_point)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Observed:
         """From results.json (asdict's form)."""
-        cpu, interface = data.get("cpu_load"), data.get("interface")
+        cpu, interface, point = data.get("cpu_load"), data.get("interface"), data.get("operating_point")
         return cls(
             cpu_load=CpuLoad(cpu["role"], {n: CpuShare(**s) for n, s in cpu["cpus"].items()}) if cpu else None,
             pc_load=data.get("pc_load"),
             interface=InterfaceCounters(**interface) if interface else None,
             bytes_moved=dict(data.get("bytes_moved") or {}),
+            operating_point=OperatingPointChange(**point) if point else None,
         )
 
 

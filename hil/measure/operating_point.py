@@ -1,0 +1,148 @@
+"""The board's operating point before and after each sample: what must not move while a figure is taken.
+
+Seed 002 fixes the CPU and DDR frequencies and turns ASPM off before measuring; seed 000 takes cores offline
+and pins the governor. A sample during which a core went offline, the CPU clock changed, the SoC throttled,
+a PCIe link retrained to another speed or width, an AER error was counted or a USB device was reset is not a
+figure of the board as declared. One command reads it all from sysfs (what the board lacks it skips):
+
+    online cpuN 0|1                          /sys/devices/system/cpu/cpuN/online (cpu0 often has none)
+    freq cpuN KHZ                            cpufreq's scaling_cur_freq
+    throttle cpuN NAME COUNT                 x86 thermal_throttle counters
+    temp ZONE TYPE MILLI_C                   /sys/class/thermal/thermal_zone*/temp
+    link BDF SPEED WIDTH                     a PCIe device's current link
+    aer BDF KIND TOTAL                       its AER counters (aer_dev_correctable, ...)
+    usb_resets N                             'reset ... USB device' lines in the kernel log
+
+    point = snapshot(role); ...; moved(point, snapshot(role))   # ["cpu1 went offline", ...]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hil.measure.around import around
+from hil.measure.parsing import ascii_int, parser, without_kernel_messages
+from hil.verdict.errors import ParseError
+from hil.verdict.measurement import OperatingPointChange
+
+if TYPE_CHECKING:
+    from hil.lab.board.role import Role
+
+# No value from configuration goes into it: nothing to quote. Fields are single words (link speeds have their
+# spaces replaced); 'end' proves the output was not cut.
+SCRIPT = r"""cd /sys/devices/system/cpu && for c in cpu[0-9]*; do
+  [ -r $c/online ] && echo "online $c $(cat $c/online)"
+  [ -r $c/cpufreq/scaling_cur_freq ] && echo "freq $c $(cat $c/cpufreq/scaling_cur_freq)"
+  for t in $c/thermal_throttle/*_count; do [ -r $t ] && echo "throttle $c ${t##*/} $(cat $t)"; done
+done
+for z in /sys/class/thermal/thermal_zone*; do
+  [ -r $z/temp ] && echo "temp ${z##*/} $(tr -c 'A-Za-z0-9_\n-' _ < $z/type) $(cat $z/temp 2>/dev/null)"
+done
+for d in /sys/bus/pci/devices/*; do
+  [ -r $d/current_link_speed ] && echo "link ${d##*/} $(tr ' ' _ < $d/current_link_speed) $(cat $d/current_link_width)"
+  for a in aer_dev_correctable aer_dev_nonfatal aer_dev_fatal; do
+    [ -r $d/$a ] && echo "aer ${d##*/} $a $(awk '/^TOTAL/ {print $2}' $d/$a)"
+  done
+done 2>/dev/null
+echo "usb_resets $(dmesg 2>/dev/null | grep -c 'reset .*USB device')"
+echo end"""
+
+_LINE = re.compile(r"^(online|freq|throttle|temp|link|aer|usb_resets)((?: [!-~]+)+)$")  # printable ASCII words
+_ARITY = {"online": 2, "freq": 2, "throttle": 3, "temp": 3, "link": 3, "aer": 3, "usb_resets": 1}
+FREQ_TOLERANCE = 0.01  # a cpufreq reading within 1% is the same operating point (rounding of the driver)
+
+
+@dataclass
+class OperatingPoint:
+    online: dict[str, bool] = field(default_factory=dict)
+    freq_khz: dict[str, int] = field(default_factory=dict)
+    throttles: dict[str, int] = field(default_factory=dict)  # "cpu0 core_throttle_count" -> count
+    temp_c: dict[str, float] = field(default_factory=dict)  # "thermal_zone0 soc-thermal" -> degrees C
+    links: dict[str, str] = field(default_factory=dict)  # BDF -> "8.0_GT/s_PCIe x4"
+    aer: dict[str, int] = field(default_factory=dict)  # "BDF aer_dev_correctable" -> total
+    usb_resets: int = 0
+
+
+@parser("operating_point")
+def parse(text: str) -> OperatingPoint:
+    """The snapshot SCRIPT prints; a line of another shape, or a missing `end`, is a ParseError."""
+    lines = [line.strip() for line in without_kernel_messages(text).splitlines() if line.strip()]
+    if not lines or lines[-1] != "end" or lines.count("end") != 1:
+        raise ParseError("operating point: the output does not end with its 'end' line (cut short?)", text)
+    point = OperatingPoint()
+    for line in lines[:-1]:
+        match = _LINE.match(line)
+        words = match.group(2).split() if match else []
+        if not match or len(words) != _ARITY[match.group(1)]:
+            raise ParseError(f"operating point: unexpected line {line[:80]!r}", text)
+        _take(point, match.group(1), words, text)
+    return point
+
+
+def _take(point: OperatingPoint, kind: str, words: list[str], raw: str) -> None:
+    number = lambda word, what: ascii_int(word, what, raw)  # noqa: E731
+    if kind == "online":
+        point.online[words[0]] = number(words[1], f"{words[0]} online") == 1
+    elif kind == "freq":
+        point.freq_khz[words[0]] = number(words[1], f"{words[0]} frequency")
+    elif kind == "throttle":
+        point.throttles[f"{words[0]} {words[1]}"] = number(words[2], "throttle count")
+    elif kind == "temp":
+        point.temp_c[f"{words[0]} {words[1]}"] = number(words[2], f"{words[0]} temperature") / 1000
+    elif kind == "link":
+        point.links[words[0]] = f"{words[1]} x{number(words[2], f'{words[0]} link width')}"
+    elif kind == "aer":
+        point.aer[f"{words[0]} {words[1]}"] = number(words[2], f"{words[0]} {words[1]}")
+    else:
+        point.usb_resets = number(words[0], "USB resets")
+
+
+def snapshot(role: Role) -> OperatingPoint:
+    return parse(role.run(SCRIPT, timeout=30))
+
+
+def moved(before: OperatingPoint, after: OperatingPoint) -> list[str]:
+    """What changed between two snapshots, one phrase each; empty: the operating point held."""
+    changes = [
+        f"{cpu} went {'online' if up else 'offline'}"
+        for cpu, up in after.online.items()
+        if before.online.get(cpu, up) != up
+    ]
+    changes += [f"{cpu} left the snapshot (offline or gone)" for cpu in before.online.keys() - after.online.keys()]
+    for cpu, khz in after.freq_khz.items():
+        was = before.freq_khz.get(cpu)
+        if was is not None and abs(khz - was) > FREQ_TOLERANCE * was:
+            changes.append(f"{cpu} clock moved {was / 1000:g} -> {khz / 1000:g} MHz")
+    changes += [
+        f"{name.replace('_count', '')} +{count - before.throttles[name]}"
+        for name, count in after.throttles.items()
+        if count > before.throttles.get(name, count)
+    ]
+    changes += [
+        f"PCIe {bdf} link retrained {before.links[bdf].replace('_', ' ')} -> {link.replace('_', ' ')}"
+        for bdf, link in after.links.items()
+        if bdf in before.links and before.links[bdf] != link
+    ]
+    changes += [
+        f"PCIe {name.replace('aer_dev_', 'AER ')} +{count - before.aer[name]}"
+        for name, count in after.aer.items()
+        if count > before.aer.get(name, count)
+    ]
+    if after.usb_resets > before.usb_resets:
+        changes.append(f"USB device reset {after.usb_resets - before.usb_resets} time(s)")
+    return changes
+
+
+def with_operating_point(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
+    """`sample`, with what moved of `role`'s operating point while it ran as its `observed.operating_point`."""
+
+    def change(before: OperatingPoint) -> OperatingPointChange:
+        after = snapshot(role)
+        return OperatingPointChange(
+            role=role.name, moved=moved(before, after), temp_c=after.temp_c, freq_khz=after.freq_khz
+        )
+
+    return around(sample, "operating_point", lambda: snapshot(role), change)

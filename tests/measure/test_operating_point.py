@@ -1,0 +1,72 @@
+"""hil.measure.operating_point on the virtual board's real snapshots (tests/data/operating_point, see
+capture_vlab.py): what it reads, what counts as moved, and output it must refuse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hil.measure.operating_point import moved, parse
+from hil.verdict.errors import ParseError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "operating_point"
+BOOTED = (DATA / "vlab.txt").read_text()
+OFFLINE = (DATA / "vlab-cpu1-offline.txt").read_text()
+
+
+def test_the_virtual_board_shows_its_cpu_and_its_nvme_link_with_aer_counters():
+    point = parse(BOOTED)
+    assert point.online == {"cpu1": True}
+    assert point.links["0000:01:00.0"] == "2.5_GT/s_PCIe x1"  # QEMU's nvme behind its root port
+    assert point.aer["0000:00:02.0 aer_dev_correctable"] == 0
+    assert point.freq_khz == {} and point.temp_c == {}  # TCG has no cpufreq and no thermal zone
+    assert moved(point, parse(BOOTED)) == []
+
+
+def test_a_core_taken_offline_is_named():
+    assert moved(parse(BOOTED), parse(OFFLINE)) == ["cpu1 went offline"]
+    assert moved(parse(OFFLINE), parse(BOOTED)) == ["cpu1 went online"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "phrase"),
+    [
+        (
+            ("link 0000:01:00.0 2.5_GT/s_PCIe 1", "link 0000:01:00.0 2.5_GT/s_PCIe 2"),
+            "link retrained 2.5 GT/s PCIe x1 -> 2.5 GT/s PCIe x2",
+        ),
+        (("aer_dev_correctable 0", "aer_dev_correctable 3"), "PCIe 0000:00:02.0 AER correctable +3"),
+        (("usb_resets 0", "usb_resets 2"), "USB device reset 2 time(s)"),
+    ],
+)
+def test_what_moves_after_the_first_snapshot_is_named(edit, phrase):
+    """Variations built from the real snapshot: the second one has the line changed."""
+    after = parse(BOOTED.replace(*edit))
+    assert any(phrase in change for change in moved(parse(BOOTED), after)), moved(parse(BOOTED), after)
+
+
+def test_a_clock_that_moved_more_than_rounding_and_a_throttle_count_are_named():
+    lines = "freq cpu0 1800000\nthrottle cpu0 core_throttle_count 4\ntemp thermal_zone0 soc-thermal 51000\n"
+    before = parse(lines + BOOTED)
+    same = parse(lines.replace("1800000", "1799000") + BOOTED)
+    after = parse(lines.replace("1800000", "1200000").replace("count 4", "count 6") + BOOTED)
+    assert before.temp_c == {"thermal_zone0 soc-thermal": 51.0}
+    assert moved(before, same) == []
+    assert moved(before, after) == ["cpu0 clock moved 1800 -> 1200 MHz", "cpu0 core_throttle +2"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BOOTED.replace("end\n", ""),  # cut before its end
+        BOOTED.replace("online cpu1 1", "online cpu1"),  # a field missing
+        BOOTED.replace("usb_resets 0", "usb_resets zero"),
+        BOOTED.replace("online cpu1 1", "onlne cpu1 1"),
+        BOOTED + "end\n",  # two snapshots run together
+        "",
+    ],
+)
+def test_output_that_is_not_a_whole_snapshot_is_refused(text):
+    with pytest.raises(ParseError):
+        parse(text)
