@@ -25,6 +25,7 @@ from pathlib import Path
 from labgrid.util.qmp import QMPError, QMPMonitor
 
 from hil.errors import LabError
+from hil.measure.pcload import EMULATOR_PREFIX
 
 log = logging.getLogger("hil.bench.board")
 PR_SET_PDEATHSIG = 1
@@ -74,6 +75,8 @@ class BenchBoard:
             *net,
             *("-chardev", "pty,id=uart", "-serial", "chardev:uart"),
             *("-display", "none", "-monitor", "none", "-qmp", f"unix:{self.qmp_socket},server=on,wait=off"),
+            # named as the lab's emulator: the lab PC's load guard does not count it as foreign work
+            *("-name", f"{self.name},process={EMULATOR_PREFIX}-{self.name}"),
             "-S",  # stopped before the first instruction: the outlet is off
         ]
 

@@ -6,6 +6,9 @@ there: a CPU-bound job beside a virtual-lab run took MSC 1M read from 39 to 11 M
 (/proc/stat) and the CPU time of hil's own process tree (this process and its descendants: QEMU, local
 commands; time of reaped children is in their parent's cutime/cstime), and stores the rest, as a share of
 all the PC's CPUs, with the sample. Another pytest-xdist worker's board counts as foreign: it competes too.
+The lab's own board emulators outside hil's tree (the rehearsal bench's QEMUs, started by its daemon) are not
+foreign work but the boards': they are told by their process name (EMULATOR_PREFIX, which hil gives every
+QEMU it starts) and stored apart, as `observed.pc_emulators`.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from hil.measure.around import around
+from hil.verdict.measurement import Measurement
 from hil.verdict.result import Sample
 
 BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system irq softirq steal of /proc/stat's cpu line
 IDLE_FIELDS = (3, 4)  # idle iowait
+EMULATOR_PREFIX = "hil-emu"  # the process name (comm) of a board emulator hil started: QEMU -name ...,process=
 BUSY_SHARE = 25.0  # % of all CPUs outside hil: above it, a figure is the PC's as much as the board's
 
 
@@ -31,58 +36,85 @@ def _cpu_jiffies() -> tuple[int, int]:
     return busy, busy + sum(fields[i] for i in IDLE_FIELDS)
 
 
-def _own_jiffies(root: int) -> int:
-    """CPU ticks of `root` and its live descendants, their reaped children's included."""
+def _own_jiffies(root: int) -> tuple[int, int]:
+    """CPU ticks of `root` and its live descendants (their reaped children's included), and of the lab's
+    board emulators outside that tree."""
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
+    emulators: set[int] = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            name, fields = (entry / "stat").read_text().rsplit(")", 1)
+        except (OSError, ValueError):
             continue  # gone meanwhile
-        pid = int(entry.name)
+        pid, fields = int(entry.name), fields.split()
         parents[pid] = int(fields[1])
         ticks[pid] = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        if name.partition("(")[2].startswith(EMULATOR_PREFIX):
+            emulators.add(pid)
     own, frontier = {root}, [root]
     while frontier:
         parent = frontier.pop()
         children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in own]
         own.update(children)
         frontier.extend(children)
-    return sum(ticks.get(pid, 0) for pid in own)
+    return sum(ticks.get(pid, 0) for pid in own), sum(ticks[pid] for pid in emulators - own)
 
 
-def snapshot() -> tuple[int, int, int]:
+def snapshot() -> tuple[int, int, int, int]:
     busy, total = _cpu_jiffies()
-    return busy, total, _own_jiffies(os.getpid())
+    return busy, total, *_own_jiffies(os.getpid())
 
 
-def foreign_percent(before: tuple[int, int, int], after: tuple[int, int, int]) -> float | None:
-    """The share of all CPUs (0..100) busy outside hil's tree between two snapshots; None for no time."""
-    busy, total, own = (b - a for a, b in zip(before, after, strict=True))
+def shares(before: tuple[int, ...], after: tuple[int, ...]) -> tuple[float, float] | None:
+    """The shares of all CPUs (0..100) busy outside hil's tree and the lab's emulators, and busy in those
+    emulators, between two snapshots; None for no time."""
+    busy, total, own, emulators = (b - a for a, b in zip(before, after, strict=True))
     if total <= 0:
         return None
-    return min(100.0, max(0.0, 100 * (busy - own) / total))
+    clip = lambda ticks: round(min(100.0, max(0.0, 100 * ticks / total)), 1)  # noqa: E731
+    return clip(busy - own - emulators), clip(emulators)
+
+
+def foreign_percent(before: tuple[int, ...], after: tuple[int, ...]) -> float | None:
+    """The share of all CPUs (0..100) busy outside hil's tree and the lab's emulators; None for no time."""
+    both = shares(before, after)
+    return None if both is None else both[0]
 
 
 def with_pc_load(sample: Callable[[], Any]) -> Callable[[], Any]:
-    """`sample`, with the lab PC's CPU use outside hil during it as its `observed.pc_load` (%)."""
+    """`sample`, with the lab PC's CPU use outside hil during it as its `observed.pc_load` (%), and the lab's
+    own emulators' as `observed.pc_emulators` when they used any."""
+    emulators: list[float] = []
 
-    def share(before: tuple[int, int, int]) -> float | None:
-        percent = foreign_percent(before, snapshot())
-        return None if percent is None else round(percent, 1)
+    def foreign(before: tuple[int, ...]) -> float | None:
+        both = shares(before, snapshot())
+        if both is None:
+            return None
+        emulators.append(both[1])
+        return both[0]
 
-    return around(sample, "pc_load", snapshot, share)
+    def watched() -> Any:
+        emulators.clear()
+        got = around(sample, "pc_load", snapshot, foreign)()
+        if emulators and emulators[0] and isinstance(got, Measurement | Sample):
+            got.observed.pc_emulators = emulators[0]
+        return got
+
+    return watched
 
 
 def summary(samples: Sequence[Sample], bound: float | None = None) -> tuple[str, bool] | None:
     """The median and highest foreign load over the samples, and whether the PC was busy (median above
     `bound`, a fraction, else BUSY_SHARE); None without the data."""
-    shares = [s.observed.pc_load for s in samples if s.observed.pc_load is not None]
-    if not shares:
+    loads = [s.observed.pc_load for s in samples if s.observed.pc_load is not None]
+    if not loads:
         return None
-    median = statistics.median(shares)
-    line = f"median {median:.0f}%, max {max(shares):.0f}% of the lab PC's {os.cpu_count()} CPUs busy outside hil"
+    median = statistics.median(loads)
+    line = f"median {median:.0f}%, max {max(loads):.0f}% of the lab PC's {os.cpu_count()} CPUs busy outside hil"
+    emulators = [s.observed.pc_emulators for s in samples if s.observed.pc_emulators]
+    if emulators:
+        line += f" (and the lab's own board emulators a median {statistics.median(emulators):.0f}%, not counted)"
     return line, median > (BUSY_SHARE if bound is None else bound * 100)

@@ -102,6 +102,7 @@ class Observed:
 
     cpu_load: CpuLoad | None = None  # the measuring role's (hil.measure.cpuload)
     pc_load: float | None = None  # % of the lab PC's CPUs busy outside hil (hil.measure.pcload)
+    pc_emulators: float | None = None  # % of them busy in the lab's own board emulators outside hil's tree
     interface: InterfaceCounters | None = None  # the path's recorded interface (hil.measure.netpath)
     bytes_moved: dict[str, int] = field(default_factory=dict)  # per counted direction, "tx"/"rx" bytes (netpath)
     operating_point: OperatingPointChange | None = None  # the measuring role's (hil.measure.operating_point)
@@ -113,6 +114,7 @@ class Observed:
         return cls(
             cpu_load=CpuLoad(cpu["role"], {n: CpuShare(**s) for n, s in cpu["cpus"].items()}) if cpu else None,
             pc_load=data.get("pc_load"),
+            pc_emulators=data.get("pc_emulators"),
             interface=InterfaceCounters(**interface) if interface else None,
             bytes_moved=dict(data.get("bytes_moved") or {}),
             operating_point=OperatingPointChange(**point) if point else None,

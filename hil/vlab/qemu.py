@@ -35,6 +35,7 @@ from labgrid.step import step
 
 from hil.build.manifest import Build
 from hil.errors import LabError
+from hil.measure.pcload import EMULATOR_PREFIX
 
 BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
 
@@ -72,6 +73,8 @@ class VlabQEMUDriver(QEMUDriver):
     def on_activate(self) -> None:
         self._check_files()
         super().on_activate()
+        # named as the lab's emulator: the lab PC's load guard never counts it as foreign work
+        self._cmd += ["-name", f"{self.target.name},process={EMULATOR_PREFIX}-{self.target.name}"]
         self._create_scratch_disks()
         self._die_with_this_process()
 

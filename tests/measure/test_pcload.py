@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import pytest
 
 from hil.measure import pcload
 from hil.verdict.measurement import Observed
@@ -56,3 +60,32 @@ def test_the_inventorys_bound_decides_when_the_pc_was_busy():
     samples = [Sample(1.0, 0.0, 0.1, observed=Observed(pc_load=share)) for share in (12.0, 15.0, 20.0)]
     assert pcload.summary(samples)[1] is False  # the default: more than 25% of the PC's CPUs
     assert pcload.summary(samples, 0.10)[1] is True  # boards.yaml's pc_load_max: 10%
+
+
+def _ticks(pid: int) -> int:
+    return sum(int(value) for value in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
+
+
+def test_a_board_emulator_of_the_lab_outside_hils_tree_is_named_not_counted(tmp_path):
+    """A process named as hil names the emulators it starts (the rehearsal bench's QEMUs run under its
+    daemon, not under pytest): its CPU time is the lab's own, stored apart from the foreign share. Checked
+    against the process's own ticks, not a figure: how much CPU it gets depends on the PC's other work."""
+    emulator = tmp_path / f"{pcload.EMULATOR_PREFIX}-spin"  # comm is the name exec was given
+    emulator.symlink_to(sys.executable)
+    pidfile = tmp_path / "pid"
+    script = f'echo $$ > {shlex.quote(str(pidfile))}; exec {shlex.quote(str(emulator))} -c "$0"'
+    subprocess.run(["setsid", "-f", "sh", "-c", script, SPIN], check=True)
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        time.sleep(0.05)
+    pid = int(pidfile.read_text())
+    time.sleep(0.5)
+    before, its_before = pcload.snapshot(), _ticks(pid)
+    time.sleep(2)
+    its_after, after = _ticks(pid), pcload.snapshot()
+    foreign, emulators = pcload.shares(before, after)
+    total = after[1] - before[1]
+    time.sleep(1)
+    assert emulators > 0
+    assert emulators == pytest.approx(100 * (its_after - its_before) / total, abs=1.5), (foreign, emulators)
+    line, _ = pcload.summary([Sample(1.0, 0.0, 0.1, observed=Observed(pc_load=foreign, pc_emulators=emulators))])
+    assert "the lab's own board emulators a median" in line
