@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from hil import hookspecs
 from hil.build.manifest import build_label
@@ -50,7 +51,7 @@ from hil.report.exitcodes import pipeline_exit_status
 from hil.report.files import atomic_write_text, jsonable
 from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
-from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultsFileError, ResultStore, RunInfo, StoredRun
+from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
 from hil.report.tally import OutcomeTally, counts_text, phase_outcome
 from hil.verdict.result import MetricResult
@@ -191,6 +192,7 @@ class ReportSession:
         self.unsaved = False  # a write of results failed: the run's exit status says so
         self.reference: Side | None = None  # --reference-build: its stored runs
         self.gate: Comparison | None = None  # this run against them, once the tests are over
+        self.gate_refused = False  # the reference's runs are not comparable with this one (exit 4)
 
     def open_database(self) -> None:
         url = resolve_url(self.config.getoption("hil_db"), self.reports_dir)
@@ -207,9 +209,9 @@ class ReportSession:
         name = self.config.getoption("reference_build")
         if name is None:
             return
-        history = self.reports_dir / HISTORY_DIR
+        assert self.engine is not None  # opened just before
         try:
-            self.reference = load_side(name, history, build_only=True)
+            self.reference = load_side(name, self.engine)
         except CompareError as exc:
             raise pytest.UsageError(f"--reference-build: {exc}") from None
 
@@ -219,9 +221,10 @@ class ReportSession:
             return
         this = StoredRun(self.store.run, list(self.store.results), self.store.path)
         try:
-            self.gate = compare_sides(self.reference, Side("this run", [this]))
+            self.gate = compare_sides(self.reference, Side("this run", [this]), live=True)
         except CompareError as exc:
             self.problems.append(f"release gate not decided: {exc}")
+            self.gate_refused = True
             return
         for name, text in (
             ("gate.md", markdown(self.gate)),
@@ -441,6 +444,8 @@ class ReportSession:
         )
         if self.gate is not None and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = int(GATE_EXIT[self.gate.gate])  # every test passed, the build may still not
+        if self.gate_refused and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
         if self.store is None:
             return outcome
         store = self.store
@@ -488,15 +493,14 @@ class ReportSession:
         from hil.report.trend import write_trend  # matplotlib: import only when there is a trend to draw
 
         target = self.reports_dir / TREND_FILE
-        skipped: list[str] = []
+        if self.engine is None:
+            return
         try:
-            write_trend(self.reports_dir / HISTORY_DIR, target, skipped=skipped)
-        except (ResultsFileError, OSError) as exc:
-            self.problems.append(f"trend not written: {exc}")
+            write_trend(self.engine, target)
+        except (SQLAlchemyError, OSError) as exc:
+            self.problems.append(f"trend not written: {type(exc).__name__}: {exc}")
         else:
             self.written.append(("trend", target))
-        for problem in skipped:  # a warning: the tests' own outcome stands
-            self.warnings.append(f"history file skipped: {problem}")
 
     def _update_baselines(self, session: pytest.Session) -> None:
         assert self.store is not None
