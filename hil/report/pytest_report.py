@@ -493,8 +493,8 @@ class ReportSession:
         from hil.report.trend import write_trend  # matplotlib: import only when there is a trend to draw
 
         target = self.reports_dir / TREND_FILE
-        if self.engine is None:
-            return
+        if self.engine is None or self.db is None or self.db.failure is not None:
+            return  # the database did not take this run: no trend from it
         try:
             write_trend(self.engine, target)
         except (SQLAlchemyError, OSError) as exc:

@@ -34,3 +34,17 @@ def db_url(request: pytest.FixtureRequest, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'hil.db'}"
     return request.getfixturevalue("pg_url")
+
+
+PLUGIN_ARGS = ("-p", "hil_report", "-p", "no:cacheprovider")
+
+
+@pytest.fixture
+def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
+    """An in-process pytest run with the report plugin only (as tests/report's)."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+    def run(*args: str) -> pytest.RunResult:
+        return pytester.runpytest(*PLUGIN_ARGS, *args)
+
+    return run

@@ -47,14 +47,22 @@ class Cluster:
         password_file.chmod(0o644)
         self._run(str(BIN / "initdb"), "-D", str(self.data), "-U", USER, "--pwfile", str(password_file),
                   "-A", "scram-sha-256", "-E", "UTF8", "--no-sync")  # fmt: skip
-        options = (
-            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync={'on' if self.fsync else 'off'}"
-        )
-        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.root / "log"), "-w", "start")
+        self.start_again()
+
+    def _options(self) -> str:
+        fsync = "on" if self.fsync else "off"
+        return f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync={fsync}"
+
+    def start_again(self) -> None:
+        log = str(self.root / "log")
+        self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-o", self._options(), "-l", log, "-w", "start")
+
+    def stop_command(self) -> list[str]:
+        return [*self._as, str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"]
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():
-            self._run(str(BIN / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+            subprocess.run(self.stop_command(), check=True, capture_output=True, timeout=120)
 
     def remove(self) -> None:
         self.stop()
