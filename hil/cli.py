@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pipeline": ("hil.pipeline", "Jenkins helpers: the parallel branches, a run's summary line"),
     "trend": ("hil.report.trend", "write the trend page from stored runs"),
     "compare": ("hil.report.compare", "the release gate: a candidate build's runs against a reference build's"),
+    "db": ("hil.db.cli", "the results database: upgrade its schema, import, export, push spooled runs"),
     "bench": ("hil.bench.bench", "the rehearsal bench: arm64 boards behind a power switch, ser2net and SSH"),
     "bench-image": ("hil.bench.image", "build (or reuse) the rehearsal board's SD card; print its directory"),
 }

@@ -1,20 +1,24 @@
-"""Candidate against reference: the release gate over stored runs of two builds.
+"""Candidate against reference: the release gate over the runs of two builds in the results database.
 
-    hil compare REFERENCE CANDIDATE [--history DIR] [--markdown F] [--html F] [--json F]
+    hil compare REFERENCE CANDIDATE [--hil-db URL] [--inventory boards.yaml] [--markdown F] [--html F] [--json F]
 
-REFERENCE and CANDIDATE are each a results file, a directory of them, or a build name looked up in the
-history (every stored run whose `run.build.name` is it). The reference is typically measured several times
-(each run its own boot), the candidate once. Per board and metric:
+REFERENCE and CANDIDATE are build names: every complete run of that build in the database (hil.db). The
+reference is typically measured several times (each run its own boot), the candidate once. Per board and
+metric:
 - the change of the candidate's median against the reference runs' center, and whether it is a regression:
   the engine's run-level comparison (hil.verdict.baseline: size, Mann-Whitney within runs, and beyond the
   run-to-run spread the reference runs show);
-- the candidate's band verdict (boards.yaml's band, decided when it was measured).
+- the candidate's band verdict (boards.yaml's band, decided when it was measured);
+- the smallest drop the row could have caught (hil.report.sensitivity), and the reference runs that would
+  let it catch one of min_effect.
+The runs must agree on what each metric is: its unit and direction always, its band and thresholds
+(min_effect, run_spread) and the inventory unless --inventory names the one that rules; the thresholds are
+then that inventory's, else the ones every run agrees on (never one side's own).
 One gate over all of them: BLOCKED (a regression or a band FAIL), INCOMPLETE (a metric the candidate did
-not measure, or measured without a verdict: ERROR, UNSTABLE; or a change that is worse by the metric's
-min_effect and significant within the run, let through only because the reference runs spread wider than
-the pair's calibrated run_spread: the gate could not see), else PASS. Exit status: 0 PASS, 1 BLOCKED,
-6 INCOMPLETE, 4 bad input (a file that is not there or does not parse, a build with no stored run, runs
-of different inventories), before anything is compared.
+not measure, or measured without a verdict: ERROR, UNSTABLE, a PASS without samples; reference runs that
+spread wider than the pair's calibrated run_spread: measure the reference again; a row that could catch no
+drop at all), else PASS. Exit status: 0 PASS, 1 BLOCKED, 6 INCOMPLETE, 4 bad input (a database that cannot
+be opened, a build with no stored run, runs that disagree), before anything is compared.
 Plain module: no pytest.
 """
 
@@ -31,15 +35,22 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Engine
+
 from hil.build.manifest import build_label
+from hil.db import cli as db_cli
+from hil.db.convert import judged_by
+from hil.db.engine import DatabaseError
+from hil.db.read import runs_of_build
+from hil.errors import InventoryError
+from hil.report import sensitivity
 from hil.report.exitcodes import HilExit
 from hil.report.files import atomic_write_text
 from hil.report.html import STYLE
-from hil.report.store import ResultsFileError, StoredRun, load_history, load_run
+from hil.report.store import StoredRun
 from hil.report.summary import fmt_num, key_of
-from hil.verdict.baseline import MIN_RUN_SPREAD, compare, run_spread, worsening
-from hil.verdict.result import BaselineComparison, MetricResult, Verdict
-from hil.verdict.spec import Direction
+from hil.verdict.baseline import MIN_RUN_SPREAD, compare, run_spread
+from hil.verdict.result import MetricResult, Verdict
 
 WITHOUT_VERDICT = (Verdict.ERROR, Verdict.UNSTABLE)
 
@@ -54,7 +65,7 @@ EXIT = {Gate.PASS: HilExit.OK, Gate.BLOCKED: HilExit.GATE_FAILED, Gate.INCOMPLET
 
 
 class CompareError(ValueError):
-    """Input the comparison cannot use; the message names the file or the build."""
+    """Input the comparison cannot use; the message names the builds, runs or file."""
 
 
 @dataclass
@@ -67,6 +78,14 @@ class Side:
     @property
     def run_ids(self) -> list[str]:
         return [stored.run.id for stored in self.runs]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What decides a regression of one metric: from the inventory in force."""
+
+    min_effect: float
+    run_spread: float  # the pair's calibrated run-to-run spread (boards.yaml run_spread)
 
 
 @dataclass
@@ -84,6 +103,8 @@ class Row:
     run_p: float | None = None
     band_verdict: str | None = None
     reference_runs: int = 0
+    smallest_drop: float | None = None  # the smallest worsening this row could call a regression
+    runs_needed: int | None = None  # reference runs that would make a min_effect drop visible
 
 
 @dataclass
@@ -106,62 +127,85 @@ class Comparison:
 # --- reading the two sides ------------------------------------------------------------------------------
 
 
-def _build_name(stored: StoredRun) -> str | None:
-    build = stored.run.build or {}
-    return build.get("name")
-
-
-def load_side(spec: str, history: Path, *, build_only: bool = False) -> Side:
-    """A results file, a directory of them, or a build name in `history` (only that with `build_only`: a
-    build's name may also be a directory beside the run, its manifest's); CompareError when it has no run."""
-    path = Path(spec)
-    try:
-        if not build_only and path.is_file():
-            return Side(spec, [load_run(path)])
-        if not build_only and path.is_dir():
-            runs = [load_run(p) for p in sorted(path.glob("*.json"))]
-            if not runs:
-                raise CompareError(f"{spec}: no results files (*.json) in this directory")
-            return Side(spec, runs)
-        if not history.is_dir():
-            what = "" if build_only else "no such results file, and "
-            raise CompareError(f"{spec}: {what}no history directory {history} to find build {spec!r} in")
-        skipped: list[str] = []
-        runs = [
-            stored for stored in load_history(history, max_runs=None, skipped=skipped) if _build_name(stored) == spec
-        ]
-        for problem in skipped:  # one corrupt run must not hide every other build's
-            print(f"hil compare: skipped {problem}", file=sys.stderr)
-    except ResultsFileError as exc:
-        raise CompareError(str(exc)) from None
+def load_side(build: str, engine: Engine) -> Side:
+    """Every complete run of `build` in the database; CompareError when it has none."""
+    runs = runs_of_build(engine, build)
     if not runs:
-        raise CompareError(f"{spec}: no results file of that name, and no run of build {spec!r} stored in {history}")
-    return Side(spec, runs)
+        raise CompareError(f"no run of build {build!r} stored in the results database")
+    return Side(build, runs)
 
 
 def _identity(side: Side) -> dict[str, Any]:
     builds = {json.dumps(stored.run.build, sort_keys=True) for stored in side.runs}
     build = side.runs[0].run.build if len(builds) == 1 else None
-    return {
-        "label": side.label,
-        "build": build,
-        "runs": side.run_ids,
-        "files": [str(stored.path) for stored in side.runs],
+    return {"label": side.label, "build": build, "runs": side.run_ids}
+
+
+def _name(stored: StoredRun) -> str:
+    build = (stored.run.build or {}).get("name")
+    return f"run {stored.run.id}" + (f" (build {build})" if build else "")
+
+
+def thresholds(
+    reference: Side, candidate: Side, inventory: Path | None = None, *, live: bool = False
+) -> dict[tuple[str, str], Thresholds]:
+    """Each metric's thresholds; CompareError naming two runs that disagree on what the metric is (unit,
+    direction) or, unless `inventory` rules or the candidate is the `live` run (its results carry the
+    inventory in force), on its band, thresholds or inventory file."""
+    builds = {s.run.build.get("name") for s in reference.runs if s.run.build} & {
+        s.run.build.get("name") for s in candidate.runs if s.run.build
     }
-
-
-def check_same_inventory(reference: Side, candidate: Side) -> None:
-    """Runs whose bands came from different inventories are not comparable (a CompareError naming them)."""
-    seen: dict[str, str] = {}
-    for stored in [*reference.runs, *candidate.runs]:
-        inventory = stored.run.inventory
-        if inventory is not None:
-            seen.setdefault(inventory["sha256"], f"{stored.path} ({inventory['path']})")
-    if len(seen) > 1:
-        raise CompareError("the runs come from different inventories: " + "; ".join(sorted(seen.values())))
-    builds = {_build_name(s) for s in reference.runs} & {_build_name(s) for s in candidate.runs} - {None}
     if builds:
         raise CompareError(f"build {sorted(builds)[0]!r} is on both sides: compare two builds")
+    seen: dict[tuple[str, str], tuple[dict[str, Any], StoredRun, MetricResult]] = {}
+    files: dict[str, StoredRun] = {}
+    ruled = inventory is not None or live
+    for stored in [*candidate.runs, *reference.runs] if live else [*reference.runs, *candidate.runs]:
+        if stored.run.inventory is not None and not ruled:
+            files.setdefault(stored.run.inventory["sha256"], stored)
+            if len(files) > 1:
+                first = next(iter(files.values()))
+                raise CompareError(
+                    f"the runs come from different inventories: {_name(first)} used {first.run.inventory['path']}, "
+                    f"{_name(stored)} used {stored.run.inventory['path']}: name the one that rules with --inventory"
+                )
+        for result in stored.results:
+            what = judged_by(result)
+            key = (result.board, key_of(result))
+            if key not in seen:
+                seen[key] = (what, stored, result)
+                continue
+            earlier, other, _ = seen[key]
+            for aspect in ("unit", "direction") if ruled else tuple(what):
+                if what[aspect] != earlier[aspect]:
+                    hint = "" if aspect in ("unit", "direction") else ": name the inventory that rules with --inventory"
+                    raise CompareError(
+                        f"{key[0]} {key[1]}: {aspect} {earlier[aspect]!r} in {_name(other)}, {what[aspect]!r} in "
+                        f"{_name(stored)}{hint}"
+                    )
+    if inventory is None:
+        return {key: Thresholds(what["min_effect"], what["run_spread"]) for key, (what, _, _) in seen.items()}
+    return _from_inventory(inventory, {key: result for key, (_, _, result) in seen.items()})
+
+
+def _from_inventory(path: Path, results: dict[tuple[str, str], MetricResult]) -> dict[tuple[str, str], Thresholds]:
+    from hil.inventory.loader import load_inventory  # the catalogue and pydantic: only when asked for
+
+    try:
+        loaded = load_inventory(path)
+    except (InventoryError, OSError) as exc:
+        raise CompareError(f"--inventory: {exc}") from None
+    found = {}
+    for (board, key), result in results.items():
+        pair = loaded.boards.get(board)
+        if pair is None:
+            raise CompareError(f"--inventory {path}: no pair {board!r} (pairs: {', '.join(loaded.boards)})")
+        try:
+            spec = pair.spec_for(loaded.inventory, result.metric, result.params)
+        except (KeyError, ValueError) as exc:
+            raise CompareError(f"--inventory {path}: {board} {key}: {exc}") from None
+        found[(board, key)] = Thresholds(spec.min_effect, spec.min_run_spread)
+    return found
 
 
 # --- the comparison -------------------------------------------------------------------------------------
@@ -183,15 +227,18 @@ def _run_medians(results: dict[tuple[str, str], list[MetricResult]], board: str)
     }
 
 
-def _unresolved(comparison: BaselineComparison, direction: Direction, calibrated: float) -> bool:
-    """A change that would be a regression but for reference runs wider than the pair's calibrated spread."""
-    return (
-        worsening(comparison.change, direction) >= comparison.min_effect
-        and comparison.p_value < comparison.alpha
-        and calibrated > MIN_RUN_SPREAD  # a pair never calibrated has only these runs to say how they vary
-        and comparison.run_spread is not None
-        and comparison.run_spread > calibrated
-    )
+def _band_gate(candidate: list[MetricResult], measured: list[list[float]]) -> tuple[Gate, str, str]:
+    """The candidate's own verdicts: (gate, why, worst verdict). A PASS without samples is no verdict."""
+    verdicts = [r.verdict for r in candidate]
+    worst = next((v for v in (Verdict.FAIL, Verdict.ERROR, Verdict.UNSTABLE) if v in verdicts), candidate[-1].verdict)
+    if worst is Verdict.FAIL:
+        return Gate.BLOCKED, f"band: {next(r.reason for r in candidate if r.verdict is Verdict.FAIL)}", str(worst)
+    if worst in WITHOUT_VERDICT:
+        reason = next(r.reason for r in candidate if r.verdict is worst)
+        return Gate.INCOMPLETE, f"no verdict in the candidate ({worst}): {reason}", str(worst)
+    if not measured:
+        return Gate.INCOMPLETE, f"no verdict in the candidate: {worst} with fewer than 2 samples stored", str(worst)
+    return Gate.PASS, "", str(worst)
 
 
 def _row(
@@ -200,30 +247,22 @@ def _row(
     reference: list[MetricResult],
     candidate: list[MetricResult],
     board_medians: dict[str, list[float]],
+    rules: Thresholds,
     min_effect: float | None,
 ) -> Row:
     if not candidate:
         unit = reference[0].unit
         return Row(board, key, unit, Gate.INCOMPLETE, "not measured in the candidate", reference_runs=len(reference))
     last = candidate[-1]
-    # The candidate's own spec (boards.yaml's min_effect and run_spread, stored with each result).
-    floor = max(r.min_run_spread for r in candidate)
+    effect = rules.min_effect if min_effect is None else min_effect
+    floor = rules.run_spread
     spread = run_spread(board_medians, key, floor=floor)  # the reference runs of every metric of the board
-    verdicts = [r.verdict for r in candidate]
-    worst = next((v for v in (Verdict.FAIL, Verdict.ERROR, Verdict.UNSTABLE) if v in verdicts), last.verdict)
-    row = Row(board, key, last.unit, Gate.PASS, "", band_verdict=str(worst), reference_runs=len(reference))
     measured = [r.values for r in candidate if len(r.values) >= 2]
+    gate, band_why, worst = _band_gate(candidate, measured)
+    row = Row(board, key, last.unit, gate, "", band_verdict=worst, reference_runs=len(reference))
+    reasons = [band_why] if band_why else []
     if measured:
         row.candidate_median = statistics.median(statistics.median(v) for v in measured)
-    reasons, gate = [], Gate.PASS
-    if worst is Verdict.FAIL:
-        gate = Gate.BLOCKED
-        reasons.append(f"band: {next(r.reason for r in candidate if r.verdict is Verdict.FAIL)}")
-    elif worst in WITHOUT_VERDICT:
-        gate = Gate.INCOMPLETE
-        reasons.append(
-            f"no verdict in the candidate ({worst}): {next(r.reason for r in candidate if r.verdict is worst)}"
-        )
     baseline = [r.values for r in reference if len(r.values) >= 1]
     if not reference:
         reasons.append("new: no reference run measured it")
@@ -232,37 +271,64 @@ def _row(
             measured,
             baseline,
             direction=last.direction,
-            min_effect=last.min_effect if min_effect is None else min_effect,
+            min_effect=effect,
             spread=spread,
             baseline_run=f"{len(baseline)} reference run{'s' if len(baseline) != 1 else ''}",
         )
         row.reference_median, row.change = comparison.baseline_median, comparison.change
         row.regression, row.p_value, row.run_p = comparison.regression, comparison.p_value, comparison.run_p
+        samples = (sum(len(v) for v in measured), sum(len(v) for v in baseline))
+        row.smallest_drop = sensitivity.smallest_drop(spread, len(baseline), len(measured), samples, effect)
+        wide = floor > MIN_RUN_SPREAD and spread is not None and spread.relative_sd > floor
+        blind = row.smallest_drop is not None and row.smallest_drop > effect and spread is not None
+        if blind:
+            assert spread is not None
+            at = floor if wide else spread.relative_sd
+            row.runs_needed = sensitivity.runs_needed(at, effect, len(measured))
+            more = (
+                f"{row.runs_needed} reference runs would catch a {effect:.0%} drop"
+                if row.runs_needed
+                else f"no number of reference runs would let {len(measured)} candidate run(s) show a {effect:.0%} "
+                f"drop at a {at:.0%} spread: measure the candidate more times"
+            )
         if comparison.regression:
             gate = Gate.BLOCKED
-        elif _unresolved(comparison, last.direction, floor) and gate is Gate.PASS:
-            # Worse by the effect and significant within the run, let through only because the reference
-            # runs moved more than the pair was calibrated to (a loaded lab PC while they ran): that is a
-            # gate that cannot see, not a pass.
+        elif wide and gate is Gate.PASS and spread is not None:
+            # Reference runs that moved more than the pair was calibrated to (a loaded lab PC while they ran):
+            # a gate that cannot see, not a pass.
             gate = Gate.INCOMPLETE
             reasons.append(
-                f"cannot tell: the reference runs spread {comparison.run_spread:.1%}, more than the pair's "
+                f"cannot tell: the reference runs spread {spread.relative_sd:.1%}, more than the pair's "
                 f"calibrated {floor:.0%} (boards.yaml run_spread): measure the reference again on a quiet lab"
             )
+        elif row.smallest_drop is None and gate is Gate.PASS:
+            gate = Gate.INCOMPLETE
         reasons.append(comparison.reason)
+        reasons.append(sensitivity.describe(row.smallest_drop, samples))
+        if blind:
+            reasons.append(more + (" (at the calibrated spread)" if wide else ""))
     elif measured:
         reasons.append("the reference runs have fewer than 2 samples of it: no comparison")
     row.gate, row.why = gate, "; ".join(reasons)
     return row
 
 
-def compare_sides(reference: Side, candidate: Side, *, min_effect: float | None = None) -> Comparison:
-    check_same_inventory(reference, candidate)
+def compare_sides(
+    reference: Side,
+    candidate: Side,
+    *,
+    min_effect: float | None = None,
+    inventory: Path | None = None,
+    live: bool = False,
+) -> Comparison:
+    """`live`: the candidate is the run going on, whose inventory is in force (--reference-build)."""
+    rules = thresholds(reference, candidate, inventory, live=live)
     ref, cand = _by_key(reference), _by_key(candidate)
     rows = []
     for board, key in sorted(set(ref) | set(cand)):
         medians = _run_medians(ref, board)
-        rows.append(_row(board, key, ref.get((board, key), []), cand.get((board, key), []), medians, min_effect))
+        found = ref.get((board, key), []), cand.get((board, key), [])
+        rows.append(_row(board, key, *found, medians, rules[(board, key)], min_effect))
     order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
     rows.sort(key=lambda row: (order[row.gate], row.board, row.key))
     blocked = [row for row in rows if row.gate is Gate.BLOCKED]
@@ -289,7 +355,8 @@ def _side_text(side: dict[str, Any]) -> str:
 
 
 def _cells(row: Row) -> list[str]:
-    """A row as both tables show it: gate, board, metric, reference, candidate, change, band, why."""
+    """A row as both tables show it: gate, board, metric, reference, candidate, change, the smallest drop it
+    catches, band, why."""
     return [
         str(row.gate),
         row.board,
@@ -297,6 +364,7 @@ def _cells(row: Row) -> list[str]:
         f"{fmt_num(row.reference_median)} {row.unit}" if row.reference_median is not None else "",
         f"{fmt_num(row.candidate_median)} {row.unit}" if row.candidate_median is not None else "",
         "" if row.change is None else f"{row.change:+.1%}",
+        "" if row.smallest_drop is None else f"{row.smallest_drop:.1%}",
         row.band_verdict or "",
         row.why,
     ]
@@ -314,8 +382,8 @@ def markdown(comparison: Comparison) -> str:
         + " worse, significant within the runs and beyond the reference runs' spread (at least each metric's "
         "run_spread).",
         "",
-        "| Gate | Board | Metric | Reference | Candidate | Change | Band | Why |",
-        "|---|---|---|---|---|---|---|---|",
+        "| Gate | Board | Metric | Reference | Candidate | Change | Catches | Band | Why |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in comparison.rows:
         cells = _cells(row)
@@ -350,7 +418,7 @@ def html(comparison: Comparison) -> str:
         f"<p>Reference: {escape(_side_text(comparison.reference))}: {escape(', '.join(comparison.reference['runs']))}"
         f"<br>Candidate: {escape(', '.join(comparison.candidate['runs']))}</p>"
         "<table class='hil-summary'><tr><th>Gate</th><th>Board</th><th>Metric</th><th>Reference</th>"
-        f"<th>Candidate</th><th>Change</th><th>Band</th><th>Why</th></tr>{rows}</table></body></html>\n"
+        f"<th>Candidate</th><th>Change</th><th>Catches</th><th>Band</th><th>Why</th></tr>{rows}</table></body></html>\n"
     )
 
 
@@ -363,9 +431,12 @@ def _fraction(text: str) -> float:
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "hil compare") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    parser.add_argument("reference", help="results file, directory of results files, or a build name in --history")
-    parser.add_argument("candidate", help="the same, for the build under test")
-    parser.add_argument("--history", type=Path, default=Path("reports/history"), help="where build names are looked up")
+    parser.add_argument("reference", help="the reference build's name (its runs in the results database)")
+    parser.add_argument("candidate", help="the build under test's name")
+    db_cli.add_options(parser)
+    parser.add_argument(
+        "--inventory", type=Path, help="the boards.yaml whose thresholds rule when the runs' inventories differ"
+    )
     parser.add_argument("--markdown", type=Path, help="write the gate as Markdown (a release note, a merge request)")
     parser.add_argument("--html", type=Path, help="write the gate as an HTML page")
     parser.add_argument("--json", type=Path, help="write the gate as JSON, for machines")
@@ -377,10 +448,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil compare") -> int
     )
     args = parser.parse_args(argv)
     try:
-        reference = load_side(args.reference, args.history)
-        candidate = load_side(args.candidate, args.history)
-        comparison = compare_sides(reference, candidate, min_effect=args.min_effect)
-    except CompareError as exc:
+        engine = db_cli.connect(args, create=False)
+        try:
+            reference = load_side(args.reference, engine)
+            candidate = load_side(args.candidate, engine)
+        finally:
+            engine.dispose()
+        comparison = compare_sides(reference, candidate, min_effect=args.min_effect, inventory=args.inventory)
+    except (CompareError, DatabaseError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return HilExit.USAGE_ERROR
     text = markdown(comparison)

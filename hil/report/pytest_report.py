@@ -32,9 +32,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from hil import hookspecs
 from hil.build.manifest import build_label
+from hil.db.engine import DatabaseError, describe, open_db, resolve_url
+from hil.db.spool import Spool, spool_path
+from hil.db.write import RunWriter
 from hil.paths import shown
 from hil.report import junit, live
 from hil.report.baselines import DEFAULT_RUNS_KEPT, BaselineFileError, BaselineStore, BaselineUpdate
@@ -46,7 +51,7 @@ from hil.report.exitcodes import pipeline_exit_status
 from hil.report.files import atomic_write_text, jsonable
 from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
-from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultsFileError, ResultStore, RunInfo, StoredRun
+from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
 from hil.report.tally import OutcomeTally, counts_text, phase_outcome
 from hil.verdict.result import MetricResult
@@ -73,6 +78,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         default="reports",
         help=f"write {RESULTS_FILE}, {HISTORY_DIR}/ and {TREND_FILE} here (default: reports)",
+    )
+    group.addoption(
+        "--hil-db",
+        metavar="URL",
+        default=None,
+        help="the results database every run is written to and every comparison reads (SQLAlchemy URL, e.g. "
+        "postgresql://user@host/hil; default: $HIL_DB, else hil.db in the --hil-reports directory)",
     )
     group.addoption(
         "--baseline",
@@ -116,6 +128,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = ReportSession(config)
     if not session.is_worker and not config.option.collectonly:
         _require_writable([session.reports_dir, *(path.parent for path in session.report_files())])
+        session.open_database()  # unreachable: a usage error (exit 4) before any board is touched
         session.load_reference()  # a reference build with no stored run: a usage error, no board touched
     config.stash[_SESSION] = session
     config.pluginmanager.register(session, "hil_report_session")
@@ -163,6 +176,8 @@ class ReportSession:
         self.junit_path = Path(os.path.expandvars(xmlpath)).expanduser().resolve() if xmlpath else None
         self.html_path = Path(config.getoption("htmlpath")).resolve() if self.with_html else None
         self.store: ResultStore | None = None  # controller only
+        self.engine: Engine | None = None  # the results database (controller only)
+        self.db: RunWriter | None = None  # this run's writer into it
         self.measurement_errors = 0
         self.gate_failures = 0  # call-phase failures that are not measurement errors
         self.phase_errors = 0  # setup/teardown errors: a board that did not boot, a fixture that broke
@@ -177,14 +192,26 @@ class ReportSession:
         self.unsaved = False  # a write of results failed: the run's exit status says so
         self.reference: Side | None = None  # --reference-build: its stored runs
         self.gate: Comparison | None = None  # this run against them, once the tests are over
+        self.gate_refused = False  # the reference's runs are not comparable with this one (exit 4)
+
+    def open_database(self) -> None:
+        url = resolve_url(self.config.getoption("hil_db"), self.reports_dir)
+        try:
+            self.engine = open_db(url)
+        except DatabaseError as exc:
+            raise pytest.UsageError(f"results database: {exc}") from None
+
+    def pytest_unconfigure(self) -> None:
+        if self.engine is not None:
+            self.engine.dispose()
 
     def load_reference(self) -> None:
         name = self.config.getoption("reference_build")
         if name is None:
             return
-        history = self.reports_dir / HISTORY_DIR
+        assert self.engine is not None  # opened just before
         try:
-            self.reference = load_side(name, history, build_only=True)
+            self.reference = load_side(name, self.engine)
         except CompareError as exc:
             raise pytest.UsageError(f"--reference-build: {exc}") from None
 
@@ -194,9 +221,10 @@ class ReportSession:
             return
         this = StoredRun(self.store.run, list(self.store.results), self.store.path)
         try:
-            self.gate = compare_sides(self.reference, Side("this run", [this]))
+            self.gate = compare_sides(self.reference, Side("this run", [this]), live=True)
         except CompareError as exc:
             self.problems.append(f"release gate not decided: {exc}")
+            self.gate_refused = True
             return
         for name, text in (
             ("gate.md", markdown(self.gate)),
@@ -233,6 +261,10 @@ class ReportSession:
             history_dir=self.reports_dir / HISTORY_DIR,
         )
         self._saved(self.store.begin, "results.json not started")
+        if self.engine is not None:
+            spool = Spool(spool_path(self.reports_dir, self.store.run.id))
+            self.db = RunWriter(self.engine, self.store.run, spool)
+            self.db.begin()
         self._describe_environment(self.store.run)
 
     def _describe_environment(self, run: RunInfo) -> None:
@@ -303,6 +335,8 @@ class ReportSession:
         for data in getattr(report, RESULTS_ATTR, None) or ():
             result = MetricResult.from_dict(data)
             self._saved(functools.partial(self.store.add, result), "results.json not updated")  # on disk now
+            if self.db is not None:
+                self.db.add(result)  # in the database now, or spooled
             self._tell_sinks(result)
             self._note_lab(result)
         if _is_measurement_error(report):
@@ -410,6 +444,8 @@ class ReportSession:
         )
         if self.gate is not None and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = int(GATE_EXIT[self.gate.gate])  # every test passed, the build may still not
+        if self.gate_refused and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
         if self.store is None:
             return outcome
         store = self.store
@@ -419,6 +455,7 @@ class ReportSession:
         finally:
             # then results.json and its history copy are final
             self._saved(lambda: store.finish(int(session.exitstatus)), "results.json not finished")
+            self._finish_database()
         if self.unsaved and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # measured, but not all of it is on disk
         if store.results or self.measurement_errors:
@@ -431,6 +468,16 @@ class ReportSession:
         if self.html_path is not None and self.html_path.exists():
             self._saved(self._correct_html_run_count, "report.html: test count not corrected")
         return outcome
+
+    def _finish_database(self) -> None:
+        if self.db is None:
+            return
+        self.db.finish()
+        if self.db.failure is not None:
+            self.problems.append(
+                f"results database: {self.db.failure}; this run is spooled to {shown(self.db.spool.path)}: "
+                "deliver it with `hil db push`"
+            )
 
     def _correct_html_run_count(self) -> None:
         """pytest-html's "N tests took" leaves out the tests that ended in ERROR: count every test that ran."""
@@ -446,15 +493,14 @@ class ReportSession:
         from hil.report.trend import write_trend  # matplotlib: import only when there is a trend to draw
 
         target = self.reports_dir / TREND_FILE
-        skipped: list[str] = []
+        if self.engine is None or self.db is None or self.db.failure is not None:
+            return  # the database did not take this run: no trend from it
         try:
-            write_trend(self.reports_dir / HISTORY_DIR, target, skipped=skipped)
-        except (ResultsFileError, OSError) as exc:
-            self.problems.append(f"trend not written: {exc}")
+            write_trend(self.engine, target)
+        except (SQLAlchemyError, OSError) as exc:
+            self.problems.append(f"trend not written: {type(exc).__name__}: {exc}")
         else:
             self.written.append(("trend", target))
-        for problem in skipped:  # a warning: the tests' own outcome stands
-            self.warnings.append(f"history file skipped: {problem}")
 
     def _update_baselines(self, session: pytest.Session) -> None:
         assert self.store is not None
@@ -497,6 +543,8 @@ class ReportSession:
             )
         for label, path in self.written:
             tr.write_line(f"{label}: {shown(path)}")
+        if self.db is not None and self.db.failure is None and self.store.results:
+            tr.write_line(f"database: {describe(self.db.engine.url)}")
         for problem in self.baselines.unreadable:
             tr.write_line(f"baseline file skipped: {problem}", yellow=True)
         for warning in self.warnings:

@@ -30,7 +30,6 @@ from hil.verdict.result import MetricResult
 SCHEMA = 1
 RESULTS_FILE = "results.json"
 HISTORY_DIR = "history"
-MAX_RUNS = 60  # the trend's newest runs only: an old history must not make every session end slow
 
 # Tool versions that change what a number means; recorded so a trend step can be explained.
 _VERSIONED = ("pytest", "pytest-html", "pytest-xdist", "labgrid", "numpy", "scipy")
@@ -230,20 +229,3 @@ def _check_numbers(result: MetricResult) -> None:
     for value in numbers:
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise ValueError(f"{value!r} is not a finite number")
-
-
-def load_history(directory: Path, max_runs: int | None = MAX_RUNS, skipped: list[str] | None = None) -> list[StoredRun]:
-    """The stored runs, oldest first. A file that cannot be read is left out and its problem (naming
-    the file) appended to `skipped`: one corrupt run must not take every later trend with it."""
-    if not directory.is_dir():
-        raise ResultsFileError(f"{directory}: no such history directory")
-    paths = sorted(directory.glob("*.json"))  # run ids start with their UTC start time
-    runs = []
-    for path in paths[-max_runs:] if max_runs else paths:
-        try:
-            runs.append(load_run(path))
-        except ResultsFileError as exc:
-            if skipped is not None:
-                skipped.append(str(exc))
-    runs.sort(key=lambda stored: (stored.run.started, stored.run.id))
-    return runs

@@ -1,6 +1,6 @@
-"""The trend page: every metric's median over the runs kept in `reports/history/`.
+"""The trend page: every metric's median over every complete run in the results database (hil.db).
 
-    python -m hil.report.trend reports/history -o reports/trend.html
+    hil trend [--hil-db URL] -o reports/trend.html
 
 One self-contained HTML file (PNG plots embedded): an overview table first (each metric's latest median
 and verdict, and the last step its history shows), then per board, per metric key, the runs in time order.
@@ -17,10 +17,15 @@ from datetime import datetime
 from html import escape
 from pathlib import Path
 
+from sqlalchemy import Engine
+
+from hil.db import cli as db_cli
+from hil.db.engine import DatabaseError
+from hil.db.read import history
 from hil.report.files import atomic_write_text
 from hil.report.html import STYLE, verdict_cell
 from hil.report.plots import TrendPoint, png_data_uri, trend_plot
-from hil.report.store import MAX_RUNS, ResultsFileError, StoredRun, load_history, utc_now
+from hil.report.store import StoredRun, utc_now
 from hil.report.summary import fmt_num, fmt_pct, key_of
 from hil.verdict.changepoint import Step, find_steps
 
@@ -108,25 +113,25 @@ def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
     )
 
 
-def write_trend(history: Path, output: Path, max_runs: int | None = MAX_RUNS, skipped: list[str] | None = None) -> Path:
-    atomic_write_text(output, render(load_history(history, max_runs, skipped)))
+def write_trend(engine: Engine, output: Path) -> Path:
+    atomic_write_text(output, render(history(engine)))
     return output
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog or "python -m hil.report.trend", description=__doc__.splitlines()[0])
-    parser.add_argument("history", type=Path, help="directory of stored runs (reports/history)")
+    db_cli.add_options(parser)
     parser.add_argument("-o", "--output", type=Path, default=Path("reports/trend.html"))
-    parser.add_argument("--max-runs", type=int, default=MAX_RUNS, help="newest runs to plot (0: all)")
     args = parser.parse_args(argv)
-    skipped: list[str] = []
     try:
-        path = write_trend(args.history, args.output, args.max_runs or None, skipped)
-    except ResultsFileError as exc:
+        engine = db_cli.connect(args, create=False)
+    except DatabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
-    for problem in skipped:
-        print(f"warning: skipped {problem}", file=sys.stderr)
+        return 4
+    try:
+        path = write_trend(engine, args.output)
+    finally:
+        engine.dispose()
     print(path)
     return 0
 

@@ -1,18 +1,21 @@
-"""hil compare: the release gate over stored runs, on results files written as a run writes them.
+"""hil compare: the release gate over the runs of two builds in the results database (an SQLite file here;
+tests/db runs the storage itself on PostgreSQL too).
 
 The samples are hand-made (the comparison's statistics are hil.verdict.baseline's, tested there); what is
-tested here is the gate: which metric blocks, which leaves it incomplete, what is bad input.
+tested here is the gate: which metric blocks, which leaves it incomplete, what is refused.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from pc_lab import PC_ENV, PC_PAIR
 
+from hil.db.engine import open_db
+from hil.db.write import write_run
 from hil.report.compare import Gate, main
-from hil.report.store import ResultStore, RunInfo
+from hil.report.store import RunInfo
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
 
@@ -24,14 +27,12 @@ REFERENCE_RUNS = [
 ]
 
 
-def _run(directory: Path, name: str, build: str | None, results, inventory=INVENTORY) -> Path:
+def _run(db, build: str | None, results, inventory=INVENTORY) -> str:
     run = RunInfo.start(
         "pytest testcases", build={"name": build, "version": ""} if build else None, inventory=inventory
     )
-    store = ResultStore(directory / f"{name}.json", run)
-    for result in results:
-        store.add(result)
-    return store.path
+    write_run(db.engine, run, results)
+    return run.id
 
 
 def _results(read: list[float], write: list[float], write_verdict: Verdict = Verdict.PASS):
@@ -41,17 +42,36 @@ def _results(read: list[float], write: list[float], write_verdict: Verdict = Ver
     ]
 
 
+class Db:
+    def __init__(self, tmp_path):
+        self.path = tmp_path
+        self.url = f"sqlite:///{tmp_path / 'hil.db'}"
+        self.engine = open_db(self.url)
+
+    def compare(self, *arguments: str) -> int:
+        return main([*arguments, "--hil-db", self.url])
+
+    def gate(self, *arguments: str) -> dict:
+        self.compare(*arguments, "--json", str(self.path / "gate.json"))
+        return json.loads((self.path / "gate.json").read_text())
+
+
 @pytest.fixture
-def history(tmp_path):
-    for index, values in enumerate(REFERENCE_RUNS):
-        _run(tmp_path, f"ref{index}", "rc0", _results(values, values))
-    return tmp_path
+def db(tmp_path):
+    return Db(tmp_path)
+
+
+@pytest.fixture
+def history(db):
+    for values in REFERENCE_RUNS:
+        _run(db, "rc0", _results(values, values))
+    return db
 
 
 def test_a_candidate_that_is_slower_beyond_the_runs_spread_is_blocked_on_that_metric_only(history, capsys):
-    _run(history, "cand", "rc1", _results([41.0, 41.6, 40.9, 41.3, 41.8, 41.2], [30.1, 30.5, 29.8, 30.3, 30.0, 30.6]))
-    status = main(["rc0", "rc1", "--history", str(history), "--json", str(history / "gate.json")])
-    gate = json.loads((history / "gate.json").read_text())
+    _run(history, "rc1", _results([41.0, 41.6, 40.9, 41.3, 41.8, 41.2], [30.1, 30.5, 29.8, 30.3, 30.0, 30.6]))
+    status = history.compare("rc0", "rc1", "--json", str(history.path / "gate.json"))
+    gate = json.loads((history.path / "gate.json").read_text())
     assert status == 1 and gate["gate"] == Gate.BLOCKED
     rows = {row["key"]: row for row in gate["rows"]}
     assert rows["usb.msc.write[bs=1M]"]["gate"] == "BLOCKED" and rows["usb.msc.write[bs=1M]"]["regression"]
@@ -63,30 +83,25 @@ def test_a_candidate_that_is_slower_beyond_the_runs_spread_is_blocked_on_that_me
 
 
 def test_a_candidate_like_the_reference_passes_and_markdown_and_html_are_written(history):
-    _run(
-        history,
-        "same",
-        "rc0-again",
-        _results([41.3, 41.0, 41.8, 41.6, 40.9, 41.4], [41.1, 41.7, 41.2, 40.8, 41.9, 41.3]),
-    )
-    status = main(["rc0", "rc0-again", "--history", str(history), "--markdown", str(history / "g.md"),
-                   "--html", str(history / "g.html")])  # fmt: skip
+    same = _results([41.3, 41.0, 41.8, 41.6, 40.9, 41.4], [41.1, 41.7, 41.2, 40.8, 41.9, 41.3])
+    _run(history, "rc0-again", same)
+    status = history.compare("rc0", "rc0-again", "--markdown", str(history.path / "g.md"),
+                             "--html", str(history.path / "g.html"))  # fmt: skip
     assert status == 0
-    assert "**PASS: no regression, no band failure (2 metrics" in (history / "g.md").read_text()
-    page = (history / "g.html").read_text()
+    assert "**PASS: no regression, no band failure (2 metrics" in (history.path / "g.md").read_text()
+    page = (history.path / "g.html").read_text()
     assert "Release gate: candidate rc0-again" in page
     assert page.count("<style>") == 1 and "<table class='hil-summary'>" in page  # the report's own style applies
 
 
 def test_a_band_failure_blocks_and_an_error_or_a_missing_metric_leaves_the_gate_incomplete(history):
     values = REFERENCE_RUNS[0]
-    _run(history, "fail", "rc2", _results(values, values, write_verdict=Verdict.FAIL))
-    assert main(["rc0", "rc2", "--history", str(history)]) == 1
-    _run(history, "error", "rc3", _results(values, values, write_verdict=Verdict.ERROR))
-    assert main(["rc0", "rc3", "--history", str(history)]) == 6
-    _run(history, "partial", "rc4", [example_result(values=values, metric="usb.msc.read")])
-    assert main(["rc0", "rc4", "--history", str(history), "--json", str(history / "p.json")]) == 6
-    rows = json.loads((history / "p.json").read_text())["rows"]
+    _run(history, "rc2", _results(values, values, write_verdict=Verdict.FAIL))
+    assert history.compare("rc0", "rc2") == 1
+    _run(history, "rc3", _results(values, values, write_verdict=Verdict.ERROR))
+    assert history.compare("rc0", "rc3") == 6
+    _run(history, "rc4", [example_result(values=values, metric="usb.msc.read")])
+    rows = history.gate("rc0", "rc4")["rows"]
     assert rows[0]["gate"] == "INCOMPLETE" and rows[0]["why"] == "not measured in the candidate"
 
 
@@ -96,40 +111,104 @@ def _calibrated(result, run_spread: float):
 
 
 @pytest.mark.parametrize(("calibrated", "gate"), [(0.14, "INCOMPLETE"), (0.01, "PASS")])
-def test_a_drop_hidden_by_reference_runs_wider_than_calibrated_leaves_the_gate_incomplete(tmp_path, calibrated, gate):
+def test_a_drop_hidden_by_reference_runs_wider_than_calibrated_leaves_the_gate_incomplete(db, calibrated, gate):
     # Reference runs of one build that moved 21% between them (a CI run's, 2026-11-27: a loaded lab PC), a
     # candidate 33% slower: not beyond such runs, yet the pair was calibrated to 14%: the gate cannot see.
     medians = [3600.0, 4400.0, 2900.0, 4100.0]
-    for index, median in enumerate(medians):
+    for median in medians:
         values = [median * f for f in (0.98, 1.0, 1.01, 0.99, 1.02)]
-        _run(tmp_path, f"ref{index}", "ref", [_calibrated(example_result(values=values), calibrated)])
+        _run(db, "ref", [_calibrated(example_result(values=values), calibrated)])
     candidate = [2560.0 * f for f in (0.98, 1.0, 1.01, 0.99, 1.02)]
-    _run(tmp_path, "rc", "rc", [_calibrated(example_result(values=candidate), calibrated)])
-    status = main(["ref", "rc", "--history", str(tmp_path), "--json", str(tmp_path / "gate.json")])
-    (row,) = json.loads((tmp_path / "gate.json").read_text())["rows"]
+    _run(db, "rc", [_calibrated(example_result(values=candidate), calibrated)])
+    document = db.gate("ref", "rc")
+    (row,) = document["rows"]
     assert row["gate"] == gate and not row["regression"] and row["change"] < -0.3, row
-    assert status == {"INCOMPLETE": 6, "PASS": 0}[gate]
+    assert db.compare("ref", "rc") == {"INCOMPLETE": 6, "PASS": 0}[gate]
+    assert row["smallest_drop"] > 0.3  # these reference runs could not have caught even this drop
     if gate == "INCOMPLETE":
         assert "cannot tell: the reference runs spread" in row["why"] and "calibrated 14%" in row["why"]
+        assert "measure the reference again on a quiet lab" in row["why"] and row["runs_needed"] is None
+        # At 14% between boots one candidate run never shows a 5% drop, however many reference runs.
+        assert "no number of reference runs would let 1 candidate run(s) show a 5% drop at a 14% spread" in row["why"]
     else:  # a pair never calibrated: its runs' own spread is all there is to go by, as before
         assert "clean runs move this much" in row["why"]
+
+
+def test_each_row_states_the_smallest_drop_it_could_catch_and_the_reference_runs_for_min_effect(db):
+    def run_around(build, median):
+        _run(db, build, [example_result(values=[median * f for f in (0.99, 1.0, 1.01, 0.995, 1.005, 1.0)])])
+
+    run_around("rc0", 40.0)
+    run_around("rc0", 41.2)
+    run_around("rc1", 40.5)
+    # Two reference runs 3% apart: a drop under about 7.5% is within what runs move; a third run would do.
+    (row,) = db.gate("rc0", "rc1")["rows"]
+    assert row["gate"] == "PASS" and 0.07 < row["smallest_drop"] < 0.08 and row["runs_needed"] == 3, row
+    assert f"could catch a drop of {row['smallest_drop']:.1%} or more" in row["why"]
+    assert "3 reference runs would catch a 5% drop" in row["why"]
+    run_around("rc0", 40.6)  # the third run it asked for
+    (row,) = db.gate("rc0", "rc1")["rows"]
+    assert row["smallest_drop"] == 0.05 and row["runs_needed"] is None, row
+
+
+def test_a_candidate_in_another_unit_is_refused_naming_both_runs(history, capsys):
+    """Was: a candidate stored in Mbit/s against a reference in MB/s passed with "+696%"."""
+    in_bits = [example_result(values=[v * 8 for v in REFERENCE_RUNS[0]], unit="Mbit/s", metric=m)
+               for m in ("usb.msc.read", "usb.msc.write")]  # fmt: skip
+    candidate = _run(history, "rc-bits", in_bits)
+    assert history.compare("rc0", "rc-bits") == 4
+    err = capsys.readouterr().err
+    assert "vboard-hs usb.msc.read[bs=1M]: unit 'MB/s' in run " in err and f"'Mbit/s' in run {candidate}" in err
+    assert "(build rc0)" in err and "(build rc-bits)" in err
+
+
+def _with_min_effect(results, min_effect):
+    for result in results:
+        result.min_effect = min_effect
+    return results
+
+
+def test_thresholds_stored_with_the_candidate_never_rule_the_gate(db, capsys, tmp_path):
+    """Was: a candidate whose stored min_effect was 500% let a 50% drop pass."""
+    (tmp_path / "lab.yaml").write_text(PC_ENV)
+    (tmp_path / "boards.yaml").write_text(PC_PAIR)  # min_effect: the catalogue's default, 5%
+    for values in REFERENCE_RUNS:
+        _run(db, "rc0", [example_result(board="pc-pair", values=values)])
+    half = [v / 2 for v in REFERENCE_RUNS[0]]
+    _run(db, "rc1", _with_min_effect([example_result(board="pc-pair", values=half)], 5.0))
+    assert db.compare("rc0", "rc1") == 4
+    assert "min_effect 0.05 in run" in capsys.readouterr().err
+    # With the inventory in force named, its min_effect decides: the 50% drop blocks.
+    gate = db.gate("rc0", "rc1", "--inventory", str(tmp_path / "boards.yaml"))
+    assert gate["gate"] == "BLOCKED" and gate["rows"][0]["regression"] and gate["rows"][0]["change"] < -0.45
+
+
+def test_a_pass_without_samples_is_no_verdict(history):
+    """Was: a result marked PASS with no samples gave a gate PASS."""
+    _run(history, "rc-empty", [example_result(values=[], metric=m) for m in ("usb.msc.read", "usb.msc.write")])
+    gate = history.gate("rc0", "rc-empty")
+    assert gate["gate"] == "INCOMPLETE" and history.compare("rc0", "rc-empty") == 6
+    assert all("PASS with fewer than 2 samples stored" in row["why"] for row in gate["rows"])
 
 
 @pytest.mark.parametrize(
     ("arguments", "says"),
     [
-        (["rc9", "rc0"], "no run of build 'rc9' stored in"),
-        (["ref0.json", "nope.json"], "nope.json: no results file of that name"),
+        (["rc9", "rc0"], "no run of build 'rc9' stored in the results database"),
         (["rc0", "other-inventory"], "the runs come from different inventories"),
         (["rc0", "rc0"], "build 'rc0' is on both sides"),
-        (["broken.json", "rc0"], "broken.json"),
     ],
-    ids=["build without runs", "missing file", "two inventories", "same build", "unreadable file"],
+    ids=["build without runs", "two inventories", "same build"],
 )
-def test_bad_input_is_a_usage_error_naming_the_file_or_build(history, monkeypatch, capsys, arguments, says):
-    _run(history, "other", "other-inventory", _results(REFERENCE_RUNS[0], REFERENCE_RUNS[0]), inventory={
+def test_bad_input_is_a_usage_error_naming_the_build(history, capsys, arguments, says):
+    _run(history, "other-inventory", _results(REFERENCE_RUNS[0], REFERENCE_RUNS[0]), inventory={
         "path": "lab2/boards.yaml", "sha256": "b" * 64})  # fmt: skip
-    (history / "broken.json").write_text('{"schema": 1, "run": ')
-    monkeypatch.chdir(history)
-    assert main([*arguments, "--history", str(history)]) == 4
+    assert history.compare(*arguments) == 4
     assert says in capsys.readouterr().err
+
+
+def test_a_database_that_is_not_one_is_named(tmp_path, capsys):
+    bad = tmp_path / "hil.db"
+    bad.write_text("a results.json, perhaps, but no database")
+    assert main(["rc0", "rc1", "--hil-db", f"sqlite:///{bad}"]) == 4
+    assert f"SQLite file {bad}: cannot be opened" in capsys.readouterr().err

@@ -50,7 +50,8 @@ def tiny_disk(tmp_path: Path):
 
 def test_a_disk_that_fills_up_keeps_the_results_so_far_and_ends_cleanly(inner, tiny_disk):
     inner.pytester.makepyfile(test_perf=MANY)
-    result = inner(f"--hil-reports={tiny_disk}/reports")
+    # The results database elsewhere: this disk is results.json's (a full database spools: tests/db).
+    result = inner(f"--hil-reports={tiny_disk}/reports", f"--hil-db=sqlite:///{inner.path}/hil.db")
     assert result.ret == pytest.ExitCode.INTERNAL_ERROR, result.stdout.str()[-3000:]
     result.stdout.fnmatch_lines(["*results.json not updated: No space left on device*keeps the results written before"])
     assert "INTERNALERROR" not in result.stdout.str()

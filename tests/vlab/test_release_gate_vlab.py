@@ -71,7 +71,6 @@ def test_the_board_boots_the_build_and_a_board_that_runs_another_build_is_an_err
 
 def test_a_candidate_with_shallow_nvme_queues_is_blocked_inside_its_band(tmp_path, vlab_image, vlab_subprocess_env):
     selection = ["testcases/storage/test_nvme.py", "-k", "seq1m and read", "--samples", "5"]
-    history = tmp_path / "reports" / "history"
     # Four reference runs: the virtual lab's runs of one build differ by up to 13% (boards.yaml run_spread 14%),
     # and a halved rate must stand out of that with the few degrees of freedom one metric gives.
     for index, (name, args) in enumerate([("ref", ""), ("ref", ""), ("ref", ""), ("ref", ""), ("rc", QUEUE_DEPTH)]):
@@ -83,7 +82,7 @@ def test_a_candidate_with_shallow_nvme_queues_is_blocked_inside_its_band(tmp_pat
         (result,) = stored["results"]
         assert result["facts"]["build"] == name and f"hil.build={name}" in result["facts"]["build.vboard"]
     gate = tmp_path / "gate.json"
-    status = compare(["ref", "rc", "--history", str(history), "--json", str(gate)])
+    status = compare(["ref", "rc", "--hil-reports", str(tmp_path / "reports"), "--json", str(gate)])
     (row,) = json.loads(gate.read_text())["rows"]
     if row["gate"] == "INCOMPLETE":
         # A loaded machine (CI's two workers, each with a QEMU) spread the reference runs 21% on 2026-11-27:

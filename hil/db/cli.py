@@ -1,0 +1,122 @@
+"""`hil db`: the results database's upkeep.
+
+    hil db upgrade                 # create the schema, or take an earlier one to this hil's (Alembic)
+    hil db import PATH...          # results.json files and history/ directories; a bad file is skipped, named
+    hil db export DIR              # every run back as a results.json document: DIR/<run-id>.json
+    hil db push                    # deliver the runs spooled under reports/db-spool/ while the database was down
+
+The database: --hil-db URL, else $HIL_DB, else reports/hil.db (--hil-reports DIR moves reports/).
+Exit status: 0 done, 1 something was skipped or not delivered, 4 the database cannot be opened.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from hil.db import migrate
+from hil.db.engine import DatabaseError, describe, engine_for, open_db, resolve_url
+from hil.db.read import all_runs
+from hil.db.spool import SPOOL_DIR, SpoolError
+from hil.db.write import push, write_run
+from hil.report.exitcodes import HilExit
+from hil.report.files import atomic_write_text, dumps
+from hil.report.store import SCHEMA, ResultsFileError, load_run
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """--hil-db and --hil-reports, as every entry point that reads the database takes them."""
+    parser.add_argument("--hil-db", metavar="URL", help="the results database (default: $HIL_DB, else reports/hil.db)")
+    parser.add_argument("--hil-reports", metavar="DIR", type=Path, default=Path("reports"), help="default: reports")
+
+
+def connect(args: argparse.Namespace, *, create: bool = True) -> Engine:
+    return open_db(resolve_url(args.hil_db, args.hil_reports), create=create)
+
+
+def _upgrade(args: argparse.Namespace) -> int:
+    url = resolve_url(args.hil_db, args.hil_reports)
+    engine = engine_for(url)
+    try:
+        before = migrate.current(engine)
+        migrate.upgrade(engine)
+    except Exception as exc:  # any failure of a migration: named, with the database
+        raise DatabaseError(f"{describe(url)}: upgrade failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        engine.dispose()
+    print(f"{describe(url)}: schema {before or 'none'} -> {migrate.head()}")
+    return HilExit.OK
+
+
+def _import(args: argparse.Namespace) -> int:
+    engine = connect(args)
+    files: list[Path] = []
+    for path in args.paths:
+        files += sorted(path.glob("*.json")) if path.is_dir() else [path]
+    imported, skipped = 0, 0
+    for path in files:
+        try:
+            stored = load_run(path)
+        except ResultsFileError as exc:
+            print(f"hil db import: skipped {exc}", file=sys.stderr)
+            skipped += 1
+            continue
+        write_run(engine, stored.run, stored.results)
+        imported += 1
+    print(f"{describe(engine.url)}: imported {imported} run(s), skipped {skipped} file(s)")
+    return HilExit.OK if not skipped else HilExit.GATE_FAILED
+
+
+def _export(args: argparse.Namespace) -> int:
+    engine = connect(args, create=False)
+    runs = all_runs(engine)
+    for stored in runs:
+        document = {"schema": SCHEMA, "run": stored.run.to_dict(), "results": [r.to_dict() for r in stored.results]}
+        atomic_write_text(args.directory / f"{stored.run.id}.json", dumps(document, indent=1))
+    print(f"{args.directory}: {len(runs)} run(s)")
+    return HilExit.OK
+
+
+def _push(args: argparse.Namespace) -> int:
+    spooled = sorted((args.hil_reports / SPOOL_DIR).glob("*.jsonl"))
+    if not spooled:
+        print(f"nothing to push: no spooled run in {args.hil_reports / SPOOL_DIR}")
+        return HilExit.OK
+    engine = connect(args)
+    failed = 0
+    for path in spooled:
+        try:
+            info = push(engine, path)
+        except (SpoolError, DatabaseError) as exc:
+            print(f"hil db push: {exc}", file=sys.stderr)
+            failed += 1
+        else:
+            print(f"pushed run {info.id} ({path.name})")
+    return HilExit.OK if not failed else HilExit.GATE_FAILED
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = "hil db") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    add_options(parser)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("upgrade", help="create the schema or take it forward to this hil's")
+    importing = commands.add_parser("import", help="load results.json files and history directories")
+    importing.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    exporting = commands.add_parser("export", help="write every run as a results.json document into DIR")
+    exporting.add_argument("directory", type=Path, metavar="DIR")
+    commands.add_parser("push", help="deliver the runs spooled while the database was unreachable")
+    args = parser.parse_args(argv)
+    action = {"upgrade": _upgrade, "import": _import, "export": _export, "push": _push}[args.command]
+    try:
+        return action(args)
+    except DatabaseError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return HilExit.USAGE_ERROR
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

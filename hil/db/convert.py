@@ -1,0 +1,171 @@
+"""Between hil's records (RunInfo, MetricResult: hil.report.store, hil.verdict.result) and the tables.
+
+The round trip is exact: `hil db export` writes back the results.json a run wrote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+from hil.db.schema import Result, Run, SampleRow
+from hil.report.store import RunInfo
+from hil.verdict.result import MetricResult, metric_key
+
+# The facts that say which board it was (hil.lab.pair.board_facts), as opposed to how the measurement went.
+IDENTITY_FACTS = ("arch.", "kernel.", "bootloader.", "build.", "lab")
+
+
+def moment(text: str) -> datetime:
+    """An ISO time of results.json as an aware UTC datetime (a time without zone is taken as UTC)."""
+    parsed = datetime.fromisoformat(text)
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    aware = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)  # SQLite keeps no zone
+    return aware.isoformat(timespec="seconds")
+
+
+def run_values(info: RunInfo) -> dict[str, Any]:
+    """A run's columns (complete and result_count are the writer's)."""
+    build = info.build or {}
+    inventory = info.inventory or {}
+    return {
+        "id": info.id,
+        "started": moment(info.started),
+        "finished": moment(info.finished) if info.finished else None,
+        "exit_status": info.exit_status,
+        "aborted_by": info.aborted_by,
+        "hil_version": info.hil_version,
+        "command": info.command,
+        "host": info.host,
+        "tests": info.tests,
+        "build_name": build.get("name"),
+        "build_version": build.get("version"),
+        "build": info.build,
+        "inventory_path": inventory.get("path"),
+        "inventory_sha256": inventory.get("sha256"),
+    }
+
+
+def run_info(row: Run) -> RunInfo:
+    inventory = None
+    if row.inventory_path is not None or row.inventory_sha256 is not None:
+        inventory = {"path": row.inventory_path or "", "sha256": row.inventory_sha256 or ""}
+    return RunInfo(
+        id=row.id,
+        started=iso(row.started) or "",
+        finished=iso(row.finished),
+        exit_status=row.exit_status,
+        aborted_by=row.aborted_by,
+        hil_version=row.hil_version,
+        host=row.host,
+        command=row.command,
+        tests=row.tests,
+        build=row.build,
+        inventory=inventory,
+    )
+
+
+def judged_by(result: MetricResult) -> dict[str, Any]:
+    """What a comparison must find equal on both sides: the metric's definition and its thresholds."""
+    return {
+        "unit": result.unit,
+        "direction": str(result.direction),
+        "band": asdict(result.band) if result.band else None,
+        "min_effect": result.min_effect,
+        "run_spread": result.min_run_spread,
+    }
+
+
+def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:
+    data = result.to_dict()
+    identity = {name: value for name, value in result.facts.items() if name.startswith(IDENTITY_FACTS)}
+    return {
+        "run_id": run_id,
+        "ordinal": ordinal,
+        "run_started": run_started,
+        "board": result.board,
+        "board_identity": identity or None,
+        "metric": result.metric,
+        "params": result.params,
+        "params_key": metric_key(result.metric, result.params),
+        "unit": result.unit,
+        "direction": data["direction"],
+        "stats": data["stats"],
+        "median": result.stats.median if result.stats else None,
+        "band": data["band"],
+        "max_cv": result.max_cv,
+        "min_effect": result.min_effect,
+        "min_run_spread": result.min_run_spread,
+        "verdict": data["verdict"],
+        "reason": result.reason,
+        "stop_reason": data["stop_reason"],
+        "side": result.side,
+        "ceiling": data["ceiling"],
+        "efficiency": result.efficiency,
+        "baseline": data["baseline"],
+        "facts": data["facts"],
+        "started": result.started,
+        "finished": result.finished,
+        "test_id": result.test_id,
+        "error_output": result.error_output,
+    }
+
+
+def sample_values(result: MetricResult, result_id: int) -> list[dict[str, Any]]:
+    rows = []
+    for warmup, samples in ((False, result.samples), (True, result.warmup)):
+        for position, sample in enumerate(samples):
+            data = asdict(sample)
+            rows.append({"result_id": result_id, "position": position, "warmup": warmup, **data})
+    return rows
+
+
+_RESULT_FIELDS = [
+    "metric",
+    "board",
+    "params",
+    "unit",
+    "direction",
+    "band",
+    "max_cv",
+    "verdict",
+    "reason",
+    "stop_reason",
+    "stats",
+    "side",
+    "ceiling",
+    "efficiency",
+    "baseline",
+    "facts",
+    "started",
+    "finished",
+    "test_id",
+    "error_output",
+    "min_effect",
+    "min_run_spread",
+]
+
+
+def metric_result(row: Result, samples: list[SampleRow]) -> MetricResult:
+    data: dict[str, Any] = {name: getattr(row, name) for name in _RESULT_FIELDS}
+    ordered = sorted(samples, key=lambda s: (s.warmup, s.position))
+    data["samples"] = [_sample(s) for s in ordered if not s.warmup]
+    data["warmup"] = [_sample(s) for s in ordered if s.warmup]
+    return MetricResult.from_dict(data)
+
+
+def _sample(row: SampleRow) -> dict[str, Any]:
+    return {
+        "value": row.value,
+        "started": row.started,
+        "duration_s": row.duration_s,
+        "raw": row.raw,
+        "details": row.details,
+        "observed": row.observed,
+    }

@@ -1,0 +1,105 @@
+"""Where the results database is and how to open it: `--hil-db URL`, `HIL_DB`, else reports/hil.db.
+
+SQLite (the default: a file, nothing to start) runs in WAL mode with a busy timeout, so a reader never
+blocks the run writing and two writers wait for each other instead of failing. PostgreSQL (a shared lab)
+goes through psycopg 3. Every failure to open is a DatabaseError naming the file, or the host and
+database, never the password.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+from hil.db import migrate
+
+ENV_VARIABLE = "HIL_DB"
+DEFAULT_FILE = "hil.db"  # in the reports directory
+BUSY_TIMEOUT_S = 30  # a writer waits this long for another's transaction before it fails
+
+
+class DatabaseError(RuntimeError):
+    """The results database cannot be opened or used; the message names it (without a password)."""
+
+
+def resolve_url(option: str | None, reports_dir: Path) -> str:
+    """The option's URL, else HIL_DB's, else the SQLite file in `reports_dir`."""
+    chosen = option or os.environ.get(ENV_VARIABLE)
+    return chosen or f"sqlite:///{(reports_dir / DEFAULT_FILE).resolve()}"
+
+
+def describe(url: str | URL) -> str:
+    """The database as an error message may name it: the file, or user@host:port/database."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return "an invalid database URL"
+    if parsed.get_backend_name() == "sqlite":
+        return f"SQLite file {parsed.database or ':memory:'}"
+    where = f"{parsed.host or 'localhost'}{f':{parsed.port}' if parsed.port else ''}/{parsed.database or ''}"
+    return f"{parsed.get_backend_name()} database {where}" + (f" (user {parsed.username})" if parsed.username else "")
+
+
+def _scrub(text: str, url: URL) -> str:
+    return text.replace(url.password, "***") if url.password else text
+
+
+def _sqlite_pragmas(connection: sqlite3.Connection, _record: Any) -> None:
+    cursor = connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+    cursor.execute("PRAGMA journal_mode = WAL")
+    cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.close()
+
+
+def engine_for(url: str | URL) -> Engine:
+    """An engine for `url` (nothing is connected yet); psycopg 3 for a postgresql:// URL without a driver."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise DatabaseError(f"not a database URL ({exc})") from None
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_S})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+
+
+def open_db(url: str | URL, *, create: bool = True) -> Engine:
+    """Connect and check the schema: an empty database gets the current schema (`create`), one at an older
+    revision is refused (run `hil db upgrade`), a file that is not hil's results database is refused."""
+    engine = engine_for(url)
+    try:
+        revision = migrate.current(engine)
+        if revision is None:
+            if inspect(engine).get_table_names():
+                raise DatabaseError(f"{describe(url)}: not a hil results database (tables, but no schema revision)")
+            if not create:
+                raise DatabaseError(f"{describe(url)}: empty: no run is stored there")
+            migrate.upgrade(engine)
+        elif revision != migrate.head():
+            raise DatabaseError(
+                f"{describe(url)}: schema revision {revision}, this hil needs {migrate.head()}: run `hil db upgrade`"
+            )
+    except DatabaseError:
+        engine.dispose()
+        raise
+    except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
+        engine.dispose()
+        raise DatabaseError(f"{describe(url)}: cannot be opened: {_scrub(_first_line(exc), make_url(url))}") from None
+    return engine
+
+
+def _first_line(exc: BaseException) -> str:
+    inner = getattr(exc, "orig", None) or exc
+    return (str(inner).strip().splitlines() or [type(inner).__name__])[0]

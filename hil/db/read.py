@@ -1,0 +1,75 @@
+"""Reading runs back as hil's records: StoredRun (RunInfo + MetricResults), oldest first.
+
+Gate readers see complete runs only (hil.db.write): a run still writing, or one whose results are partly
+spooled, is left out until it is whole. Results come in one query per run batch, samples in one more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Engine, Select, func, select
+from sqlalchemy.orm import Session
+
+from hil.db import convert
+from hil.db.schema import Result, Run, SampleRow
+from hil.report.store import StoredRun
+
+_BATCH = 500  # run ids per IN (...): SQLite binds at most 32766 parameters, PostgreSQL 65535
+
+
+def _runs(engine: Engine, query: Select[tuple[Run]], *, samples: bool = True) -> list[StoredRun]:
+    with Session(engine) as session:
+        runs = list(session.scalars(query.order_by(Run.started, Run.id)))
+        by_run: dict[str, list[Result]] = {run.id: [] for run in runs}
+        sample_rows: dict[int, list[SampleRow]] = {}
+        ids = list(by_run)
+        for start in range(0, len(ids), _BATCH):
+            batch = ids[start : start + _BATCH]
+            for row in session.scalars(select(Result).where(Result.run_id.in_(batch)).order_by(Result.ordinal)):
+                by_run[row.run_id].append(row)
+            if samples:
+                joined = select(SampleRow).join(Result, SampleRow.result_id == Result.id)
+                for sample in session.scalars(joined.where(Result.run_id.in_(batch))):
+                    sample_rows.setdefault(sample.result_id, []).append(sample)
+        return [
+            StoredRun(
+                convert.run_info(run),
+                [convert.metric_result(row, sample_rows.get(row.id, [])) for row in by_run[run.id]],
+            )
+            for run in runs
+        ]
+
+
+def runs_of_build(engine: Engine, build: str) -> list[StoredRun]:
+    """Every complete run of build `build` (run.build.name), with samples."""
+    return _runs(engine, select(Run).where(Run.build_name == build, Run.complete))
+
+
+def runs_by_id(engine: Engine, run_ids: Sequence[str], *, complete_only: bool = True) -> list[StoredRun]:
+    query = select(Run).where(Run.id.in_(list(run_ids)))
+    return _runs(engine, query.where(Run.complete) if complete_only else query)
+
+
+def history(engine: Engine, *, samples: bool = False, limit: int | None = None) -> list[StoredRun]:
+    """Complete runs, oldest first (the newest `limit` when given); without samples unless asked (the trend
+    draws medians)."""
+    query = select(Run).where(Run.complete)
+    if limit:
+        newest = select(Run.id).where(Run.complete).order_by(Run.started.desc(), Run.id.desc()).limit(limit)
+        query = query.where(Run.id.in_(newest))
+    return _runs(engine, query, samples=samples)
+
+
+def all_runs(engine: Engine) -> list[StoredRun]:
+    """Every run, complete or not, with samples: what `hil db export` writes."""
+    return _runs(engine, select(Run))
+
+
+def builds(engine: Engine) -> list[tuple[str, int]]:
+    """Build names with their number of complete runs, by name."""
+    query = select(Run.build_name, func.count()).where(Run.complete, Run.build_name.is_not(None))
+    with engine.connect() as connection:
+        return [
+            (name, count) for name, count in connection.execute(query.group_by(Run.build_name).order_by(Run.build_name))
+        ]

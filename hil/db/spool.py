@@ -1,0 +1,62 @@
+"""What a run could not write to the database, kept in reports/db-spool/<run-id>.jsonl for `hil db push`.
+
+One JSON object per line, appended and flushed as it happens: {"run": RunInfo} first, then
+{"ordinal": n, "result": MetricResult} per result, and {"finish": RunInfo, "result_count": n} at the end.
+A line cut short by a crash is the last one and is ignored; the run's results.json has it anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from hil.report.files import dumps
+from hil.report.store import RunInfo
+from hil.verdict.result import MetricResult
+
+SPOOL_DIR = "db-spool"
+
+
+class SpoolError(ValueError):
+    """A spool file that cannot be read; the message names it."""
+
+
+class Spool:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(self, record: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as file:
+            file.write(dumps(record))  # one line: dumps ends it
+            file.flush()
+            os.fsync(file.fileno())
+
+    def read(self) -> tuple[RunInfo, dict[int, MetricResult], tuple[RunInfo, int] | None]:
+        """The run, its results by ordinal, and (final run facts, result count) if it finished."""
+        info: RunInfo | None = None
+        results: dict[int, MetricResult] = {}
+        finished = None
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
+            try:
+                record = json.loads(line)
+                if "run" in record:
+                    info = RunInfo.from_dict(record["run"])
+                elif "result" in record:
+                    results[int(record["ordinal"])] = MetricResult.from_dict(record["result"])
+                elif "finish" in record:
+                    finished = (RunInfo.from_dict(record["finish"]), int(record["result_count"]))
+            except (ValueError, TypeError, KeyError) as exc:
+                if number == len(lines):
+                    break  # cut short by a crash while appending
+                raise SpoolError(f"{self.path}: line {number}: {type(exc).__name__}: {exc}") from None
+        if info is None:
+            raise SpoolError(f"{self.path}: no run record")
+        return info, results, finished
+
+
+def spool_path(reports_dir: Path, run_id: str) -> Path:
+    return reports_dir / SPOOL_DIR / f"{run_id}.jsonl"

@@ -1,0 +1,140 @@
+"""Writing runs as their results arrive: one transaction per result, idempotent, spooled when it cannot.
+
+Visibility: the run row goes in when the run starts (complete = false), each result with its samples in
+one transaction keyed by (run id, ordinal), and `finish` records how many results the run reported and
+marks the run complete once that many are in. Gate readers (hil.db.read) see complete runs only: never
+half a run. A replayed write (`hil db push`, `hil db import` of the same file twice, a retried branch)
+inserts nothing twice: the keys are unique and conflicts are skipped.
+
+When the database fails mid-run, the writer stops trying (a run must not wait on a dead server per
+result) and appends what it could not deliver to the run's spool file; `hil db push` replays it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Insert, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import SQLAlchemyError
+
+from hil.db import convert
+from hil.db.engine import DatabaseError, describe
+from hil.db.schema import Result, Run, SampleRow
+from hil.db.spool import Spool
+from hil.report.store import RunInfo
+from hil.verdict.result import MetricResult, metric_key
+
+
+def _insert(connection: Connection, table: Any) -> Insert:
+    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
+
+
+def insert_run(connection: Connection, info: RunInfo) -> None:
+    statement = _insert(connection, Run).values(**convert.run_values(info), inventory_bands={})
+    connection.execute(statement.on_conflict_do_nothing(index_elements=["id"]))
+
+
+def insert_result(connection: Connection, info: RunInfo, ordinal: int, result: MetricResult) -> None:
+    values = convert.result_values(result, info.id, ordinal, convert.moment(info.started))
+    statement = (
+        _insert(connection, Result)
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=["run_id", "ordinal"])
+        .returning(Result.id)
+    )
+    result_id = connection.execute(statement).scalar()
+    if result_id is not None:  # None: this result was written before, its samples with it
+        samples = convert.sample_values(result, result_id)
+        if samples:
+            connection.execute(_insert(connection, SampleRow), samples)
+
+
+def finish_run(connection: Connection, info: RunInfo, result_count: int, bands: dict[str, Any]) -> None:
+    """The run's final facts; complete when all `result_count` results are in."""
+    values = convert.run_values(info)
+    del values["id"]
+    stored = connection.scalar(select(func.count()).select_from(Result).where(Result.run_id == info.id))
+    connection.execute(
+        update(Run)
+        .where(Run.id == info.id)
+        .values(**values, result_count=result_count, inventory_bands=bands, complete=stored == result_count)
+    )
+
+
+def bands_of(results: Iterable[MetricResult]) -> dict[str, Any]:
+    """board -> metric key -> what its results were judged by (hil.db.convert.judged_by)."""
+    bands: dict[str, Any] = {}
+    for result in results:
+        bands.setdefault(result.board, {})[metric_key(result.metric, result.params)] = convert.judged_by(result)
+    return bands
+
+
+def write_run(engine: Engine, info: RunInfo, results: list[MetricResult]) -> None:
+    """A whole run at once (import, push): the run, every result, then complete."""
+    with engine.begin() as connection:
+        insert_run(connection, info)
+        for ordinal, result in enumerate(results):
+            insert_result(connection, info, ordinal, result)
+        finish_run(connection, info, len(results), bands_of(results))
+
+
+class RunWriter:
+    """The live writer of one run (the report plugin's): begin, add per result, finish."""
+
+    def __init__(self, engine: Engine, info: RunInfo, spool: Spool) -> None:
+        self.engine = engine
+        self.info = info
+        self.spool = spool
+        self.results: list[MetricResult] = []
+        self.failure: str | None = None  # why the database stopped taking this run's writes
+
+    def _write(self, action: str, record: dict[str, Any], work: Any) -> None:
+        if self.failure is None:
+            try:
+                with self.engine.begin() as connection:
+                    work(connection)
+                return
+            except SQLAlchemyError as exc:
+                inner = getattr(exc, "orig", None) or exc
+                first = (str(inner).strip().splitlines() or [type(inner).__name__])[0]
+                self.failure = f"{describe(self.engine.url)}: {action} failed: {first}"
+                self.engine.dispose()
+                self.spool.append({"run": self.info.to_dict()})  # push needs the run before its results
+                for ordinal, earlier in enumerate(self.results[:-1] if "result" in record else self.results):
+                    self.spool.append({"ordinal": ordinal, "result": earlier.to_dict()})  # replays are idempotent
+        self.spool.append(record)
+
+    def begin(self) -> None:
+        self._write("starting the run", {"run": self.info.to_dict()}, lambda c: insert_run(c, self.info))
+
+    def add(self, result: MetricResult) -> None:
+        ordinal = len(self.results)
+        self.results.append(result)
+        record = {"ordinal": ordinal, "result": result.to_dict()}
+        self._write("storing a result", record, lambda c: insert_result(c, self.info, ordinal, result))
+
+    def finish(self) -> None:
+        count, bands = len(self.results), bands_of(self.results)
+        record = {"finish": self.info.to_dict(), "result_count": count}
+        self._write("finishing the run", record, lambda c: finish_run(c, self.info, count, bands))
+
+
+def push(engine: Engine, spool_path: Path) -> RunInfo:
+    """Deliver one spool file (hil.db.spool) and delete it; DatabaseError when it cannot be delivered."""
+    info, results, finished = Spool(spool_path).read()
+    try:
+        with engine.begin() as connection:
+            insert_run(connection, info)
+            for ordinal, result in sorted(results.items()):
+                insert_result(connection, info, ordinal, result)
+            if finished is not None:
+                final, count = finished
+                finish_run(connection, final, count, bands_of(results.values()))
+    except SQLAlchemyError as exc:
+        raise DatabaseError(f"{describe(engine.url)}: {spool_path} not delivered: {exc.__class__.__name__}") from None
+    spool_path.unlink()
+    return info

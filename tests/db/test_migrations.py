@@ -1,0 +1,46 @@
+"""Schema migrations: a database made by the first revision is taken to this hil's by `hil db upgrade`."""
+
+from __future__ import annotations
+
+from alembic.script import ScriptDirectory
+from sqlalchemy import text
+
+from hil.db import migrate
+from hil.db.cli import main as db
+from hil.db.engine import engine_for, open_db
+from hil.db.read import history
+
+FIRST = "0001"
+
+
+def test_the_first_revision_is_the_initial_schema():
+    scripts = ScriptDirectory.from_config(migrate._config())
+    assert scripts.get_base() == FIRST and scripts.get_revision(FIRST).down_revision is None
+
+
+def test_a_database_made_by_the_first_revision_upgrades_to_head_keeping_its_runs(db_url):
+    engine = engine_for(db_url)
+    migrate.upgrade(engine, FIRST)
+    with engine.begin() as connection:  # a run as the first schema's hil wrote it, in plain SQL
+        connection.execute(
+            text(
+                "INSERT INTO runs (id, started, complete, hil_version, command, host, tests, inventory_bands, "
+                "result_count) VALUES ('r1', '2025-11-01 10:00:00+00:00', true, '0.1.0', 'pytest', '{}', '{}', '{}', 0)"
+            )
+        )
+    engine.dispose()
+    assert db(["--hil-db", db_url, "upgrade"]) == 0
+    engine = open_db(db_url, create=False)
+    assert migrate.current(engine) == migrate.head()
+    (run,) = history(engine)
+    assert run.run.id == "r1" and run.run.started == "2025-11-01T10:00:00+00:00"
+    engine.dispose()
+
+
+def test_a_database_at_a_revision_this_hil_does_not_know_is_refused(db_url, capsys):
+    engine = open_db(db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = 'ffff'"))
+    engine.dispose()
+    assert db(["--hil-db", db_url, "export", "out"]) == 4
+    assert "schema revision ffff, this hil needs" in capsys.readouterr().err
