@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # a results.json of a long matrix run is a few MB; this is no run's
 READ_TIMEOUT_S = 60.0  # a regular file on a hung network mount blocks read(): the caller gets an error
 
@@ -34,7 +33,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     A path that is not a regular file is written in place (see the module's docstring); a directory or
     a FIFO nobody reads is an OSError naming it."""
     try:
-        target = os.stat(path)  # follows a symlink: what the link leads to decides
+        target = path.stat()  # follows a symlink: what the link leads to decides
     except FileNotFoundError:
         target = None
     if target is not None and not stat.S_ISREG(target.st_mode):

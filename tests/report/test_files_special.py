@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,7 @@ def test_a_symlink_to_a_device_stays_a_symlink_and_the_device_a_device(tmp_path)
     link = tmp_path / "out.json"
     link.symlink_to("/dev/null")
     atomic_write_text(link, "{}\n")
-    assert link.is_symlink() and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert link.is_symlink() and stat.S_ISCHR(Path("/dev/null").stat().st_mode)
 
 
 def test_a_full_device_is_an_error_and_stays_a_device(tmp_path):
@@ -29,7 +30,7 @@ def test_a_full_device_is_an_error_and_stays_a_device(tmp_path):
     link.symlink_to("/dev/full")
     with pytest.raises(OSError, match="No space"):
         atomic_write_text(link, "{}\n")
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    assert stat.S_ISCHR(Path("/dev/full").stat().st_mode)
 
 
 def test_a_fifo_without_a_reader_is_refused_at_once_and_stays_a_fifo(tmp_path):
