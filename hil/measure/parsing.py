@@ -157,7 +157,7 @@ def lines_holding(text: str, marker: str, pattern: re.Pattern[str], what: str) -
     over to the one before it. None at all is a ParseError too."""
     found = []
     for line in text.replace("\r\n", "\n").split("\n"):
-        if marker not in line:
+        if marker not in line.replace("\r", ""):  # a CR inside the marker hides it no better
             continue
         m = pattern.fullmatch(line)
         if m is None:
