@@ -23,6 +23,7 @@ from hil import parametrization
 from hil.errors import InventoryError
 from hil.inventory.loader import load_inventory
 from hil.report.exitcodes import HilExit
+from hil.report.files import read_text
 from hil.report.store import RESULTS_FILE
 from hil.report.summary import fmt_pct
 from hil.report.tally import counts_text
@@ -70,7 +71,7 @@ def summary(reports_dir: Path, status: int, label: str = "") -> str:
     except ValueError:
         meaning = f"exit status {status}"
     try:
-        document = json.loads((reports_dir / RESULTS_FILE).read_text(encoding="utf-8"))
+        document = json.loads(read_text(reports_dir / RESULTS_FILE))
         results, run = document["results"], document.get("run")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return f"{label}: {meaning}; no results ({type(exc).__name__}: {exc})"
@@ -93,7 +94,7 @@ def summary(reports_dir: Path, status: int, label: str = "") -> str:
 def _release_gate(reports_dir: Path) -> list[str]:
     """The release gate's line when the run had one (--reference-build wrote gate.json): the build's verdict."""
     try:
-        gate = json.loads((reports_dir / "gate.json").read_text(encoding="utf-8"))
+        gate = json.loads(read_text(reports_dir / "gate.json"))
         return [f"release gate {gate['summary']}"]
     except FileNotFoundError:
         return []

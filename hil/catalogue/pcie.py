@@ -117,7 +117,7 @@ PCIE = Family(
         Setting("pcie.bar", int, 2, "the BAR resource_mmap_test maps (seed 002: resource2)", 0, 5),
         Setting("pcie.bar_kib", int, 1024, "KiB of the BAR stored and loaded per pass (≤ the BAR)", 1, 65536),
         Setting("pcie.bar_width", int, 32, "bits per load/store (32 as in seed 002, or 64)", 32, 64),
-        Setting("pcie.bar_loops", int, 4, "passes over the BAR per sample", 1, 10000),
+        Setting("pcie.bar_loops", int, 4, "passes over the BAR per sample (one stores zeros: no read-back)", 2, 10000),
         Setting("pcie.irq_seconds", int, 3, "seconds of the counting side's log read per sample", 2, 60),
     ),
     checks=(_bar_access_fits,),

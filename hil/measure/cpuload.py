@@ -18,7 +18,7 @@ from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from hil.measure.around import around
-from hil.measure.parsing import ascii_int, parser, without_kernel_messages
+from hil.measure.parsing import ascii_int, output_lines, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import CpuLoad, CpuShare, Measurement, Quantity
 from hil.verdict.result import Sample
@@ -30,14 +30,22 @@ if TYPE_CHECKING:
 FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 CPU_LINE = re.compile(r"^(cpu[0-9]*)((?: +[0-9]+){4,10}) *$")  # [0-9]: \d takes any Unicode digit
 FIELDS_OF_SHARE = tuple(f.name for f in fields(CpuShare))
+# The kernel sums the `cpu` line over the cores, then reads each core again for its own line: a core may
+# tick once per field in between (pc-after.txt: user 230014 against 99245 + 130768).
+TICKS_BETWEEN_READS = 2
 SATURATED_PERCENT = 90.0  # seed 004: one core at ~100% irq+softirq is where the throughput stops
 
 
 @parser("procstat")
 def parse_stat(text: str) -> dict[str, tuple[int, ...]]:
-    """The cpu lines of /proc/stat: name -> the counters of FIELDS (missing trailing ones as 0)."""
+    """The cpu lines of /proc/stat: name -> the counters of FIELDS (missing trailing ones as 0).
+
+    Every core's line has as many counters as the `cpu` total's, and no counter of the cores adds up to more
+    than the total's (a line cut short, a digit changed). Cores the total holds but no line does (offline,
+    or a line lost) are found by `cpu_load`, where a core's share would go missing."""
     cpus: dict[str, tuple[int, ...]] = {}
-    for line in without_kernel_messages(text).splitlines():
+    widths: set[int] = set()
+    for line in output_lines(text, "/proc/stat"):
         match = CPU_LINE.match(line.strip())
         if not match:
             if line.startswith("cpu"):  # a cpu line that is not all counters: corrupt, never skipped
@@ -47,9 +55,15 @@ def parse_stat(text: str) -> dict[str, tuple[int, ...]]:
         if name in cpus:
             raise ParseError(f"/proc/stat lists {name} twice", text)
         values = [ascii_int(v, f"{name} counter", text) for v in match.group(2).split()]
+        widths.add(len(values))
         cpus[name] = tuple((values + [0] * len(FIELDS))[: len(FIELDS)])
     if "cpu" not in cpus or len(cpus) < 2:
         raise ParseError("no cpu lines in /proc/stat output (need the total and at least one cpuN)", text)
+    cores = [counters for name, counters in cpus.items() if name != "cpu"]
+    slack = TICKS_BETWEEN_READS * len(cores)
+    over = [f for i, f in enumerate(FIELDS) if sum(c[i] for c in cores) > cpus["cpu"][i] + slack]
+    if len(widths) > 1 or over:
+        raise ParseError(f"/proc/stat: the cores' lines contradict the cpu total ({', '.join(over) or 'widths'})", text)
     return cpus
 
 
@@ -58,7 +72,10 @@ def snapshot(role: Role) -> dict[str, tuple[int, ...]]:
 
 
 def cpu_load(before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[int]]) -> dict[str, CpuShare]:
-    """Per-CPU shares between two snapshots (CPUs that went offline in between are left out)."""
+    """Per-CPU shares between two snapshots. The cores' time must add up to the total's: a core missing from
+    one snapshot (its line lost, or it went on- or offline during the sample) is a ParseError, not a core
+    left out of the busiest."""
+    _cores_add_up(before, after)
     shares = {}
     for name, end in after.items():
         start = before.get(name)
@@ -83,6 +100,21 @@ def cpu_load(before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[i
             idle=pct("idle"),
         )
     return shares
+
+
+def _cores_add_up(before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[int]]) -> None:
+    if "cpu" not in before or "cpu" not in after:
+        return
+    cores = [name for name in after if name != "cpu" and name in before]
+    total = sum(after["cpu"]) - sum(before["cpu"])
+    of_cores = sum(sum(after[name]) - sum(before[name]) for name in cores)
+    if abs(total - of_cores) > 2 * TICKS_BETWEEN_READS * max(len(cores), 1):  # a tick a core, per snapshot
+        gone = sorted(set(before) ^ set(after))
+        raise ParseError(
+            f"/proc/stat: the cores' time ({of_cores} ticks) is not the cpu total's ({total}): "
+            + (f"{', '.join(gone)} in one snapshot only (went on- or offline?)" if gone else "a core's line is lost"),
+            "",
+        )
 
 
 def saturated(shares: Mapping[str, CpuShare]) -> list[str]:

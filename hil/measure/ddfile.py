@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure import dd
-from hil.measure.parsing import ascii_int, output_lines, parser
+from hil.measure.parsing import ascii_int, output_lines, parser, span
 from hil.verdict.errors import ParseError
 from hil.verdict.result import Sample
 
-# The line the write command prints after dd: the clock (coreutils `date +%s%N`) before and after sync.
-_SYNC = re.compile(r"sync-ns (?P<start>[0-9]+) (?P<end>[0-9]+)", re.ASCII)
+# The line the write command prints after dd: the clock (coreutils `date +%s%N`) before and after sync. A
+# clock in nanoseconds since 1970 has 19 digits (since 2001-09-09); fewer is a `date` without %N.
+_SYNC = re.compile(r"sync-ns (?P<start>[0-9]{19}) (?P<end>[0-9]{19})", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -72,9 +73,11 @@ def parse_synced(output: str, *, expected_bytes: int | None) -> SyncedWrite:
         raise ParseError(str(exc), raw_output=output) from None
     start = ascii_int(match["start"], "sync start (ns)", output)
     end = ascii_int(match["end"], "sync end (ns)", output)
-    if end < start:
-        raise ParseError(f"the clock went back during sync ({start} -> {end} ns)", raw_output=output)
-    return SyncedWrite(transfer.bytes, transfer.seconds, (end - start) / 1e9)
+    # Stamps that both end in zeros came from a coarser clock than nanoseconds: its tick is the resolution.
+    resolution = 10 ** min(len(stamp) - len(stamp.rstrip("0")) for stamp in (match["start"], match["end"]))
+    return SyncedWrite(
+        transfer.bytes, transfer.seconds, span(start, end, resolution=resolution, what="sync (ns)", raw=output) / 1e9
+    )
 
 
 def write(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:

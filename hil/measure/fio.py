@@ -212,13 +212,13 @@ def _check_consistent(figures: dict[str, float], raw: str) -> None:
 
 @parser("fio")
 def parse_engines(output: str) -> frozenset[str]:
-    """The I/O engines `fio --enghelp` lists."""
-    lines = output.splitlines()
+    """The I/O engines `fio --enghelp` lists (a line a carriage return cut into is no engine's name)."""
+    lines = output.replace("\r\n", "\n").split("\n")
     try:
         start = next(i for i, line in enumerate(lines) if line.strip() == "Available IO engines:")
     except StopIteration:
         raise ParseError("fio --enghelp printed no engine list", raw_output=output) from None
-    engines = frozenset(line.strip() for line in lines[start + 1 :] if line.startswith("\t") and line.strip())
+    engines = frozenset(line.strip(" \t") for line in lines[start + 1 :] if line.startswith("\t") and line.strip())
     if not engines or not all(_ENGINE_NAME.fullmatch(name) for name in engines):
         raise ParseError("fio --enghelp printed an engine list hil does not understand", raw_output=output)
     return engines

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from hil.lab.board import shell
 from hil.lab.board.background import Background, BackgroundError
 from hil.lab.board.role import Role
-from hil.measure.parsing import json_object, number_at, parser
+from hil.measure.parsing import covers_asked, json_object, number_at, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.units import convert
@@ -101,6 +101,13 @@ def _received_within_sent(sent: dict[str, float], received: dict[str, float], te
         )
 
 
+def _within_asked(document: dict[str, Any], received: dict[str, float], text: str) -> None:
+    """The receiver's interval against the --time the client asked for (start/test_start/duration)."""
+    asked_s = number_at(document, "start/test_start/duration", "iperf3", text)
+    if asked_s > 0:  # 0: a run by bytes (-n), no time asked
+        covers_asked(received["seconds"], asked_s, "iperf3 sum_received", text, least=0)
+
+
 @parser("iperf3")
 def parse_tcp(text: str) -> Measurement:
     """`iperf3 -J` TCP: the receiver's throughput (bit/s); bytes and retransmits as details."""
@@ -108,6 +115,7 @@ def parse_tcp(text: str) -> Measurement:
     sent = _summary(document, "sum_sent", text)
     received = _summary(document, "sum_received", text)
     _received_within_sent(sent, received, text)
+    _within_asked(document, received, text)
     details: dict[str, Any] = {"bytes_sent": int(sent["bytes"])}
     if isinstance(document["end"]["sum_sent"].get("retransmits"), int):
         details["retransmits"] = document["end"]["sum_sent"]["retransmits"]
@@ -127,6 +135,7 @@ def parse_udp(text: str) -> Measurement:
     sent = _summary(document, "sum_sent", text)
     received = _summary(document, "sum_received", text)
     _received_within_sent(sent, received, text)
+    _within_asked(document, received, text)
     packets = number_at(document, "end/sum_received/packets", "iperf3", text)
     sent_packets = number_at(document, "end/sum_sent/packets", "iperf3", text)
     lost = number_at(document, "end/sum_received/lost_packets", "iperf3", text)
@@ -161,9 +170,7 @@ def parse_udp(text: str) -> Measurement:
     streams = document["end"].get("streams")
     if not isinstance(streams, list) or not streams:
         raise ParseError("iperf3: no per-stream UDP summary (out-of-order count)", raw_output=text)
-    out_of_order = sum(
-        number_at(document, f"end/streams/{index}/udp/out_of_order", "iperf3", text) for index in range(len(streams))
-    )
+    out_of_order = _per_stream_sums(document, len(streams), jitter_ms, lost, text)
     if out_of_order != int(out_of_order) or not 0 <= out_of_order <= packets:
         raise ParseError(f"iperf3: {out_of_order:g} of {packets:g} datagrams out of order", raw_output=text)
     return Measurement(
@@ -183,6 +190,30 @@ def parse_udp(text: str) -> Measurement:
         },
         bytes_received=int(received["bytes"]),
     )
+
+
+def _per_stream_sums(document: dict[str, Any], count: int, jitter_ms: float, lost: float, text: str) -> float:
+    """The streams' out-of-order datagrams, summed; the summary's jitter (iperf3: the streams' mean), lost
+    datagrams and any out-of-order count it holds must be the streams' own."""
+
+    def each(key: str) -> list[float]:
+        return [number_at(document, f"end/streams/{index}/udp/{key}", "iperf3", text) for index in range(count)]
+
+    out_of_order = sum(each("out_of_order"))
+    summaries = [document["end"].get(name) for name in ("sum", "sum_received")]
+    claimed = [s["out_of_order"] for s in summaries if isinstance(s, dict) and "out_of_order" in s]
+    mean_jitter = sum(each("jitter_ms")) / count
+    if (
+        abs(mean_jitter - jitter_ms) > 1e-6 * max(jitter_ms, 1e-3)
+        or sum(each("lost_packets")) != lost
+        or any(value != out_of_order for value in claimed)
+    ):
+        raise ParseError(
+            f"iperf3: the summary's jitter {jitter_ms:g} ms, {lost:g} lost or out-of-order {claimed} contradict "
+            f"its streams' ({mean_jitter:g} ms, {sum(each('lost_packets')):g} lost, {out_of_order:g} out of order)",
+            raw_output=text,
+        )
+    return out_of_order
 
 
 def _run(client: Endpoint, command: str, duration_s: int, parse: Any) -> Measurement:

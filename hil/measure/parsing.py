@@ -5,7 +5,11 @@ Tool output is hostile until parsed:
 - the last complete summary counts (progress lines and earlier summaries come first);
 - numbers are ASCII digits only (`int("٣")` is 3 in Python, and no tool prints that);
 - what the tool says it did is checked against what it was asked to do (bytes, frames, seconds);
-- kernel messages that a board printed on its console into the middle of the output are not output.
+- kernel messages that a board printed on its console into the middle of the output are not output;
+- a figure agrees with the rest of the output and with physics: a duration longer than its clock's
+  resolution (`span`), a rate under the link's ceiling (`under_ceiling`), an interval no longer than the
+  one asked (`covers_asked`), the last line of its kind whole or nothing (`lines_holding`), no failure
+  printed anywhere (`no_failure`).
 
 Parsers read a tool's output through `output_lines` (kernel lines removed, a printk cutting into a line
 detected) and its numbers through `ascii_int` / `ascii_float` / `number_at`.
@@ -143,3 +147,54 @@ def number_at(document: Any, path: str, what: str, raw: str) -> float:
     if not math.isfinite(value):
         raise ParseError(f"{what}: {path!r} is {node!r}, not a finite number", raw_output=raw)
     return value
+
+
+def lines_holding(text: str, marker: str, pattern: re.Pattern[str], what: str) -> list[re.Match[str]]:
+    """Every line holding `marker`, each matched whole by `pattern`, in order (the last is the figure's).
+
+    A line holding the marker that does not match is garbled, and so is one with a carriage return left in
+    it (the terminal's CR before LF is not): either is a ParseError, so that a damaged last line never hands
+    over to the one before it. None at all is a ParseError too."""
+    found = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if marker not in line.replace("\r", ""):  # a CR inside the marker hides it no better
+            continue
+        m = pattern.fullmatch(line)
+        if m is None:
+            raise ParseError(f"{what}: a garbled line: {line[-200:]!r}", raw_output=text)
+        found.append(m)
+    if not found:
+        raise ParseError(f"{what}: no line holding {marker!r}", raw_output=text)
+    return found
+
+
+def no_failure(text: str, failure: re.Pattern[str], what: str) -> None:
+    """A ParseError if any line says the run failed: a figure printed after a failure is not a measurement."""
+    for line in text.replace("\r", "\n").split("\n"):
+        if failure.search(line):
+            raise ParseError(f"{what} reported a failure: {line.strip()[-200:]!r}", raw_output=text)
+
+
+def span(start: int, end: int, *, resolution: int, what: str, raw: str) -> int:
+    """end - start of a clock counting in units of `resolution`; a ParseError unless it exceeds that
+    resolution (one tick or none is no duration a clock can tell from zero)."""
+    if end - start <= resolution:
+        raise ParseError(f"{what}: {end - start} is not beyond the clock's resolution of {resolution}", raw)
+    return end - start
+
+
+def under_ceiling(bytes_: float, seconds: float, ceiling_bytes_per_s: float, what: str, raw: str) -> None:
+    """A ParseError if `bytes_` in `seconds` is faster than the fastest link it could have crossed."""
+    if bytes_ > ceiling_bytes_per_s * seconds:
+        raise ParseError(
+            f"{what}: {bytes_:g} bytes in {seconds:g} s is beyond the link's {ceiling_bytes_per_s:g} B/s", raw
+        )
+
+
+ASKED_SLACK_S = 0.5  # a report's interval may end a little after the one asked (its last packets, rounding)
+
+
+def covers_asked(seconds: float, asked_s: float, what: str, raw: str, *, least: float = 0.9) -> None:
+    """A report's interval against the run asked: at least `least` of it, and not longer than it."""
+    if not least * asked_s <= seconds <= asked_s * 1.05 + ASKED_SLACK_S:
+        raise ParseError(f"{what}: a report of {seconds:g} s for a run of {asked_s:g} s asked", raw)

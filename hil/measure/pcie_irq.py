@@ -20,15 +20,15 @@ from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure.parsing import ascii_float, ascii_int, parser
+from hil.measure.parsing import ascii_float, ascii_int, lines_holding, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
 KINDS = ("elbi", "msi")
 _LINE = re.compile(
-    r"^(?:<[0-9]>)?(?:\[ *(?P<ts>[0-9]+\.[0-9]+)\])?[^\n]*?"
-    r"\b(?P<kind>elbi|msi) count=(?P<count>-?[0-9]+) (?P<us>[0-9]+)us$",
-    re.ASCII | re.MULTILINE,
+    r"(?:<[0-9]>)?(?:\[ *(?P<ts>[0-9]+\.[0-9]+)\])?[^\n\r]*?"
+    r"\b(?P<kind>elbi|msi) count=(?P<count>-?[0-9]+) (?P<us>[0-9]+)us",
+    re.ASCII,
 )
 
 
@@ -54,12 +54,7 @@ def parse(text: str, kind: str = "elbi") -> IrqLatency:
     """The latency the last `<kind> count=N Mus` line reports (refined by the line before it, if timed)."""
     if kind not in KINDS:
         raise ValueError(f"interrupt kind must be one of {KINDS}, got {kind!r}")
-    for line in text.splitlines():  # a damaged last line must not hand over to the line before it
-        if f"{kind} count=" in line and not _LINE.fullmatch(line.rstrip("\r")):
-            raise ParseError(f"a {kind} line does not parse: {line[-120:]!r}", raw_output=text)
-    lines = [m for m in _LINE.finditer(text) if m["kind"] == kind]
-    if not lines:
-        raise ParseError(f"no '{kind} count=... us' line in the kernel log", raw_output=text)
+    lines = lines_holding(text, f"{kind} count=", _LINE, f"{kind} interrupt count")  # a damaged last line: none
     count, us, ts = _line_values(lines[-1], text)
     if count == 0 or us == 0:
         # The driver prints 0 us until the first interrupt arrives: nothing was measured.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure.parsing import ascii_float, parser
+from hil.measure.parsing import ascii_float, ascii_int, parser, span
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
@@ -31,7 +31,7 @@ MARK = "hil-system-resume"
 
 # Every kernel line is read whole: "[    4.820031] " and then exactly one of these. A line that carries one's
 # words but not its form (cut by another message, a character changed) is an error, never skipped.
-_TS = r"\[ *[0-9]+\.[0-9]{6}\] "
+_TS = r"\[ *(?P<ts>[0-9]+\.[0-9]{6})\] "
 # "usb 1-3: PM: usb_dev_resume+0x0/0x10 [usbcore] returned 0 after 314420 usecs"
 _DEVICE = (
     r"usb (?P<dev>usb[0-9]+|[0-9][0-9.-]*): PM: usb_dev_resume\+0x[0-9a-f]+/0x[0-9a-f]+ (?:\[usbcore\] )?"
@@ -102,6 +102,8 @@ def parse(output: str, *, device: str, state: str) -> SystemResume:
     if not entries:
         raise ParseError("system resume: no 'PM: suspend entry' in the kernel log: the board never slept",
                          raw_output=output)  # fmt: skip
+    if len(entries) > 1:
+        raise ParseError("system resume: two suspend entries after hil's mark: two cycles' lines", raw_output=output)
     entry = entries[0]
     wanted = "s2idle" if state == "s2idle" else "deep"
     if entry["state"] != wanted:
@@ -116,7 +118,12 @@ def parse(output: str, *, device: str, state: str) -> SystemResume:
     line = found[0]
     if line["ret"] != "0":
         raise ParseError(f"system resume: {device} failed to resume (returned {line['ret']})", raw_output=output)
-    device_ms = ascii_float(line["us"], "usecs", output) / 1000
+    if _us(line) < _us(entry):
+        raise ParseError(f"system resume: {device}'s resume line is dated before the suspend entry", output)
+    # pm_print_times counts microseconds: 0 or 1 is no callback's time a clock of that resolution can tell.
+    device_ms = (
+        span(0, ascii_int(line["us"], "usecs", output), resolution=1, what=f"{device} resume (us)", raw=output) / 1000
+    )
     phase = matching("PM: resume of devices complete", _DEVICES, "devices resume")
     devices_ms = ascii_float(phase[0]["ms"], "msecs", output) if phase else None
     if devices_ms is not None and device_ms > devices_ms + 1:  # one device is part of the whole phase
@@ -129,6 +136,11 @@ def parse(output: str, *, device: str, state: str) -> SystemResume:
     slept_s = ascii_float(slept[0]["s"], "seconds", output) if slept else None
     reset = any(m["dev"] == device for m in matching(": reset ", _RESET, "reset"))
     return SystemResume(device, entry["state"], device_ms, devices_ms, slept_s, reset)
+
+
+def _us(line: re.Match[str]) -> int:
+    """A kernel line's timestamp in microseconds (its six decimals), exact."""
+    return int(line["ts"].replace(".", ""))
 
 
 def command(sysfs: str, *, state: str, wake_s: int) -> str:

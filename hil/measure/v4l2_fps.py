@@ -20,13 +20,15 @@ from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
+from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser, under_ceiling
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
 PROGRAM = "v4l2_fps"
 FORMATS = ("yuyv", "mjpeg", "h264")
 MIN_FRAMES = 2
+# The fastest bus a camera streams over (USB4, 40 Gbit/s): frames' bytes faster than this are no frames.
+LINK_CEILING_BYTES_PER_S = 40e9 / 8
 _LINE = re.compile(
     r"v4l2_fps format=(?P<format>\S+) width=(?P<width>\S+) height=(?P<height>\S+) frames=(?P<frames>\S+) "
     r"span_us=(?P<span_us>\S+) fps=(?P<fps>\S+) dropped=(?P<dropped>\S+) corrupt=(?P<corrupt>\S+) "
@@ -72,8 +74,10 @@ def parse(text: str, *, fmt: str, width: int, height: int, frames: int) -> Frame
             f"asked for {fmt} {width}x{height} x{frames}",
             raw_output=text,
         )
-    if ints["frames"] < MIN_FRAMES or ints["span_us"] == 0:
-        raise ParseError(f"{PROGRAM} measured no time span: {lines[-1]!r}", raw_output=text)
+    # The buffers' timestamps count microseconds: each frame after the first is at least one tick later.
+    if ints["frames"] < MIN_FRAMES or ints["span_us"] < ints["frames"] - 1:
+        raise ParseError(f"{PROGRAM} measured no time span (frames a microsecond apart): {lines[-1]!r}", text)
+    under_ceiling(ints["bytes"], ints["span_us"] / 1e6, LINK_CEILING_BYTES_PER_S, PROGRAM, text)
     # Sequence numbers: every frame received or dropped lies between the first and the last one.
     if ints["last_seq"] - ints["first_seq"] + 1 != ints["frames"] + ints["dropped"]:
         raise ParseError(f"{PROGRAM}: sequence numbers contradict frames and dropped: {lines[-1]!r}", text)

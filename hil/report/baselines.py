@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hil.report.files import UnreadableJson, atomic_write_text, dumps, read_json
+from hil.report.files import UnreadableJson, atomic_write_text, dumps, read_json, read_text
 from hil.report.store import utc_now
 from hil.report.summary import key_of
 from hil.verdict.result import MetricResult, Verdict
@@ -167,7 +167,7 @@ class BaselineStore:
             raise ValueError(f"baseline of {board!r} given results of other boards: {', '.join(strangers)}")
         usable = [r for r in results if eligible(r)]
         path = self.path_for(board)
-        old_text = path.read_text(encoding="utf-8") if path.exists() else None
+        old_text = read_text(path) if path.exists() else None
         previous = _read(path, board) if old_text is not None else None
 
         metrics = dict(previous.metrics) if previous else {}

@@ -65,3 +65,22 @@ def test_the_busiest_core_is_a_core_when_there_is_one_else_the_total():
     shares = cpu_load(before, after)
     assert CpuLoad("pc", shares).busiest == max(s.busy for name, s in shares.items() if name != "cpu")
     assert CpuLoad("pc", {"cpu": shares["cpu"]}).busiest == shares["cpu"].busy
+
+
+def test_a_core_lost_from_one_snapshot_is_no_load_at_all():
+    # Built from the real snapshots: cpu1 at 100% softirq in between, and its line lost from the second
+    # (a kernel message printed over it): before the cores were checked against the total, the busiest core
+    # then read as cpu0's share, and the saturated core was not there at all.
+    before, after = _snap("pc-before"), _snap("pc-after")
+    total = list(after["cpu"])
+    total[6] += 500  # cpu1's softirq ticks during the sample, in the total only
+    after = {"cpu": tuple(total), "cpu0": after["cpu0"]}
+    with pytest.raises(ParseError, match="cpu1 in one snapshot only"):
+        cpu_load(before, after)
+
+
+def test_a_core_line_cut_by_a_kernel_message_is_refused():
+    text = (DATA / "pc-after.txt").read_text()
+    cut = text.replace("cpu1 130768 0 18451 380959 ", "cpu1 130768 0 18451 380959[  12.345678] usb 1-1: reset\n")
+    with pytest.raises(ParseError, match="kernel message"):
+        parse_stat(cut)

@@ -62,7 +62,7 @@ def test_failed_runs_are_parse_errors_with_the_raw_output(name, says):
 def test_a_dd_error_before_the_sync_line_is_a_parse_error():
     # Built from a real capture: dd's error line kept, a sync line appended as a board would print it.
     output, source = _capture("pc-file-too-large")
-    text = output + "sync-ns 1 2\n"
+    text = output + "sync-ns 1795428746197569195 1795428746211624242\n"
     with pytest.raises(ParseError, match="dd reported an error") as caught:
         ddfile.parse_synced(text, **dd.asked(source["command"].split("; ", 2)[2]))
     assert caught.value.raw_output == text
@@ -72,7 +72,7 @@ def test_a_clock_that_went_back_is_no_timing():
     output, source = _capture("pc-write-64K-16M")
     start, end = output.splitlines()[-1].split()[1:]
     text = output.replace(f"{start} {end}", f"{end} {start}")
-    with pytest.raises(ParseError, match="clock went back"):
+    with pytest.raises(ParseError, match="not beyond the clock's resolution"):
         ddfile.parse_synced(text, **dd.asked(source["command"]))
 
 
@@ -84,3 +84,18 @@ def test_commands_quote_the_path_and_run_in_a_real_shell(tmp_path):
     out = subprocess.run(["sh", "-c", command + " 2>&1"], capture_output=True, text=True, check=True).stdout
     assert dd.parse(out, expected_bytes=1024 * 1024).bytes == 1024 * 1024
     assert shlex.quote(f"of={path}") in ddfile.write_command(str(path), "4K", 1)
+
+
+@pytest.mark.parametrize(
+    "stamps",
+    [
+        "1795428746 1795428747",  # `date +%s%N` without %N support printed seconds only: "1 ns"
+        "1795428746000000000 1795428746000000000",  # a clock of whole seconds: no time at all
+        "1795428746197569195 1795428746197569196",  # one tick: below what the clock can tell from none
+    ],
+)
+def test_a_sync_below_the_clock_resolution_is_no_timing(stamps):
+    output, source = _capture("pc-write-64K-16M")
+    text = output.replace(" ".join(output.splitlines()[-1].split()[1:]), stamps)
+    with pytest.raises(ParseError):
+        ddfile.parse_synced(text, **dd.asked(source["command"]))

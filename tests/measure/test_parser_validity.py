@@ -6,10 +6,13 @@ tests/measure/parser_checks/<tool>.py) edits a valid real capture (or, for the d
 line rendered from the driver's printf, as their unit tests do) so that it contradicts what was asked, the
 tool's own other figures, or physics: a rate that disagrees with bytes and time, another job than the one
 asked, a transfer the driver reported as failed, a loss below 0, a resume that was only queued, two runs
-joined, a summary cut short. Each example then gets up to two kernel console lines (which change nothing) at
-random places.
+joined, a summary cut short, a figure finer than its clock, a failure printed, a last line garbled. Each example
+then gets up to two kernel console lines (which change nothing) at random places, and may have its line ends
+turned into a serial console's CR LF.
 
-Per parser: MAX_EXAMPLES inputs, counted; the number of values returned from them must be 0."""
+Per parser: MAX_EXAMPLES inputs, counted; the number of values returned from them must be 0. The same
+treatment of the valid bases must give a value every time (the oracle's other half). The inputs come from a
+seeded random generator (the same on every run): hypothesis's drawing cost ~10x the parse."""
 
 from __future__ import annotations
 
@@ -18,17 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from parser_checks import Base, collect
-from test_parser_fuzz import _COMMON, KERNEL_MESSAGES, _seeds
+from test_parser_fuzz import KERNEL_MESSAGES, _seeds
 
 from hil.measure.parsing import PARSERS
 from hil.verdict.errors import MeasurementError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MAX_EXAMPLES = 10_000
-PROFILE = settings(max_examples=MAX_EXAMPLES, **_COMMON)
+SEED = 29
 
 # -- valid bases --------------------------------------------------------------------------------------
 
@@ -51,9 +52,8 @@ def _real_bases(parser_name: str) -> list[Base]:
 CHECKS = collect()
 
 
-def test_every_parser_is_invalidated_or_says_why_not():
-    assert set(CHECKS.invalidations) | set(CHECKS.not_yet) == set(PARSERS)
-    assert not set(CHECKS.invalidations) & set(CHECKS.not_yet)
+def test_every_parser_is_invalidated():
+    assert set(CHECKS.invalidations) == set(PARSERS)
 
 
 def _cases(parser_name: str) -> list[tuple[Base, str, str, dict[str, Any]]]:
@@ -78,30 +78,39 @@ def _with_kernel_lines(text: str, rng: random.Random, count: int) -> str:
     return text
 
 
+def _treated(text: str, rng: random.Random) -> str:
+    """Up to two kernel lines between the tool's lines, and maybe a serial console's CR LF line ends."""
+    text = _with_kernel_lines(text, rng, rng.randrange(3))
+    return text.replace("\n", "\r\n") if rng.random() < 0.2 and "\r" not in text else text
+
+
 @pytest.mark.parametrize("parser_name", sorted(CHECKS.invalidations))
 def test_no_number_comes_from_an_invalid_output(parser_name, record_property):
     registered = PARSERS[parser_name]
     cases = _cases(parser_name)
-    tried: list[int] = []
+    rng = random.Random(f"{SEED}-{parser_name}")
     numbers: list[str] = []
-
-    @PROFILE
-    @given(index=st.integers(0, len(cases) - 1), kernel_lines=st.integers(0, 2), state=st.integers(0, 2**32))
-    def invalid(index: int, kernel_lines: int, state: int) -> None:
-        base, name, text, asked = cases[index]
-        text = _with_kernel_lines(text, random.Random(state), kernel_lines)
-        tried.append(1)
+    for _ in range(MAX_EXAMPLES):
+        base, name, text, asked = rng.choice(cases)
+        text = _treated(text, rng)
         try:
             value = registered.func(text, **asked)
         except MeasurementError:
-            return
+            continue
         numbers.append(f"{base.name} / {name}: {value!r}")
-
-    invalid()
-    record_property("inputs", len(tried))
+    record_property("inputs", MAX_EXAMPLES)
     record_property("numbers_from_invalid", len(numbers))
-    assert len(tried) >= MAX_EXAMPLES
     assert {name for _, name, _, _ in cases} == set(CHECKS.invalidations[parser_name]), (
         "an invalidation applies nowhere"
     )
-    assert numbers == [], f"{len(numbers)} of {len(tried)} invalid outputs gave a number: {numbers[:5]}"
+    assert numbers == [], f"{len(numbers)} of {MAX_EXAMPLES} invalid outputs gave a number: {numbers[:5]}"
+
+
+@pytest.mark.parametrize("parser_name", sorted(CHECKS.invalidations))
+def test_the_valid_bases_give_a_value_however_the_console_treats_them(parser_name):
+    registered = PARSERS[parser_name]
+    bases = CHECKS.bases.get(parser_name, lambda: _real_bases(parser_name))()
+    rng = random.Random(f"{SEED}-valid-{parser_name}")
+    for _ in range(200):
+        base = rng.choice(bases)
+        registered.func(_treated(base.text, rng), **base.asked)  # a MeasurementError fails the test

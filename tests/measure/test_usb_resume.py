@@ -88,11 +88,23 @@ def test_an_asynchronous_resume_times_the_queueing_and_is_refused():
             usb_resume.parse(queued, device="2-1")
 
 
-def test_a_resume_of_no_time_at_all_is_refused():
-    # Variation: the device's return stamped with its start time (0 µs, which no USB resume takes).
+@pytest.mark.parametrize("returned", ["84.915044", "84.915045"])
+def test_a_resume_within_the_clock_resolution_is_refused(returned):
+    # Variation: the device's return stamped 0 or 1 µs after its start (the trace clock's resolution).
     text, _ = _capture("vlab-bot-resume")
     instant = text.replace(
-        "85.124895: rpm_return_int: rpm_resume+0x2e8/0x830:2-1", "84.915044: rpm_return_int: rpm_resume+0x2e8/0x830:2-1"
+        "85.124895: rpm_return_int: rpm_resume+0x2e8/0x830:2-1",
+        f"{returned}: rpm_return_int: rpm_resume+0x2e8/0x830:2-1",
     )
-    with pytest.raises(ParseError, match="not after it started resuming"):
+    with pytest.raises(ParseError, match="resolution"):
         usb_resume.parse(instant, device="2-1")
+
+
+def test_a_trace_that_lost_events_is_refused():
+    # Variation: ftrace's mark of an overwritten ring buffer between the resume's start and its return.
+    text, _ = _capture("vlab-bot-resume")
+    lost = text.replace("85.124895: rpm_return_int", "85.124895: rpm_return_int", 1)
+    lines = lost.split("\n")
+    lines.insert(len(lines) // 2, "CPU:0 [LOST 37 EVENTS]")
+    with pytest.raises(ParseError, match="lost events"):
+        usb_resume.parse("\n".join(lines), device="2-1")

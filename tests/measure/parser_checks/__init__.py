@@ -3,7 +3,7 @@
 A module here names the parsers of its hil.measure module and gives, per parser:
 - ORACLES: how a value it returned is read from the text by other means (test_parser_fuzz.py);
 - INVALIDATIONS: edits of a valid output that make it no measurement of what was asked, which must never
-  give a number (test_parser_validity.py), or NOT_YET with the reason there are none;
+  give a number (test_parser_validity.py);
 - BASES, for a parser nobody has captured output of: valid outputs rendered from the driver's printf;
 - NO_REAL_CAPTURE: why its fuzzing cannot show a valid value.
 Adding a parser adds its module here; no table elsewhere names it.
@@ -18,7 +18,7 @@ from typing import Any
 
 from .edits import Base, Edit, Oracle
 
-TABLES = ("ORACLES", "INVALIDATIONS", "BASES", "NO_REAL_CAPTURE", "NOT_YET")
+TABLES = ("ORACLES", "INVALIDATIONS", "BASES", "NO_REAL_CAPTURE")
 SHARED = ("edits",)
 
 
@@ -28,7 +28,6 @@ class ParserChecks:
     invalidations: dict[str, dict[str, Edit]] = field(default_factory=dict)
     bases: dict[str, Any] = field(default_factory=dict)
     no_real_capture: dict[str, str] = field(default_factory=dict)
-    not_yet: dict[str, str] = field(default_factory=dict)
 
 
 def collect() -> ParserChecks:

@@ -27,6 +27,14 @@ def _dd_sync_oracle(text: str, asked: dict[str, Any], result: ddfile.SyncedWrite
 DDFILE = {
     **_dd(2),
     "sync ends before it starts": on_last_line(r"sync-ns ([0-9]+) ([0-9]+)", lambda m: f"sync-ns {m[2]} {m[1]}"),
+    # `date` without %N: seconds only, which read as nanoseconds make a sync of 1 ns.
+    "date printed no nanoseconds": on_last_line(
+        r"sync-ns ([0-9]+) ([0-9]+)", lambda m: f"sync-ns {m[1][:10]} {int(m[1][:10]) + 1}"
+    ),
+    "a clock of whole seconds": on_last_line(
+        r"sync-ns ([0-9]+) ([0-9]+)", lambda m: f"sync-ns {m[1][:10]}000000000 {m[1][:10]}000000000"
+    ),
+    "a sync of one tick": on_last_line(r"sync-ns ([0-9]+) ([0-9]+)", lambda m: f"sync-ns {m[1]} {int(m[1]) + 1}"),
 }
 
 

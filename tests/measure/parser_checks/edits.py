@@ -94,3 +94,33 @@ def field(name: str, value: Callable[[int], object], *, line_from_end: int = 1) 
 
 def rate_doubled(name: str) -> Edit:
     return on_last_line(rf"\b{name}=([0-9.]+)", lambda m: f"{name}={float(m[1]) * 2:.3f}")
+
+
+def earlier_whole_last_garbled(marker: str, garble: Callable[[str], str]) -> Edit:
+    """The last line holding `marker` garbled by `garble`, after a whole copy of it: a parser that skips a
+    damaged last line would take the copy, a figure the tool did not end with."""
+
+    def edit(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        lines = text.split("\n")
+        index = [i for i, line in enumerate(lines) if marker in line][-1]
+        lines[index : index + 1] = [lines[index], garble(lines[index])]
+        return "\n".join(lines), asked
+
+    return edit
+
+
+def carriage_return(line: str) -> str:
+    """A line whose end a carriage return overwrote: the cursor went back, what follows is not this line's."""
+    return line[: len(line) // 2] + "\r" + line[len(line) // 2 :]
+
+
+def ends_in_cr(marker: str) -> Edit:
+    """The output ends in the last line holding `marker` and a carriage return (not a serial console's CR LF:
+    the cursor went back and the output stopped), after a whole copy of that line."""
+
+    def edit(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        lines = text.split("\n")
+        index = [i for i, line in enumerate(lines) if marker in line][-1]
+        return "\n".join([*lines[: index + 1], lines[index] + "\r"]), asked
+
+    return edit

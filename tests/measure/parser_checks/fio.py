@@ -78,13 +78,29 @@ FIO: dict[str, Edit] = {
 }
 
 
+def _engines(change: Any) -> Edit:
+    def edit(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        return change(text), asked
+
+    return edit
+
+
+ENGINES: dict[str, Edit] = {
+    "header garbled": _engines(lambda text: text.replace("Available IO engines:", "Available IO engine:")),
+    "no engine after the header": _engines(
+        lambda text: text.split("Available IO engines:")[0] + "Available IO engines:\n"
+    ),
+    "an engine name garbled": _engines(lambda text: text.replace("\tpsync\n", "\tps ync\n")),
+    "an engine overwritten after a CR": _engines(lambda text: text.replace("\tpsync\n", "\tps\rync\n")),
+    "the list ends in a CR": _engines(lambda text: text.rstrip("\n") + "\r"),
+}
+
+
 ORACLES: dict[str, Oracle] = {
     "hil.measure.fio.parse": _fio_oracle,
     "hil.measure.fio.parse_engines": _fio_engines_oracle,
 }
 INVALIDATIONS: dict[str, dict[str, Edit]] = {
     "hil.measure.fio.parse": FIO,
-}
-NOT_YET: dict[str, str] = {
-    "hil.measure.fio.parse_engines": "a list of names, not a figure",
+    "hil.measure.fio.parse_engines": ENGINES,
 }

@@ -39,6 +39,7 @@ def _received_more_than_sent(end: dict[str, Any]) -> None:
 
 
 IPERF_TCP: dict[str, Edit] = {
+    "a report longer than asked": json_edit(lambda d: d["start"]["test_start"].update(duration=0.2)),
     "rate x2": _iperf(scale(("sum_received", "bits_per_second"), 2)),
     "seconds x2": _iperf(scale(("sum_received", "seconds"), 2)),
     "received more than sent": _iperf(_received_more_than_sent),
@@ -56,6 +57,9 @@ IPERF_UDP: dict[str, Edit] = {
     "fractional out-of-order": _iperf(lambda end: end["streams"][0]["udp"].update(out_of_order=2.5)),
     "negative out-of-order": _iperf(lambda end: end["streams"][0]["udp"].update(out_of_order=-3)),
     "all lost, bytes received": _iperf(_all_lost),
+    "summary jitter not the streams'": _iperf(scale(("sum_received", "jitter_ms"), 3)),
+    "summary out-of-order not the streams'": _iperf(lambda end: end["sum_received"].update(out_of_order=7)),
+    "a stream's lost not the summary's": _iperf(lambda end: end["streams"][0]["udp"].update(lost_packets=0)),
 }
 
 

@@ -3,12 +3,17 @@ and invalidations (outputs that must never give a number)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hil.measure.parsing import without_kernel_messages
 
 from .edits import (
+    Edit,
     Oracle,
+    carriage_return,
+    earlier_whole_last_garbled,
+    on_last_line,
 )
 
 
@@ -23,6 +28,19 @@ def _netdev_oracle(text: str, asked: dict[str, Any], result: dict[str, int]) -> 
 ORACLES: dict[str, Oracle] = {
     "hil.measure.netdev.parse_statistics": _netdev_oracle,
 }
-NOT_YET: dict[str, str] = {
-    "hil.measure.netdev.parse_statistics": "one counter per line: a cut digit is another valid counter",
+NETDEV: dict[str, Edit] = {
+    "a counter garbled": on_last_line(r":([0-9]+)$", lambda m: f":{m[1]}a"),
+    "a counter cut": on_last_line(r":([0-9]+)$", lambda m: ":"),
+    "a counter given twice": earlier_whole_last_garbled("/statistics/", lambda line: line),
+    "a counter overwritten after a CR": earlier_whole_last_garbled("/statistics/", carriage_return),
+    "a counter missing": lambda text, asked: (text, {**asked, "names": [*asked["names"], "collisions"]}),
+    "a line of another interface": lambda text, asked: (
+        re.sub(r"/sys/class/net/[^/]+/", "/sys/class/net/other0/", text, count=1),
+        asked,
+    ),
+}
+
+
+INVALIDATIONS: dict[str, dict[str, Edit]] = {
+    "hil.measure.netdev.parse_statistics": NETDEV,
 }

@@ -11,6 +11,9 @@ from .edits import (
     Base,
     Edit,
     Oracle,
+    carriage_return,
+    earlier_whole_last_garbled,
+    ends_in_cr,
     insert_before_last,
     on_last_line,
 )
@@ -61,7 +64,12 @@ def _dw_bases() -> list[Base]:
 EPF = {
     "rate other than size / time": on_last_line(r"Rate: ([0-9]+)", lambda m: f"Rate: {int(m[1]) * 2 + 1}"),
     "garbled operation": on_last_line(r" (READ|WRITE) =>", lambda m: f" x{m[1]} =>"),
-}
+    "last line ends in CR": ends_in_cr(" => Size: "),
+    "last line overwritten after a CR": earlier_whole_last_garbled(" => Size: ", carriage_return),
+    **{f"failure: {what}": insert_before_last(f"pci_epf_test pci_epf_test.0: {what}") for what in (
+        "Failed to get DMA channel", "DMA wait_for_completion timeout", "Failed to map source address",
+    )},
+}  # fmt: skip
 
 
 DW = {
@@ -70,7 +78,16 @@ DW = {
         "rk_pcie_dma_tobus timed out", "rk_pcie_dma_frombus interrupted",
     )},
     "speed other than bytes / time": on_last_line(r"speed:([0-9]+)", lambda m: f"speed:{int(m[1]) + 1}"),
+    "last line ends in CR": ends_in_cr("pcie dma "),
+    "last line garbled": earlier_whole_last_garbled("pcie dma ", lambda line: line.replace(" cost ", " co5t ")),
 }  # fmt: skip
+
+
+PCITEST = {
+    "a verdict garbled": on_last_line(r"OKAY$", lambda m: "OKA"),
+    "a verdict cut": on_last_line(r" +OKAY$", lambda m: ""),
+    "a verdict overwritten after a CR": earlier_whole_last_garbled(" bytes):", carriage_return),
+}
 
 
 ORACLES: dict[str, Oracle] = {
@@ -81,13 +98,11 @@ ORACLES: dict[str, Oracle] = {
 INVALIDATIONS: dict[str, dict[str, Edit]] = {
     "hil.measure.pcie_dmatest.parse_epf_test": EPF,
     "hil.measure.pcie_dmatest.parse_dw_dmatest": DW,
+    "hil.measure.pcie_dmatest.parse_pcitest": PCITEST,
 }
 BASES: dict[str, Callable[[], list[Base]]] = {
     "hil.measure.pcie_dmatest.parse_dw_dmatest": _dw_bases,
 }
 NO_REAL_CAPTURE: dict[str, str] = {
     "hil.measure.pcie_dmatest.parse_dw_dmatest": "no pcie-dw-dmatest log has been captured (seed 002 gives the printf)",
-}
-NOT_YET: dict[str, str] = {
-    "hil.measure.pcie_dmatest.parse_pcitest": "OKAY / NOT OKAY verdicts, no figure",
 }

@@ -10,7 +10,10 @@ from .edits import (
     Base,
     Edit,
     Oracle,
+    carriage_return,
     cut_last_line,
+    earlier_whole_last_garbled,
+    ends_in_cr,
     on_last_line,
 )
 
@@ -35,6 +38,8 @@ IRQ = {
     "last line garbled": on_last_line(r"count=([0-9])", lambda m: "count=O"),
     "cut last line": cut_last_line,
     "figure needs more interrupts than counted": on_last_line(r"count=([0-9]+)", lambda m: "count=3"),
+    "last line ends in CR": ends_in_cr(" count="),
+    "last line overwritten after a CR": earlier_whole_last_garbled(" count=", carriage_return),
 }
 
 

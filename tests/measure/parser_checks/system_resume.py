@@ -43,6 +43,32 @@ RESUME: dict[str, Edit] = {
     "other device": lambda text, asked: (text, {**asked, "device": "3-9"}),
     # The log lost hil's mark (the ring buffer overflowed): the lines may be of another cycle.
     "no mark": lambda text, asked: (re.sub(r"^.*\] hil-system-resume-[0-9a-f]{8}\n", "", text, flags=re.M), asked),
+    # A callback of 0 or 1 us: below what pm_print_times's microseconds can tell from none.
+    **{
+        f"after {us} usecs": lambda text, asked, us=us: (
+            re.sub(
+                rf"(usb {_device(asked)}: PM: usb_dev_resume\S+ \[usbcore\] returned 0 after )[0-9]+",
+                rf"\g<1>{us}",
+                text,
+            ),
+            asked,
+        )
+        for us in (0, 1)
+    },
+    # The device's line dated before the suspend entry: it is not of this cycle's resume.
+    "device line before the suspend entry": lambda text, asked: (
+        re.sub(
+            rf"^\[ *[0-9.]+\](?= usb {_device(asked)}: PM: usb_dev_resume\S+ \[usbcore\] returned)",
+            "[    0.000001]",
+            text,
+            flags=re.M,
+        ),
+        asked,
+    ),
+    "two suspend entries": lambda text, asked: (
+        re.sub(r"^(.*PM: suspend entry.*\n)", r"\1\1", text, flags=re.M),
+        asked,
+    ),
     # One device longer than every device's resume together: two cycles' lines mixed.
     "longer than the phase": lambda text, asked: (
         re.sub(r"(resume of devices complete after )[0-9.]+", r"\g<1>1.000", text),

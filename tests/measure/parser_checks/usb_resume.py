@@ -35,7 +35,31 @@ def _resume_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     assert 0 <= result.ms == (returned - started) * 1000
 
 
+def _returned_after(us: int) -> Edit:
+    """The device's return stamped `us` microseconds after its start."""
+
+    def edit(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        device = re.escape(asked["device"])
+        start = re.search(rf" ([0-9]+)\.([0-9]{{6}}): rpm_resume: {device} flags-", text)
+        assert start is not None
+        stamp = int(start[1] + start[2]) + us
+        returned = f" {stamp // 10**6}.{stamp % 10**6:06d}: rpm_return_int: rpm_resume+"
+        pattern = rf" [0-9]+\.[0-9]{{6}}: rpm_return_int: rpm_resume\+(?=0x[0-9a-f]+/0x[0-9a-f]+:{device} ret=0)"
+        return re.sub(pattern, returned, text), asked
+
+    return edit
+
+
+def _lost_inside(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """ftrace's mark of overwritten events, just after the device's rpm_resume."""
+    device = re.escape(asked["device"])
+    return re.sub(rf"(: rpm_resume: {device} flags-.*\n)", r"\1CPU:0 [LOST 37 EVENTS]\n", text, count=1), asked
+
+
 RESUME = {
+    "a resume of 0 us": _returned_after(0),
+    "a resume of 1 us": _returned_after(1),
+    "lost events inside the resume": _lost_inside,
     "asynchronous": lambda text, asked: (
         re.sub(rf"(rpm_resume: {re.escape(asked['device'])} flags-)0 ", r"\g<1>1 ", text, count=1),
         asked,

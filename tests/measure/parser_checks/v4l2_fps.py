@@ -38,6 +38,18 @@ V4L2 = {
     "dropped contradicts the sequence numbers": field("dropped", lambda n: n + 1),
     "bytes not whole frames": field("bytes", lambda n: n + 2),
     "more corrupt frames than frames": on_last_line(r"corrupt=0 ", lambda m: "corrupt=100000 "),
+    # Frames 1 us apart at most: 299,000,000 fps from a span of 1 us, or faster than any camera's bus.
+    "a span of 1 us": on_last_line(
+        r"frames=([0-9]+) span_us=[0-9]+ fps=[0-9.]+", lambda m: f"frames={m[1]} span_us=1 fps={int(m[1]) - 1}e6"
+    ),
+    "a span of a microsecond a frame": on_last_line(
+        r"frames=([0-9]+) span_us=[0-9]+ fps=[0-9.]+",
+        lambda m: f"frames={m[1]} span_us={int(m[1]) - 2} fps={(int(m[1]) - 1) * 1e6 / (int(m[1]) - 2):.3f}",
+    ),
+    "bytes faster than USB4": on_last_line(
+        r"frames=([0-9]+) span_us=[0-9]+ fps=[0-9.]+",
+        lambda m: f"frames={m[1]} span_us={int(m[1]) * 10} fps={(int(m[1]) - 1) / (int(m[1]) * 10e-6):.3f}",
+    ),
 }
 
 
