@@ -15,7 +15,8 @@ from hil.pipeline import summary
 from hil.report.files import UnreadableJson, atomic_write_text, read_bytes, read_json
 from hil.report.store import ResultStore, RunInfo
 from hil.report.testing import example_result
-from hil.report.trend import load_history, main
+from hil.db import cli as db_cli
+from hil.report.trend import main
 
 
 def test_a_symlink_to_a_device_stays_a_symlink_and_the_device_a_device(tmp_path):
@@ -60,9 +61,11 @@ def test_trend_output_on_a_device_symlink_writes_through_it(tmp_path):
     store = ResultStore(tmp_path / "results.json", RunInfo.start("pytest"), history_dir=history)
     store.add(example_result())
     store.finish()
+    database = f"sqlite:///{tmp_path / 'hil.db'}"
+    assert db_cli.main(["--hil-db", database, "import", str(history)]) == 0
     out = tmp_path / "trend.html"
     out.symlink_to("/dev/null")
-    assert main([str(history), "-o", str(out)]) == 0
+    assert main(["--hil-db", database, "-o", str(out)]) == 0
     assert out.is_symlink()
 
 
@@ -81,16 +84,19 @@ def test_an_input_that_is_no_regular_file_is_refused_at_once(tmp_path, kind):
     assert time.monotonic() - started < 5
 
 
-def test_a_history_with_a_fifo_and_a_zero_link_still_loads_its_good_runs(tmp_path):
+def test_a_history_with_a_fifo_and_a_zero_link_still_imports_its_good_runs(tmp_path, capsys):
     history = tmp_path / "history"
     store = ResultStore(tmp_path / "results.json", RunInfo.start("pytest"), history_dir=history)
     store.add(example_result())
     store.finish()
     os.mkfifo(history / "20200101T000000Z-fifo00.json")
     (history / "20200101T000000Z-zero00.json").symlink_to("/dev/zero")
-    skipped: list[str] = []
-    assert len(load_history(history, skipped=skipped)) == 1
-    assert len(skipped) == 2 and all("not a regular file" in line for line in skipped)
+    database = f"sqlite:///{tmp_path / 'hil.db'}"
+    assert db_cli.main(["--hil-db", database, "import", str(history)]) == 1  # something was skipped
+    said = capsys.readouterr()
+    skipped = [line for line in said.err.splitlines() if "skipped" in line]
+    assert len(skipped) == 2 and all("not a regular file" in line for line in skipped), skipped
+    assert "imported 1 run(s), skipped 2 file(s)" in said.out
 
 
 def test_pipeline_summary_of_a_fifo_results_file_says_so(tmp_path):
