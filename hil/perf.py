@@ -96,7 +96,7 @@ class Perf:
         if cpu_load_on is not None and cpu_load_on in self.pair.roles:
             sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
-        with _skipped_when_untunable(), tuning.tuned(self.pair) as tuning_facts:
+        with _skipped_when_untunable(), tuning.tuned(board.config.tuning, self.pair.roles) as tuning_facts:
             # Facts first: after sampling, the board may be the thing that failed.
             known = {**self._facts(), **tuning_facts, **(facts or {})}
             results = measure_metrics(
