@@ -29,13 +29,13 @@ from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.board import bound, tuning
 from hil.lab.pair import BoardPair
-from hil.measure import cpuload, netdev, pcload
+from hil.measure import cpuload, netdev, operating_point, pcload
 from hil.report import collect, live
 from hil.report.baselines import BaselineStore
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import compare, confirm, run_spread
 from hil.verdict.errors import DataCorruption, MeasurementError
-from hil.verdict.final import Integrity, PcLoad, final_verdict
+from hil.verdict.final import Integrity, OperatingPoint, PcLoad, final_verdict
 from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import BaselineComparison, MetricResult, Sample, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
@@ -94,7 +94,9 @@ class Perf:
             sample = _as_measurement(sample, specs[0])
         sample = pcload.with_pc_load(sample)  # the tool's run only: the lab PC's CPU use outside hil
         if cpu_load_on is not None and cpu_load_on in self.pair.roles:
+            # the board doing the work: its per-CPU load, and its operating point held or not (rule 1)
             sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
+            sample = operating_point.with_operating_point(self.pair.role(cpu_load_on), sample)
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
         with _skipped_when_untunable(), tuning.tuned(board.config.tuning, self.pair.roles) as tuning_facts:
             # Facts first: after sampling, the board may be the thing that failed.
@@ -107,6 +109,7 @@ class Perf:
             )
             integrity = _verify(verify, results)
         pc_load = self._pc_load(results[0], specs[0].pc_load_max)  # the check's runs: its companions' too
+        point = self._operating_point(results[0])
         warned: set[str] = set()  # the metrics of one check share their runs: one warning for all
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts.update(known)
@@ -118,7 +121,9 @@ class Perf:
             if spec.floor is not None:
                 result.facts["standard_floor"] = spec.floor.describe()
             comparison = self._comparison(result, spec)
-            results[index] = final_verdict(result, pc_load=pc_load, comparison=comparison, integrity=integrity)
+            results[index] = final_verdict(
+                result, pc_load=pc_load, operating_point=point, comparison=comparison, integrity=integrity
+            )
             if comparison and comparison.regression and not comparison.first_attempt and self.options.suspect:
                 self.options.suspect(results[index])
             collect.attach(self.node, results[index])
@@ -145,6 +150,16 @@ class Perf:
         if pc_load.busy:
             log.warning("%s %s: %s", self.pair.name, result.metric, pc_load.note)
         return pc_load
+
+    def _operating_point(self, result: MetricResult) -> OperatingPoint | None:
+        """The measuring board's operating point over the counted samples (hil.verdict.final, rule 1)."""
+        held = operating_point.summary(result.samples)
+        if held is None:
+            return None
+        point = OperatingPoint(held[0], tuple(held[1]))
+        if point.moves:
+            log.warning("%s %s: %s", self.pair.name, result.metric, point.note)
+        return point
 
     def _note_interface_errors(self, result: MetricResult, warned: set[str]) -> None:
         """Error and drop counters of the measured interface over every run (warm-up included), and a

@@ -19,7 +19,7 @@ figure of the board as declared. One command reads it all from sysfs (what the b
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from hil.measure.around import around
 from hil.measure.parsing import ascii_int, parser, without_kernel_messages
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import OperatingPointChange
+from hil.verdict.result import Sample
 
 if TYPE_CHECKING:
     from hil.lab.board.role import Role
@@ -146,3 +147,19 @@ def with_operating_point(role: Role, sample: Callable[[], Any]) -> Callable[[], 
         )
 
     return around(sample, "operating_point", lambda: snapshot(role), change)
+
+
+def summary(samples: Sequence[Sample]) -> tuple[str, list[str]] | None:
+    """The operating point over the counted samples, for the report (where it ended: clocks, temperatures),
+    and what moved during which sample ("sample 3: cpu1 went offline"); None without the data."""
+    points = [(index, s.observed.operating_point) for index, s in enumerate(samples, 1) if s.observed.operating_point]
+    if not points:
+        return None
+    moves = [f"sample {index}: {change}" for index, point in points for change in point.moved]
+    clocks = sorted({khz // 1000 for _, point in points for khz in point.freq_khz.values()})
+    temps = [temp for _, point in points for temp in point.temp_c.values()]
+    role = points[0][1].role
+    parts = [f"clock {clocks[0]}-{clocks[-1]} MHz" if len(clocks) > 1 else f"clock {clocks[0]} MHz"] if clocks else []
+    parts += [f"hottest zone {min(temps):.0f}-{max(temps):.0f} C"] if temps else []
+    held = "held" if not moves else f"moved {len(moves)} time(s)"
+    return f"{role}: {', '.join([*parts, held])} over {len(points)} samples", moves

@@ -6,6 +6,9 @@ board's, by these rules in this order (docs/verdict.md, "The final verdict"):
 1. load: the lab PC busy outside hil above boards.yaml's `pc_load_max` turns PASS, MARGINAL or FAIL into
    UNSTABLE: the figure is the PC's neighbours' as much as the board's. Every metric of a check is given its
    check's load: a jitter or CPU companion of a throughput measured on a busy PC is as suspect as it is.
+   operating point: a counted sample during which the board left its operating point (a core offline, the
+   clock moved, throttling, a PCIe link retrained, AER errors, a USB reset: hil.measure.operating_point) turns
+   PASS, MARGINAL or FAIL into UNSTABLE naming what moved: the figure is not the board's as declared.
 2. baseline: a regression against the baseline turns PASS or MARGINAL into REGRESSION and is named in any
    other verdict's reason (hil.verdict.baseline.apply_baseline).
 3. integrity: data corrupted in transfer is a FAIL, a transfer that could not be verified an ERROR, over any
@@ -34,6 +37,18 @@ class PcLoad:
 
 
 @dataclass(frozen=True)
+class OperatingPoint:
+    """The board's operating point over a check's counted samples (hil.measure.operating_point)."""
+
+    line: str  # where it stood, for the report
+    moves: tuple[str, ...] = ()  # what moved, per sample ("sample 3: cpu1 went offline")
+
+    @property
+    def note(self) -> str:
+        return f"the board left its operating point ({'; '.join(self.moves)})"
+
+
+@dataclass(frozen=True)
 class Integrity:
     """What a check's `verify` found: its line for the report, and the verdict it forces (None: intact)."""
 
@@ -46,12 +61,14 @@ def final_verdict(
     result: MetricResult,
     *,
     pc_load: PcLoad | None = None,
+    operating_point: OperatingPoint | None = None,
     comparison: BaselineComparison | None = None,
     integrity: Integrity | None = None,
 ) -> MetricResult:
     """`result` as decided on its band, with the lab's rules applied (module docstring); a new record."""
     result = replace(result, facts=dict(result.facts))
     result = _under_load(result, pc_load)
+    result = _off_its_operating_point(result, operating_point)
     if comparison is not None:
         result = apply_baseline(result, comparison)
     return _with_integrity(result, integrity)
@@ -68,6 +85,18 @@ def _under_load(result: MetricResult, load: PcLoad | None) -> MetricResult:
         return result
     reason = f"unstable: {load.note} (pc_load_max {load.bound * 100:g}%); {result.reason}"
     return replace(result, verdict=Verdict.UNSTABLE, reason=reason)
+
+
+def _off_its_operating_point(result: MetricResult, point: OperatingPoint | None) -> MetricResult:
+    if point is None:
+        return result
+    result.facts["operating_point"] = point.line
+    if not point.moves:
+        return result
+    result.facts["operating_point_moved"] = point.note
+    if result.verdict not in (Verdict.PASS, Verdict.MARGINAL, Verdict.FAIL):
+        return result
+    return replace(result, verdict=Verdict.UNSTABLE, reason=f"unstable: {point.note}; {result.reason}")
 
 
 def _with_integrity(result: MetricResult, integrity: Integrity | None) -> MetricResult:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from hil.measure import operating_point
 from hil.measure.operating_point import moved, parse
 from hil.verdict.errors import ParseError
 
@@ -70,3 +71,17 @@ def test_a_clock_that_moved_more_than_rounding_and_a_throttle_count_are_named():
 def test_output_that_is_not_a_whole_snapshot_is_refused(text):
     with pytest.raises(ParseError):
         parse(text)
+
+
+def test_the_summary_names_each_move_with_its_sample_and_where_the_clock_and_heat_stood():
+    from hil.verdict.measurement import Observed, OperatingPointChange
+    from hil.verdict.result import Sample
+
+    def sample(moved, khz, temp):
+        change = OperatingPointChange("rc", moved, temp_c={"thermal_zone0 soc": temp}, freq_khz={"cpu0": khz})
+        return Sample(1.0, 0.0, 0.1, observed=Observed(operating_point=change))
+
+    line, moves = operating_point.summary([sample([], 1800000, 45.0), sample(["cpu1 went offline"], 1200000, 51.2)])
+    assert moves == ["sample 2: cpu1 went offline"]
+    assert line == "rc: clock 1200-1800 MHz, hottest zone 45-51 C, moved 1 time(s) over 2 samples"
+    assert operating_point.summary([Sample(1.0, 0.0, 0.1)]) is None

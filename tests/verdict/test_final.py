@@ -5,11 +5,14 @@ from __future__ import annotations
 import pytest
 
 from hil.report.testing import example_result
-from hil.verdict.final import Integrity, PcLoad, final_verdict
+from hil.verdict.final import Integrity, OperatingPoint, PcLoad, final_verdict
 from hil.verdict.result import BaselineComparison, Verdict
 
 BUSY = PcLoad("median 60%, max 70% of the lab PC's 2 CPUs busy outside hil", busy=True, bound=0.25)
 QUIET = PcLoad("median 3%, max 5% of the lab PC's 2 CPUs busy outside hil", busy=False, bound=0.25)
+
+MOVED = OperatingPoint("rc: moved 1 time(s) over 5 samples", moves=("sample 2: cpu1 went offline",))
+HELD = OperatingPoint("rc: clock 1800 MHz, held over 5 samples")
 
 
 def regression(yes: bool = True) -> BaselineComparison:
@@ -84,3 +87,18 @@ def test_rule_3_intact_data_or_a_worse_verdict_is_kept():
         example_result(Verdict.ERROR, reason="hung"), integrity=Integrity("CORRUPTED: x", Verdict.FAIL)
     )
     assert error.verdict is Verdict.ERROR and error.reason == "hung"
+
+
+@pytest.mark.parametrize("verdict", [Verdict.PASS, Verdict.MARGINAL, Verdict.FAIL])
+def test_rule_1_a_board_off_its_operating_point_is_unstable_naming_what_moved(verdict):
+    final = final_verdict(example_result(verdict, reason="band says so"), operating_point=MOVED)
+    assert final.verdict is Verdict.UNSTABLE
+    assert final.reason == "unstable: the board left its operating point (sample 2: cpu1 went offline); band says so"
+    assert final.facts["operating_point"] == MOVED.line and final.facts["operating_point_moved"] == MOVED.note
+
+
+def test_rule_1_an_operating_point_that_held_is_recorded_and_changes_nothing():
+    final = final_verdict(example_result(Verdict.PASS), operating_point=HELD)
+    assert final.verdict is Verdict.PASS and final.facts["operating_point"] == HELD.line
+    assert "operating_point_moved" not in final.facts
+    assert final_verdict(example_result(Verdict.ERROR), operating_point=MOVED).verdict is Verdict.ERROR

@@ -1,0 +1,75 @@
+"""The board's operating point on the virtual board, in a whole pytest run: a core taken offline during a
+counted sample makes the figure UNSTABLE naming the core (hil.verdict.final, rule 1); the next check, on the
+board as declared, passes with its operating point recorded as held."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from hil.vlab import ENV_FILE
+
+from .test_suite_run import run_pytest
+
+BOARDS = f"""
+pairs:
+  vlab-hs:
+    env: {ENV_FILE}
+    vlab: true
+    roles: {{host: {{target: vboard}}, device: {{target: vboard}}}}
+    link: {{type: usb, speed: high, udc: dummy_udc.0, driver: {{module: dummy_hcd, params: {{is_super_speed: false}}}},
+            emulated: true}}
+    metrics:
+      usb.msc.read: {{unit: MB/s, min: 1, max: 100000, max_cv: 60%}}
+"""
+
+TESTS = """
+import pytest
+from hil.lab.usb_gadget.gadget import MassStorage
+from hil.measure import dd
+
+CPU1 = "/sys/devices/system/cpu/cpu1/online"
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_1_a_core_goes_offline_mid_run(pair, perf):
+    taken = []
+
+    def sample():
+        if len(taken) == 2:  # the warm-up and one counted sample are in: the second loses a core
+            pair.device.run(f"echo 0 > {CPU1}")
+        taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16))
+        return taken[-1]
+
+    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+        disk = gadget.block_device()
+        try:
+            perf.check("usb.msc.read", bs="1M", sample=sample)
+        finally:
+            pair.device.run(f"echo 1 > {CPU1}")
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_2_the_board_as_declared(pair, perf):
+    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+        disk = gadget.block_device()
+        perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16))
+"""
+
+
+def test_a_core_taken_offline_mid_run_is_unstable_naming_it(tmp_path: Path, vlab_subprocess_env):
+    (tmp_path / "boards.yaml").write_text(BOARDS)
+    (tmp_path / "test_point.py").write_text(textwrap.dedent(TESTS))
+    (tmp_path / "pytest.ini").write_text("[pytest]\njunit_family = xunit1\n")
+    out = tmp_path / "reports"
+    proc = run_pytest(["--samples", "4", "-rA", "test_point.py"], vlab_subprocess_env, out, cwd=tmp_path)
+    log = proc.stdout[-8000:] + proc.stderr[-2000:]
+    assert proc.returncode == 1, log  # a gate failed: the first check is UNSTABLE
+
+    moved, held = json.loads((out / "results.json").read_text())["results"]
+    assert moved["verdict"] == "UNSTABLE", log
+    assert "the board left its operating point (sample 2: cpu1 went offline)" in moved["reason"], moved["reason"]
+    assert moved["samples"][1]["observed"]["operating_point"]["moved"] == ["cpu1 went offline"]
+    assert held["verdict"] in ("PASS", "MARGINAL"), log  # MARGINAL passes too: a noisy machine
+    assert held["facts"]["operating_point"].endswith("held over 4 samples"), held["facts"]
