@@ -5,11 +5,11 @@ The round trip is exact: `hil db export` writes back the results.json a run wrot
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from hil.db.schema import Result, Run, SampleRow
 from hil.report.store import RunInfo
 from hil.verdict.result import MetricResult, metric_key
 
@@ -52,7 +52,8 @@ def run_values(info: RunInfo) -> dict[str, Any]:
     }
 
 
-def run_info(row: Run) -> RunInfo:
+def run_info(row: Any) -> RunInfo:
+    """From a runs row (a Run or a Core row of its table)."""
     inventory = None
     if row.inventory_path is not None or row.inventory_sha256 is not None:
         inventory = {"path": row.inventory_path or "", "sha256": row.inventory_sha256 or ""}
@@ -152,7 +153,8 @@ _RESULT_FIELDS = [
 ]
 
 
-def metric_result(row: Result, samples: list[SampleRow]) -> MetricResult:
+def metric_result(row: Any, samples: Sequence[Any]) -> MetricResult:
+    """From a results row and its samples' rows (mapped objects or Core rows)."""
     data: dict[str, Any] = {name: getattr(row, name) for name in _RESULT_FIELDS}
     ordered = sorted(samples, key=lambda s: (s.warmup, s.position))
     data["samples"] = [_sample(s) for s in ordered if not s.warmup]
@@ -160,7 +162,7 @@ def metric_result(row: Result, samples: list[SampleRow]) -> MetricResult:
     return MetricResult.from_dict(data)
 
 
-def _sample(row: SampleRow) -> dict[str, Any]:
+def _sample(row: Any) -> dict[str, Any]:
     return {
         "value": row.value,
         "started": row.started,
