@@ -20,8 +20,8 @@ import argparse
 import contextlib
 import io
 import os
-import resource
 import random
+import resource
 import statistics
 import subprocess
 import sys
