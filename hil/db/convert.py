@@ -10,6 +10,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
+from hil.report.files import jsonable
 from hil.report.store import RunInfo
 from hil.verdict.result import MetricResult, metric_key
 
@@ -83,50 +84,6 @@ def judged_by(result: MetricResult) -> dict[str, Any]:
     }
 
 
-def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:
-    data = result.to_dict()
-    identity = {name: value for name, value in result.facts.items() if name.startswith(IDENTITY_FACTS)}
-    return {
-        "run_id": run_id,
-        "ordinal": ordinal,
-        "run_started": run_started,
-        "board": result.board,
-        "board_identity": identity or None,
-        "metric": result.metric,
-        "params": result.params,
-        "params_key": metric_key(result.metric, result.params),
-        "unit": result.unit,
-        "direction": data["direction"],
-        "stats": data["stats"],
-        "median": result.stats.median if result.stats else None,
-        "band": data["band"],
-        "max_cv": result.max_cv,
-        "min_effect": result.min_effect,
-        "min_run_spread": result.min_run_spread,
-        "verdict": data["verdict"],
-        "reason": result.reason,
-        "stop_reason": data["stop_reason"],
-        "side": result.side,
-        "ceiling": data["ceiling"],
-        "efficiency": result.efficiency,
-        "baseline": data["baseline"],
-        "facts": data["facts"],
-        "started": result.started,
-        "finished": result.finished,
-        "test_id": result.test_id,
-        "error_output": result.error_output,
-    }
-
-
-def sample_values(result: MetricResult, result_id: int) -> list[dict[str, Any]]:
-    rows = []
-    for warmup, samples in ((False, result.samples), (True, result.warmup)):
-        for position, sample in enumerate(samples):
-            data = asdict(sample)
-            rows.append({"result_id": result_id, "position": position, "warmup": warmup, **data})
-    return rows
-
-
 _RESULT_FIELDS = [
     "metric",
     "board",
@@ -151,6 +108,29 @@ _RESULT_FIELDS = [
     "min_effect",
     "min_run_spread",
 ]
+
+
+def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:
+    data = jsonable(result.to_dict())  # what results.json holds: numpy scalars unwrapped, no NaN
+    identity = {name: value for name, value in data["facts"].items() if name.startswith(IDENTITY_FACTS)}
+    return {
+        **{name: data[name] for name in _RESULT_FIELDS},
+        "run_id": run_id,
+        "ordinal": ordinal,
+        "run_started": run_started,
+        "board_identity": identity or None,
+        "params_key": metric_key(result.metric, result.params),
+        "median": data["stats"]["median"] if data["stats"] else None,
+    }
+
+
+def sample_values(result: MetricResult, result_id: int) -> list[dict[str, Any]]:
+    rows = []
+    for warmup, samples in ((False, result.samples), (True, result.warmup)):
+        for position, sample in enumerate(samples):
+            data = jsonable(asdict(sample))
+            rows.append({"result_id": result_id, "position": position, "warmup": warmup, **data})
+    return rows
 
 
 def metric_result(row: Any, samples: Sequence[Any]) -> MetricResult:
