@@ -5,11 +5,12 @@ The round trip is exact: `hil db export` writes back the results.json a run wrot
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from hil.db.schema import Result, Run, SampleRow
+from hil.report.files import jsonable
 from hil.report.store import RunInfo
 from hil.verdict.result import MetricResult, metric_key
 
@@ -52,7 +53,8 @@ def run_values(info: RunInfo) -> dict[str, Any]:
     }
 
 
-def run_info(row: Run) -> RunInfo:
+def run_info(row: Any) -> RunInfo:
+    """From a runs row (a Run or a Core row of its table)."""
     inventory = None
     if row.inventory_path is not None or row.inventory_sha256 is not None:
         inventory = {"path": row.inventory_path or "", "sha256": row.inventory_sha256 or ""}
@@ -82,50 +84,6 @@ def judged_by(result: MetricResult) -> dict[str, Any]:
     }
 
 
-def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:
-    data = result.to_dict()
-    identity = {name: value for name, value in result.facts.items() if name.startswith(IDENTITY_FACTS)}
-    return {
-        "run_id": run_id,
-        "ordinal": ordinal,
-        "run_started": run_started,
-        "board": result.board,
-        "board_identity": identity or None,
-        "metric": result.metric,
-        "params": result.params,
-        "params_key": metric_key(result.metric, result.params),
-        "unit": result.unit,
-        "direction": data["direction"],
-        "stats": data["stats"],
-        "median": result.stats.median if result.stats else None,
-        "band": data["band"],
-        "max_cv": result.max_cv,
-        "min_effect": result.min_effect,
-        "min_run_spread": result.min_run_spread,
-        "verdict": data["verdict"],
-        "reason": result.reason,
-        "stop_reason": data["stop_reason"],
-        "side": result.side,
-        "ceiling": data["ceiling"],
-        "efficiency": result.efficiency,
-        "baseline": data["baseline"],
-        "facts": data["facts"],
-        "started": result.started,
-        "finished": result.finished,
-        "test_id": result.test_id,
-        "error_output": result.error_output,
-    }
-
-
-def sample_values(result: MetricResult, result_id: int) -> list[dict[str, Any]]:
-    rows = []
-    for warmup, samples in ((False, result.samples), (True, result.warmup)):
-        for position, sample in enumerate(samples):
-            data = asdict(sample)
-            rows.append({"result_id": result_id, "position": position, "warmup": warmup, **data})
-    return rows
-
-
 _RESULT_FIELDS = [
     "metric",
     "board",
@@ -152,7 +110,31 @@ _RESULT_FIELDS = [
 ]
 
 
-def metric_result(row: Result, samples: list[SampleRow]) -> MetricResult:
+def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:
+    data = jsonable(result.to_dict())  # what results.json holds: numpy scalars unwrapped, no NaN
+    identity = {name: value for name, value in data["facts"].items() if name.startswith(IDENTITY_FACTS)}
+    return {
+        **{name: data[name] for name in _RESULT_FIELDS},
+        "run_id": run_id,
+        "ordinal": ordinal,
+        "run_started": run_started,
+        "board_identity": identity or None,
+        "params_key": metric_key(result.metric, result.params),
+        "median": data["stats"]["median"] if data["stats"] else None,
+    }
+
+
+def sample_values(result: MetricResult, result_id: int) -> list[dict[str, Any]]:
+    rows = []
+    for warmup, samples in ((False, result.samples), (True, result.warmup)):
+        for position, sample in enumerate(samples):
+            data = jsonable(asdict(sample))
+            rows.append({"result_id": result_id, "position": position, "warmup": warmup, **data})
+    return rows
+
+
+def metric_result(row: Any, samples: Sequence[Any]) -> MetricResult:
+    """From a results row and its samples' rows (mapped objects or Core rows)."""
     data: dict[str, Any] = {name: getattr(row, name) for name in _RESULT_FIELDS}
     ordered = sorted(samples, key=lambda s: (s.warmup, s.position))
     data["samples"] = [_sample(s) for s in ordered if not s.warmup]
@@ -160,7 +142,7 @@ def metric_result(row: Result, samples: list[SampleRow]) -> MetricResult:
     return MetricResult.from_dict(data)
 
 
-def _sample(row: SampleRow) -> dict[str, Any]:
+def _sample(row: Any) -> dict[str, Any]:
     return {
         "value": row.value,
         "started": row.started,

@@ -17,8 +17,6 @@ from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from hil.db import migrate
-
 ENV_VARIABLE = "HIL_DB"
 DEFAULT_FILE = "hil.db"  # in the reports directory
 BUSY_TIMEOUT_S = 30  # a writer waits this long for another's transaction before it fails
@@ -78,6 +76,8 @@ def engine_for(url: str | URL) -> Engine:
 def open_db(url: str | URL, *, create: bool = True) -> Engine:
     """Connect and check the schema: an empty database gets the current schema (`create`), one at an older
     revision is refused (run `hil db upgrade`), a file that is not hil's results database is refused."""
+    from hil.db import migrate  # Alembic: only where a database is opened (not in every xdist worker)
+
     engine = engine_for(url)
     try:
         revision = migrate.current(engine)

@@ -7,9 +7,9 @@ spooled, is left out until it is whole. Results come in one query per run batch,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Engine, Select, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Engine, Row, Select, func, select
 
 from hil.db import convert
 from hil.db.schema import Result, Run, SampleRow
@@ -18,43 +18,47 @@ from hil.report.store import StoredRun
 _BATCH = 500  # run ids per IN (...): SQLite binds at most 32766 parameters, PostgreSQL 65535
 
 
-def _runs(engine: Engine, query: Select[tuple[Run]], *, samples: bool = True) -> list[StoredRun]:
-    with Session(engine) as session:
-        runs = list(session.scalars(query.order_by(Run.started, Run.id)))
-        by_run: dict[str, list[Result]] = {run.id: [] for run in runs}
-        sample_rows: dict[int, list[SampleRow]] = {}
+def _runs(engine: Engine, query: Select[Any], *, samples: bool = True) -> list[StoredRun]:
+    # Core rows, not ORM objects: a comparison reads thousands of results, and building mapped instances
+    # for them cost more than the query (benchmarks/results_db.py).
+    results, sample_table = Result.__table__, SampleRow.__table__
+    with engine.connect() as connection:
+        runs = list(connection.execute(query.order_by(Run.started, Run.id)))
+        by_run: dict[str, list[Row[Any]]] = {run.id: [] for run in runs}
+        sample_rows: dict[int, list[Row[Any]]] = {}
         ids = list(by_run)
         for start in range(0, len(ids), _BATCH):
             batch = ids[start : start + _BATCH]
-            for row in session.scalars(select(Result).where(Result.run_id.in_(batch)).order_by(Result.ordinal)):
+            rows = select(results).where(results.c.run_id.in_(batch)).order_by(results.c.ordinal)
+            for row in connection.execute(rows):
                 by_run[row.run_id].append(row)
             if samples:
-                joined = select(SampleRow).join(Result, SampleRow.result_id == Result.id)
-                for sample in session.scalars(joined.where(Result.run_id.in_(batch))):
+                joined = select(sample_table).join(results, sample_table.c.result_id == results.c.id)
+                for sample in connection.execute(joined.where(results.c.run_id.in_(batch))):
                     sample_rows.setdefault(sample.result_id, []).append(sample)
-        return [
-            StoredRun(
-                convert.run_info(run),
-                [convert.metric_result(row, sample_rows.get(row.id, [])) for row in by_run[run.id]],
-            )
-            for run in runs
-        ]
+    return [
+        StoredRun(
+            convert.run_info(run),
+            [convert.metric_result(row, sample_rows.get(row.id, [])) for row in by_run[run.id]],
+        )
+        for run in runs
+    ]
 
 
 def runs_of_build(engine: Engine, build: str) -> list[StoredRun]:
     """Every complete run of build `build` (run.build.name), with samples."""
-    return _runs(engine, select(Run).where(Run.build_name == build, Run.complete))
+    return _runs(engine, select(Run.__table__).where(Run.build_name == build, Run.complete))
 
 
 def runs_by_id(engine: Engine, run_ids: Sequence[str], *, complete_only: bool = True) -> list[StoredRun]:
-    query = select(Run).where(Run.id.in_(list(run_ids)))
+    query = select(Run.__table__).where(Run.id.in_(list(run_ids)))
     return _runs(engine, query.where(Run.complete) if complete_only else query)
 
 
 def history(engine: Engine, *, samples: bool = False, limit: int | None = None) -> list[StoredRun]:
     """Complete runs, oldest first (the newest `limit` when given); without samples unless asked (the trend
     draws medians)."""
-    query = select(Run).where(Run.complete)
+    query = select(Run.__table__).where(Run.complete)
     if limit:
         newest = select(Run.id).where(Run.complete).order_by(Run.started.desc(), Run.id.desc()).limit(limit)
         query = query.where(Run.id.in_(newest))
@@ -63,7 +67,7 @@ def history(engine: Engine, *, samples: bool = False, limit: int | None = None) 
 
 def all_runs(engine: Engine) -> list[StoredRun]:
     """Every run, complete or not, with samples: what `hil db export` writes."""
-    return _runs(engine, select(Run))
+    return _runs(engine, select(Run.__table__))
 
 
 def builds(engine: Engine) -> list[tuple[str, int]]:

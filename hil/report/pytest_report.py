@@ -62,6 +62,7 @@ RESULTS_ATTR = "hil_results"  # list of MetricResult.to_dict(), the results atta
 ERROR_ATTR = "hil_measurement_error"  # the reason, on a call report failed by MeasurementErrorOutcome
 
 TREND_FILE = "trend.html"
+SESSION_TREND_RUNS = 60  # the page a session ends with: a big database must not make every session end slow
 _SESSION = pytest.StashKey["ReportSession"]()
 # What the run measures, set by hil's plugin at configure: RunInfo's `build` and `inventory` (hil.report.store).
 RUN_IDENTITY = pytest.StashKey[dict[str, Any]]()
@@ -496,7 +497,7 @@ class ReportSession:
         if self.engine is None or self.db is None or self.db.failure is not None:
             return  # the database did not take this run: no trend from it
         try:
-            write_trend(self.engine, target)
+            write_trend(self.engine, target, newest=SESSION_TREND_RUNS)
         except (SQLAlchemyError, OSError) as exc:
             self.problems.append(f"trend not written: {type(exc).__name__}: {exc}")
         else:

@@ -113,8 +113,9 @@ def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
     )
 
 
-def write_trend(engine: Engine, output: Path) -> Path:
-    atomic_write_text(output, render(history(engine)))
+def write_trend(engine: Engine, output: Path, newest: int | None = None) -> Path:
+    """The page of every complete run, or of the `newest` ones."""
+    atomic_write_text(output, render(history(engine, limit=newest)))
     return output
 
 

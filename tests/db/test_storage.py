@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from hil.db.engine import open_db
 from hil.db.read import all_runs, builds, history, runs_of_build
-from hil.db.write import write_run
+from hil.db.spool import Spool
+from hil.db.write import RunWriter, write_run
 from hil.report.store import RunInfo
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
@@ -50,3 +53,30 @@ def test_writing_a_run_twice_stores_it_once(db_url):
     write_run(engine, info, results)
     (back,) = history(engine, samples=True)
     assert len(back.results) == 2 and len(back.results[0].samples) == len(results[0].samples)
+
+
+def test_a_run_being_written_is_invisible_to_readers_until_all_its_results_are_in(db_url, tmp_path):
+    engine = open_db(db_url)
+    info = _run()
+    writer = RunWriter(engine, info, Spool(tmp_path / "spool.jsonl"))
+    writer.begin()
+    for metric in ("usb.msc.read", "usb.msc.write", "usb.msc.verify"):
+        writer.add(example_result(metric=metric))
+        assert runs_of_build(engine, "rc1") == [] and history(engine) == []
+    info.finished, info.exit_status = "2026-11-28T04:00:00+00:00", 0  # as ResultStore.finish leaves it
+    writer.finish()
+    (run,) = runs_of_build(engine, "rc1")
+    assert [r.metric for r in run.results] == ["usb.msc.read", "usb.msc.write", "usb.msc.verify"]
+    assert (run.run.finished, run.run.exit_status) == ("2026-11-28T04:00:00+00:00", 0) and not (
+        tmp_path / "spool.jsonl"
+    ).exists()
+
+
+def test_numpy_numbers_and_nan_are_stored_as_results_json_holds_them(db_url):
+    engine = open_db(db_url)
+    result = example_result()
+    result.facts["pc_load"] = np.float64(0.25)
+    result.efficiency = float("nan")
+    write_run(engine, _run(), [result])
+    (back,) = history(engine)
+    assert back.results[0].facts["pc_load"] == 0.25 and back.results[0].efficiency is None

@@ -40,6 +40,7 @@ def test_history_in_time_order_per_board_and_key(engine):
     line = points["vboard-hs"]["usb.msc.read[bs=1M]"]
     assert [p.verdict for p in line] == [Verdict.PASS, Verdict.FAIL]  # the ERROR run has no median
     assert line[1].median == 30.5
+    assert [r.run.started[:10] for r in read_history(engine, limit=1)] == ["2025-11-03"]  # a session's own page
 
 
 def test_the_history_is_not_capped(tmp_path):

@@ -1,11 +1,16 @@
-"""Unreadable history and baseline files are skipped with a warning naming the file; a run whose tests
-passed still exits 0 (the corrupt contents are the ones a crashed writer or a bad merge leaves)."""
+"""Unreadable history files are skipped by `hil db import`, and baseline files by a run, with a warning
+naming the file; a run whose tests passed still exits 0 (the corrupt contents are the ones a crashed writer
+or a bad merge leaves)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+
+from hil.db.cli import main as db
+from hil.db.engine import open_db
+from hil.db.read import history
 
 PASSING = """
 from hil.report.collect import attach
@@ -42,24 +47,30 @@ def _corruptions(data: dict) -> dict[str, bytes]:
     }
 
 
+def _import(inner, capsys, expected_run: str) -> str:
+    """`hil db import` of the history: the good run imported, the bad file skipped; what it said."""
+    url = f"sqlite:///{inner.path / 'imported.db'}"
+    assert db(["--hil-db", url, "import", str(inner.path / "reports" / "history")]) == 1
+    engine = open_db(url)
+    assert [stored.run.id for stored in history(engine)] == [expected_run]
+    engine.dispose()
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
 @pytest.mark.parametrize("corruption", ["bad-utf8", "infinity", "null-median", "list-for-dict", "truncated"])
-def test_a_corrupt_history_file_is_skipped_with_a_warning(inner, corruption):
+def test_a_corrupt_history_file_is_skipped_by_import_with_a_warning(inner, capsys, corruption):
     data = _first_run(inner)
     bad = inner.path / "reports" / "history" / "20200101T000000Z-bad000.json"
     bad.write_bytes(_corruptions(data)[corruption])
-    result = inner()
-    assert result.ret == 0, result.stdout.str()
-    result.stdout.fnmatch_lines(["trend: reports/trend.html", f"history file skipped: {bad}: *"])
-    assert "Traceback" not in result.stdout.str()
-    assert (inner.path / "reports" / "trend.html").read_text().count("<img ") == 1
+    assert f"hil db import: skipped {bad}: " in _import(inner, capsys, data["run"]["id"])
 
 
-def test_a_history_entry_that_is_a_directory_is_skipped(inner):
-    _first_run(inner)
+def test_a_history_entry_that_is_a_directory_is_skipped(inner, capsys):
+    data = _first_run(inner)
     (inner.path / "reports" / "history" / "20200101T000000Z-dir000.json").mkdir()
-    result = inner()
-    assert result.ret == 0
-    result.stdout.fnmatch_lines(["history file skipped: *20200101T000000Z-dir000.json: cannot read*"])
+    assert "20200101T000000Z-dir000.json: cannot read" in _import(inner, capsys, data["run"]["id"])
 
 
 BASELINE_TEST = PASSING.replace("def test_read(request):", "def test_read(request, hil_baselines):").replace(
