@@ -13,11 +13,13 @@ import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from hil.report.summary import VERDICT_COLORS, fmt_num, key_of
+from hil.report.summary import VERDICT_COLORS, fmt_num, fmt_pct, key_of
+from hil.verdict.changepoint import Step
 from hil.verdict.result import MetricResult, Verdict
 from hil.verdict.spec import Band, Direction
 from hil.verdict.units import convert, convertible
@@ -32,15 +34,21 @@ _WARMUP_COLOR = "#9e9e9e"
 _OUTLIER_COLOR = "#d50000"
 _CEILING_COLOR = "#b71c1c"
 _BASELINE_COLOR = "#6d4c41"
+_STEP_COLOR = "#6a1b9a"
 
 
-def png_data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+MEDIA_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
 
 
-def _render(fig: Figure) -> bytes:
+def data_uri(image: bytes, image_format: str = "png") -> str:
+    return f"data:{MEDIA_TYPES[image_format]};base64," + base64.b64encode(image).decode("ascii")
+
+
+def _render(fig: Figure, image_format: str = "png") -> bytes:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI)
+    # SVG text stays text (a browser draws it, a test can read it), and its ids stay the same run to run.
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "hil"}):
+        fig.savefig(buffer, format=image_format, dpi=DPI, metadata={"Date": None} if image_format == "svg" else None)
     return buffer.getvalue()
 
 
@@ -218,15 +226,22 @@ class TrendPoint:
     build: str | None = None  # the build the run measured (hil.build), when it was given one
 
 
+def _short(label: str, width: int = 24) -> str:
+    """A label that fits beside the plot (the page around it gives the whole name)."""
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
 def trend_plot(
     points: Sequence[TrendPoint],
     unit: str,
     title: str,
     direction: Direction = Direction.HIGHER,
-    steps: Sequence[int] = (),
+    steps: Sequence[Step] = (),
+    image_format: str = "png",
 ) -> bytes:
     """Median per run in time order, the CI of the mean as a bar, the band (as it was) shaded,
-    points coloured by verdict; `steps` (the first run after each change point) as dashed lines."""
+    points coloured by verdict; each step (hil.verdict.changepoint) a dashed line named by the build after it
+    and its change. The x axis names each run's build where the runs have one, else when it started."""
     x = list(range(len(points)))
     view = _View([p.median for p in points])
     for point in points:  # CI bars and band edges far off the medians are clipped, not zoomed out to
@@ -268,10 +283,23 @@ def trend_plot(
                 label=str(verdict),
                 zorder=3,
             )
-    for index, first_after in enumerate(steps):
-        ax.axvline(first_after - 0.5, color="#6a1b9a", ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
-    step = max(1, len(points) // 10)  # at most ~10 labels stay legible
-    ax.set_xticks(x[::step], [points[i].label for i in x[::step]], rotation=30, ha="right", fontsize=7)
+    for index, step in enumerate(steps):
+        ax.axvline(step.index - 0.5, color=_STEP_COLOR, ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
+        after = points[step.index]
+        ax.annotate(
+            f"{_short(after.build or after.label)} {fmt_pct(step.change, signed=True)}",
+            (step.index - 0.5, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            va="top",
+            fontsize=7,
+            color=_STEP_COLOR,
+        )
+    every = max(1, len(points) // 10)  # at most ~10 labels stay legible
+    ticks = x[::every]
+    names = [_short(points[i].build or points[i].label) for i in ticks]
+    ax.set_xticks(ticks, names, rotation=30, ha="right", fontsize=7)
     ax.set_xlim(-0.5, len(points) - 0.5)
     ax.set_ylim(*limits)
     ax.set_ylabel(f"median {unit}  ({better(direction)})", fontsize=8)
@@ -279,4 +307,4 @@ def trend_plot(
     ax.grid(axis="y", lw=0.3, alpha=0.6)
     ax.set_title(title, fontsize=9, loc="left")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
-    return _render(fig)
+    return _render(fig, image_format)
