@@ -13,7 +13,6 @@ import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -37,22 +36,17 @@ _BASELINE_COLOR = "#6d4c41"
 _STEP_COLOR = "#6a1b9a"
 
 
-MEDIA_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def data_uri(image: bytes, image_format: str = "png") -> str:
-    return f"data:{MEDIA_TYPES[image_format]};base64," + base64.b64encode(image).decode("ascii")
-
-
-def _render(fig: Figure, image_format: str = "png") -> bytes:
+def _render(fig: Figure) -> bytes:
     buffer = io.BytesIO()
-    # SVG text stays text (a browser draws it, a test can read it), and its ids stay the same run to run.
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "hil"}):
-        fig.savefig(buffer, format=image_format, dpi=DPI, metadata={"Date": None} if image_format == "svg" else None)
+    fig.savefig(buffer, format="png", dpi=DPI)
     return buffer.getvalue()
 
 
-class _View:
+class View:
     """The y range that keeps the samples readable.
 
     Reference lines (band edges, ceiling, baseline) far from the data would squash the samples
@@ -106,7 +100,7 @@ def result_plot(result: MetricResult) -> bytes | None:
     stats = result.stats
     unit = result.unit
 
-    view = _View([*values, *warmup])
+    view = View([*values, *warmup])
     off_scale = []
     # With two or three samples the t-interval can be ten times the data's spread: clip it then.
     for edge in (stats.ci_low, stats.ci_high) if stats else ():
@@ -226,7 +220,7 @@ class TrendPoint:
     build: str | None = None  # the build the run measured (hil.build), when it was given one
 
 
-def _short(label: str, width: int = 24) -> str:
+def short(label: str, width: int = 24) -> str:
     """A label that fits beside the plot (the page around it gives the whole name)."""
     return label if len(label) <= width else label[: width - 1] + "…"
 
@@ -237,13 +231,22 @@ def trend_plot(
     title: str,
     direction: Direction = Direction.HIGHER,
     steps: Sequence[Step] = (),
-    image_format: str = "png",
 ) -> bytes:
+    return _render(trend_figure(points, unit, title, direction, steps))
+
+
+def trend_figure(
+    points: Sequence[TrendPoint],
+    unit: str,
+    title: str,
+    direction: Direction = Direction.HIGHER,
+    steps: Sequence[Step] = (),
+) -> Figure:
     """Median per run in time order, the CI of the mean as a bar, the band (as it was) shaded,
     points coloured by verdict; each step (hil.verdict.changepoint) a dashed line named by the build after it
     and its change. The x axis names each run's build where the runs have one, else when it started."""
     x = list(range(len(points)))
-    view = _View([p.median for p in points])
+    view = View([p.median for p in points])
     for point in points:  # CI bars and band edges far off the medians are clipped, not zoomed out to
         band_edges = (point.band.low, point.band.high) if point.band is not None else ()
         for edge in (point.ci_low, point.ci_high, *band_edges):
@@ -287,7 +290,7 @@ def trend_plot(
         ax.axvline(step.index - 0.5, color=_STEP_COLOR, ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
         after = points[step.index]
         ax.annotate(
-            f"{_short(after.build or after.label)} {fmt_pct(step.change, signed=True)}",
+            f"{short(after.build or after.label)} {fmt_pct(step.change, signed=True)}",
             (step.index - 0.5, 1.0),
             xycoords=("data", "axes fraction"),
             xytext=(3, -3),
@@ -298,7 +301,7 @@ def trend_plot(
         )
     every = max(1, len(points) // 10)  # at most ~10 labels stay legible
     ticks = x[::every]
-    names = [_short(points[i].build or points[i].label) for i in ticks]
+    names = [short(points[i].build or points[i].label) for i in ticks]
     ax.set_xticks(ticks, names, rotation=30, ha="right", fontsize=7)
     ax.set_xlim(-0.5, len(points) - 0.5)
     ax.set_ylim(*limits)
@@ -307,4 +310,4 @@ def trend_plot(
     ax.grid(axis="y", lw=0.3, alpha=0.6)
     ax.set_title(title, fontsize=9, loc="left")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
-    return _render(fig, image_format)
+    return fig

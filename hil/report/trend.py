@@ -59,7 +59,7 @@ def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
     return out
 
 
-def _step_text(points: Sequence[TrendPoint], step: Step) -> str:
+def step_text(points: Sequence[TrendPoint], step: Step) -> str:
     after = points[step.index]
     build = f" (build {after.build})" if after.build else ""
     return (
@@ -80,14 +80,11 @@ class MetricHistory:
     plot: str  # data URI of the plot
 
 
-def metric_history(
-    board: str, key: str, points: list[TrendPoint], sample: MetricResult, plot_format: str = "png"
-) -> MetricHistory:
+def metric_history(board: str, key: str, points: list[TrendPoint], sample: MetricResult) -> MetricHistory:
     """`sample`: the newest result of the metric, for its unit, direction and min_effect."""
     steps = find_steps([p.median for p in points], min_effect=sample.min_effect)
-    image = trend_plot(points, sample.unit, f"{board}  {key}", sample.direction, steps, plot_format)
-    texts = [_step_text(points, step) for step in steps]
-    return MetricHistory(board, key, sample.unit, points, texts, data_uri(image, plot_format))
+    image = trend_plot(points, sample.unit, f"{board}  {key}", sample.direction, steps)
+    return MetricHistory(board, key, sample.unit, points, [step_text(points, s) for s in steps], data_uri(image))
 
 
 def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
