@@ -90,7 +90,6 @@ def test_matrix_then_a_gate_then_a_history_then_a_run(browser, store, serve):
     assert browser.find_element(By.TAG_NAME, "h1").text == f"Run {CANDIDATE_RUN}"
     samples = browser.find_elements(By.CSS_SELECTOR, "table.hil-samples")
     assert len(samples) == 2 and "warm-up" in samples[0].text  # both results, each with every sample
-    _shot(browser, "run")
 
 
 def test_a_page_for_nothing_stored_says_so(browser, store, serve):
