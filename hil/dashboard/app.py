@@ -118,7 +118,12 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
         if reference is None and reference_run is None:
             reference, reference_run = queries.previous(engine, candidate)
         label = reference if reference_run is None else f"run {reference_run}"
-        context = {"board": board, "candidate_build": candidate, "reference_build": reference or ""}
+        context = {
+            "board": board,
+            "candidate_build": candidate,
+            "reference_build": reference or "",
+            "reference_run": reference_run,
+        }
         if label is None:
             return _html("message.html", 404, title="no reference", message=f"nothing stored before {candidate}")
         where = f" on {board}" if board else ""

@@ -324,10 +324,10 @@ def compare_sides(
     rules = thresholds(reference, candidate, inventory, live=live)
     ref, cand = _by_key(reference), _by_key(candidate)
     rows = []
+    medians = {board: _run_medians(ref, board) for board in {board for board, _ in ref}}  # once per board
     for board, key in sorted(set(ref) | set(cand)):
-        medians = _run_medians(ref, board)
         found = ref.get((board, key), []), cand.get((board, key), [])
-        rows.append(_row(board, key, *found, medians, rules[(board, key)], min_effect))
+        rows.append(_row(board, key, *found, medians.get(board, {}), rules[(board, key)], min_effect))
     order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
     rows.sort(key=lambda row: (order[row.gate], row.board, row.key))
     blocked = [row for row in rows if row.gate is Gate.BLOCKED]

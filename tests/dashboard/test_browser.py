@@ -73,7 +73,7 @@ def test_matrix_then_a_gate_then_a_history_then_a_run(browser, store, serve):
     sides = browser.find_element(By.XPATH, "//p[starts-with(., 'Reference:')]").text
     assert sides == f"Reference: run {REFERENCE_RUN} (1 run): {REFERENCE_RUN}\nCandidate: {CANDIDATE_RUN}"
     read = browser.find_element(By.XPATH, "//tr[td/a[text()='usb.msc.read[bs=1M]']]").text
-    assert "80.87 MB/s 82.28 MB/s +1.7% PASS" in read  # the real runs' medians
+    assert "80.87 MB/s 82.28 MB/s +1.7% 5.0% PASS" in read  # the real runs' medians; the smallest drop it catches
     _shot(browser, "gate")
 
     browser.find_element(By.LINK_TEXT, "usb.msc.read[bs=1M]").click()
