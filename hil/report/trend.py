@@ -76,7 +76,7 @@ class MetricHistory:
     key: str
     unit: str
     points: list[TrendPoint]
-    steps: list[str]  # each step's sentence (_step_text), oldest first
+    steps: list[str]  # each step's sentence (step_text), oldest first
     plot: str  # data URI of the plot
 
 
