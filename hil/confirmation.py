@@ -14,6 +14,7 @@ teardown the real next item needs is done here.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -24,11 +25,21 @@ from hil.verdict.result import MetricResult
 
 log = logging.getLogger("hil")
 
-# Set by Perf on the first attempt: results whose comparison suspects a regression, and their pair.
+# Set by `suspecter` on the first attempt: results whose comparison suspects a regression, and their pair.
 SUSPECTED = pytest.StashKey[list[MetricResult]]()
 SUSPECTED_PAIR = pytest.StashKey[Any]()
 # Set here for the second attempt: the first attempt's results by metric key.
 CONFIRMING = pytest.StashKey[dict[str, MetricResult]]()
+
+
+def suspecter(item: pytest.Item, pair: Any) -> Callable[[MetricResult], None]:
+    """What the first attempt calls with a result whose comparison suspects a regression."""
+
+    def suspect(result: MetricResult) -> None:
+        item.stash.setdefault(SUSPECTED, []).append(result)
+        item.stash[SUSPECTED_PAIR] = pair
+
+    return suspect
 
 
 def enabled(config: pytest.Config) -> bool:

@@ -13,19 +13,17 @@ none of the metrics is skipped.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import numbers
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from hil import confirmation
 from hil.catalogue import cpu
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
@@ -33,9 +31,11 @@ from hil.lab.board import bound, tuning
 from hil.lab.pair import BoardPair
 from hil.measure import cpuload, netdev, pcload
 from hil.report import collect, live
+from hil.report.baselines import BaselineStore
 from hil.report.outcome import raise_for_results
-from hil.verdict.baseline import apply_baseline, compare, confirm, run_spread
+from hil.verdict.baseline import compare, confirm, run_spread
 from hil.verdict.errors import DataCorruption, MeasurementError
+from hil.verdict.final import Integrity, PcLoad, final_verdict
 from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import BaselineComparison, MetricResult, Sample, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
@@ -44,12 +44,22 @@ from hil.verdict.spec import MetricSpec
 log = logging.getLogger("hil")
 
 
+@dataclass(frozen=True)
+class PerfOptions:
+    """What the plugin resolves once per test for `perf.check` (as pytest-benchmark's plugin builds its fixture)."""
+
+    samples: int | None = None  # --samples: a fixed count instead of adaptive sampling
+    baselines: BaselineStore | None = None  # --baseline's store; None: no comparison
+    first_attempts: Mapping[str, MetricResult] = field(default_factory=dict)  # a confirmation's first, by key
+    suspect: Callable[[MetricResult], None] | None = None  # re-measure a suspected regression; None: call it now
+
+
 class Perf:
-    def __init__(self, request: pytest.FixtureRequest, pair: BoardPair, inventory: LoadedInventory) -> None:
-        self.request = request
+    def __init__(self, node: pytest.Item, pair: BoardPair, inventory: LoadedInventory, options: PerfOptions) -> None:
+        self.node = node
         self.pair = pair
         self.inventory = inventory
-        self.config = request.config
+        self.options = options
 
     def check(
         self,
@@ -78,7 +88,7 @@ class Perf:
             pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(names)}")
         # A rate's CPU cost, gated where the pair gives it a band (hil.catalogue.cpu), from the same runs.
         names += [cpu.companion(name) for name in names if cpu.companion(name) in board.config.metrics]
-        fixed = self.config.getoption("samples")
+        fixed = self.options.samples
         specs = [board.spec_for(self.inventory.inventory, name, params, fixed_samples=fixed) for name in names]
         if len(specs) > 1:
             sample = _as_measurement(sample, specs[0])
@@ -86,7 +96,7 @@ class Perf:
         if cpu_load_on is not None and cpu_load_on in self.pair.roles:
             sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
-        with _skipped_when_untunable(), tuning.tuned(self.pair) as tuning_facts:
+        with _skipped_when_untunable(), tuning.tuned(board.config.tuning, self.pair.roles) as tuning_facts:
             # Facts first: after sampling, the board may be the thing that failed.
             known = {**self._facts(), **tuning_facts, **(facts or {})}
             results = measure_metrics(
@@ -96,19 +106,22 @@ class Perf:
                 on_sample=self._progress,
             )
             integrity = _verify(verify, results)
+        pc_load = self._pc_load(results[0], specs[0].pc_load_max)  # the check's runs: its companions' too
         warned: set[str] = set()  # the metrics of one check share their runs: one warning for all
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts.update(known)
             self._note_cpu_load(result)
-            result = self._note_pc_load(result, spec.pc_load_max)
             self._note_interface_errors(result, warned)
             entry = board.config.metrics.get(result.metric)
             if entry is not None and entry.source:
                 result.facts["band_source"] = entry.source
             if spec.floor is not None:
                 result.facts["standard_floor"] = spec.floor.describe()
-            results[index] = _note_integrity(self._compare_with_baseline(result, spec), integrity)
-            collect.attach(self.request.node, results[index])
+            comparison = self._comparison(result, spec)
+            results[index] = final_verdict(result, pc_load=pc_load, comparison=comparison, integrity=integrity)
+            if comparison and comparison.regression and not comparison.first_attempt and self.options.suspect:
+                self.options.suspect(results[index])
+            collect.attach(self.node, results[index])
         raise_for_results(results)
         return results[0] if isinstance(metrics, str) else results
 
@@ -123,24 +136,15 @@ class Perf:
             result.facts["cpu_saturated"] = ", ".join(saturated)
             log.warning("%s %s: CPU at its limit during the transfer: %s", self.pair.name, result.metric, saturated[0])
 
-    def _note_pc_load(self, result: MetricResult, bound: float | None) -> MetricResult:
-        """The lab PC's CPU use outside hil over the counted samples; above the inventory's `pc_load_max` the
-        figure is the PC's neighbours' as much as the board's: UNSTABLE, with that reason."""
+    def _pc_load(self, result: MetricResult, bound: float | None) -> PcLoad | None:
+        """The lab PC's CPU use outside hil over the counted samples (hil.verdict.final, rule 1)."""
         load = pcload.summary(result.samples, bound)
         if load is None:
-            return result
-        line, busy = load
-        result.facts["pc_load"] = line
-        if not busy:
-            return result
-        note = f"the lab PC was busy with other work ({line}): the figure is not the board's alone"
-        result.facts["pc_busy"] = note
-        log.warning("%s %s: %s", self.pair.name, result.metric, note)
-        if bound is None or result.verdict not in (Verdict.PASS, Verdict.MARGINAL, Verdict.FAIL):
-            return result
-        return dataclasses.replace(
-            result, verdict=Verdict.UNSTABLE, reason=f"unstable: {note} (pc_load_max {bound * 100:g}%); {result.reason}"
-        )
+            return None
+        pc_load = PcLoad(*load, bound=bound)
+        if pc_load.busy:
+            log.warning("%s %s: %s", self.pair.name, result.metric, pc_load.note)
+        return pc_load
 
     def _note_interface_errors(self, result: MetricResult, warned: set[str]) -> None:
         """Error and drop counters of the measured interface over every run (warm-up included), and a
@@ -168,10 +172,11 @@ class Perf:
             self.pair.facts.update({k: v for k, v in board.items() if k.startswith(("bootloader.", "build"))})
         return {**self.pair.facts, **self.pair.boot_facts()}
 
-    def _compare_with_baseline(self, result: MetricResult, spec: MetricSpec) -> MetricResult:
-        store = self.request.getfixturevalue("hil_baselines")
+    def _comparison(self, result: MetricResult, spec: MetricSpec) -> BaselineComparison | None:
+        """The comparison with the stored baseline, confirming a first attempt's suspicion (hil.confirmation)."""
+        store = self.options.baselines
         if store is None:
-            return result
+            return None
         baseline = store.load(result.board)
         key = metric_key(result.metric, result.params)
         runs = baseline.runs_for(key) if baseline else None
@@ -179,9 +184,7 @@ class Perf:
             path = str(store.path_for(result.board))
             unreadable = [problem for problem in store.unreadable if problem.startswith(path)]
             result.facts["baseline"] = f"skipped: {unreadable[0]}" if unreadable else f"none stored for {key}"
-            return result
-        item = self.request.node
-        first = item.stash.get(confirmation.CONFIRMING, {}).get(key)
+            return None
         spread = run_spread(baseline.run_medians(), key, floor=spec.min_run_spread)
 
         def against_baseline(samples: list[float] | list[list[float]]) -> BaselineComparison:
@@ -195,14 +198,10 @@ class Perf:
             )
 
         comparison = against_baseline(result.values)
+        first = self.options.first_attempts.get(key)
         if first is not None and len(first.values) >= 2:
-            comparison = confirm(against_baseline([first.values, result.values]), first, comparison)
-        elif comparison.regression and confirmation.enabled(self.config):
-            compared = apply_baseline(result, comparison)
-            item.stash.setdefault(confirmation.SUSPECTED, []).append(compared)
-            item.stash[confirmation.SUSPECTED_PAIR] = self.pair
-            return compared
-        return apply_baseline(result, comparison)
+            return confirm(against_baseline([first.values, result.values]), first, comparison)
+        return comparison
 
     def _progress(self, progress: Progress) -> None:
         parts = []
@@ -214,16 +213,7 @@ class Perf:
             f"{self.pair.name} {progress.phase} {progress.index + 1}: {'; '.join(parts)} ({progress.elapsed_s:.0f} s)"
         )
         log.info(line)
-        live.emit(self.request.node, line)  # with -v: the terminal now, or via the report under xdist
-
-
-@dataclass(frozen=True)
-class Integrity:
-    """What a check's `verify` found: its line for the report, and the verdict it forces (None: intact)."""
-
-    line: str
-    verdict: Verdict | None = None
-    raw: str = ""
+        live.emit(self.node, line)  # with -v: the terminal now, or via the report under xdist
 
 
 def _verify(verify: Callable[[], str] | None, results: list[MetricResult]) -> Integrity | None:
@@ -239,23 +229,6 @@ def _verify(verify: Callable[[], str] | None, results: list[MetricResult]) -> In
         return Integrity(f"not verified: {exc}", Verdict.ERROR, exc.raw_output)
     except HilError as exc:  # a board that hung or a command that failed while verifying
         return Integrity(f"not verified: {type(exc).__name__}: {exc}", Verdict.ERROR, getattr(exc, "output", ""))
-
-
-def _note_integrity(result: MetricResult, integrity: Integrity | None) -> MetricResult:
-    """The integrity line in the facts; corrupted data (FAIL) or an unverifiable transfer (ERROR) overrides any
-    milder verdict, the rate and its statistics kept for the report."""
-    if integrity is None:
-        return result
-    result.facts["integrity"] = integrity.line
-    if integrity.verdict is None or integrity.verdict.severity <= result.verdict.severity:
-        return result
-    if integrity.verdict is Verdict.FAIL:
-        reason = f"data corrupted: {integrity.line.removeprefix('CORRUPTED: ')}; the rate alone: {result.reason}"
-    else:
-        reason = f"integrity {integrity.line}"
-    return dataclasses.replace(
-        result, verdict=integrity.verdict, reason=reason, error_output=integrity.raw or result.error_output
-    )
 
 
 BOUND_FACTOR = 5  # a sample may take this many times the warm-up's duration before the board counts as hung

@@ -29,7 +29,8 @@ from hil.inventory import yamlfile
 from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.lab.board.steplog import keep_step_log
 from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
-from hil.perf import Perf
+from hil.perf import Perf, PerfOptions
+from hil.report.baselines import BaselineStore
 from hil.report.outcome import MeasurementErrorOutcome
 from hil.report.pytest_report import RUN_IDENTITY
 from hil.scheduling import board_groups
@@ -416,8 +417,18 @@ def _tools_needed(item: pytest.Item) -> dict[str, list[str]]:
 
 
 @pytest.fixture
-def perf(request: pytest.FixtureRequest, pair: BoardPair, hil_inventory: LoadedInventory) -> Perf:
-    return Perf(request, pair, hil_inventory)
+def perf(
+    request: pytest.FixtureRequest, pair: BoardPair, hil_inventory: LoadedInventory, hil_baselines: BaselineStore | None
+) -> Perf:
+    """`perf.check`, with the command line and the baseline store resolved here, once."""
+    item = request.node
+    options = PerfOptions(
+        samples=request.config.getoption("samples"),
+        baselines=hil_baselines,
+        first_attempts=item.stash.get(confirmation.CONFIRMING, {}),
+        suspect=confirmation.suspecter(item, pair) if confirmation.enabled(request.config) else None,
+    )
+    return Perf(item, pair, hil_inventory, options)
 
 
 @pytest.hookimpl(tryfirst=True)

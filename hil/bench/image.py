@@ -19,13 +19,11 @@ hash of its inputs: package versions, this builder and the board's files.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -184,18 +182,10 @@ inputs_hash = cache.inputs_hash
 
 def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=print) -> BenchImage:  # noqa: ANN001
     """Return the cached card for the current inputs, building it first when missing."""
-    cache_root = cache_root or default_cache_root()
+    root = cache_root or default_cache_root()
     inputs = build_inputs()
-    target = cache_root / inputs_hash(inputs)
-    with cache.locked(cache_root):
-        if force and target.exists():
-            shutil.rmtree(target)
-        if not (target / "manifest.json").is_file():
-            started = time.monotonic()
-            log(f"hil bench: building the SD card {target.name} (kernel {inputs['kernel_version']}, {ARCH})")
-            _build(inputs, cache_root / "debs", target)
-            log(f"hil bench: SD card built in {time.monotonic() - started:.1f} s: {target}")
-    return BenchImage.load(target)
+    build = lambda target: _build(inputs, root / "debs", target)  # noqa: E731
+    return BenchImage.load(cache.ensure_built(root, inputs, build, what="hil bench", force=force, log=log))
 
 
 def _build(inputs: dict, debs_dir: Path, target: Path) -> None:
@@ -335,17 +325,7 @@ def _run(command: list[str], *, stdin: str | None = None) -> None:
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=prog or "python -m hil.bench.image", description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=None, help="cache root (default: ~/.cache/hil/bench)")
-    parser.add_argument("--force", action="store_true", help="rebuild even when the cached card is current")
-    args = parser.parse_args(argv)
-    try:
-        image = ensure_image(args.cache, force=args.force, log=lambda msg: print(msg, file=sys.stderr))
-    except VlabImageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(image.directory)
-    return 0
+    return cache.image_main(argv, prog or "python -m hil.bench.image", __doc__.splitlines()[0], ensure_image, "bench")
 
 
 if __name__ == "__main__":

@@ -9,11 +9,11 @@ from typing import Any
 
 from hil.catalogue import Metric
 from hil.inventory.bands import band_of
-from hil.inventory.schema import BandSettings, Defaults, PairConfig, parse_selector
+from hil.inventory.schema import BandSettings, Defaults, Link, PairConfig, parse_selector
 from hil.verdict.spec import Band, Ceiling, MetricSpec
 
 
-def ceiling_for(metric: Metric, link: Any, params: dict[str, Any]) -> Ceiling | None:
+def ceiling_for(metric: Metric, link: Link, params: dict[str, Any]) -> Ceiling | None:
     """The physical limit this metric's samples must respect on this link; a reference only when emulated."""
     if metric.ceiling is None:
         return None

@@ -21,7 +21,7 @@ from hil import programs
 from hil.build.manifest import Build
 from hil.errors import LabError
 from hil.inventory.loader import Board
-from hil.inventory.schema import UsbLink
+from hil.inventory.schema import Link, UsbLink
 from hil.lab.board import deploy, places, shell
 from hil.lab.board.provision import provision
 from hil.lab.board.role import Role, strategy_of
@@ -199,8 +199,12 @@ class BoardPair:
         return self.role("device")
 
     @property
-    def link(self) -> Any:
+    def link(self) -> Link:
         return self.board.config.link
+
+    def record_link(self, negotiated: str) -> None:
+        """The link as it negotiated or trained (USB speed; PCIe generation, width, payload): the reports' link."""
+        self.facts[LINK_FACT] = negotiated
 
     def settings(self, view: type[View], *, required: tuple[str, ...] = (), example: str = "") -> View:
         """A family's settings on this pair, typed (boards.yaml's, validated at load, or the catalogue's defaults):
@@ -333,7 +337,7 @@ class BoardPair:
             self.facts["gadget_max_speed"] = f"{gadget.max_speed} ({gadget.describe()}) on a {cfg.speed}-speed link"
         self.facts.update(usb_enumeration.confirm_gadget(self.host, gadget.identity, speed, timeout_s=timeout_s))
         device = usbhost.wait_for_device(self.host, gadget.serial, timeout_s=timeout_s)
-        self.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
+        self.record_link(f"{device.speed_mbps:g} Mb/s ({device.speed})")
         usbhost.require_speed(device, speed, f"{self.name} ({self.host.label})")
         return device
 
@@ -349,7 +353,10 @@ class BoardPair:
         return Gadget(self.device, cfg.udc, functions)
 
 
-def _describe_link(cfg: Any) -> str:
+LINK_FACT = "link_speed"  # hil.report.summary reads the link here, else the declared one ("link")
+
+
+def _describe_link(cfg: Link) -> str:
     if isinstance(cfg, UsbLink):
         text = f"USB {cfg.speed} speed"
     else:

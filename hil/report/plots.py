@@ -19,7 +19,7 @@ from matplotlib.ticker import MaxNLocator
 
 from hil.report.summary import VERDICT_COLORS, fmt_num, fmt_pct, key_of
 from hil.verdict.changepoint import Step
-from hil.verdict.result import MetricResult, Verdict
+from hil.verdict.result import MetricResult, SampleStats, Verdict
 from hil.verdict.spec import Band, Direction
 from hil.verdict.units import convert, convertible
 
@@ -90,17 +90,12 @@ def _shade_band(ax: Axes, band: Band, limits: tuple[float, float], label: str) -
         ax.axhspan(low, high, color=_BAND_COLOR, alpha=0.6, lw=0, label=label, zorder=0)
 
 
-def result_plot(result: MetricResult) -> bytes | None:
-    """Samples in order (warm-up hollow and grey), band, CI of the mean, median, ceiling, baseline,
-    outliers circled in red. None when nothing was sampled (an ERROR before the first value)."""
-    values = result.values
-    warmup = [sample.value for sample in result.warmup]
-    if not values and not warmup:
-        return None
+def _scale(
+    result: MetricResult, ceiling: float | None
+) -> tuple[tuple[float, float], list[tuple[float, str, str, str]], list[str]]:
+    """The y limits around the samples, the reference lines inside them, and what lies off scale."""
     stats = result.stats
-    unit = result.unit
-
-    view = View([*values, *warmup])
+    view = View([*result.values, *(sample.value for sample in result.warmup)])
     off_scale = []
     # With two or three samples the t-interval can be ten times the data's spread: clip it then.
     for edge in (stats.ci_low, stats.ci_high) if stats else ():
@@ -109,7 +104,6 @@ def result_plot(result: MetricResult) -> bytes | None:
         elif "CI of mean" not in off_scale:
             off_scale.append("CI of mean")
     references: list[tuple[float, str, str, str]] = []  # value, label, colour, linestyle
-    ceiling = ceiling_in_unit(result)
     if ceiling is not None:
         label = f"ceiling {fmt_num(ceiling)}" + ("" if result.ceiling.enforced else " (reference)")
         references.append((ceiling, label, _CEILING_COLOR, "-."))
@@ -135,26 +129,13 @@ def result_plot(result: MetricResult) -> bytes | None:
             shown.append(reference)
         else:
             off_scale.append(reference[1])
-    limits = view.limits()
+    return view.limits(), shown, off_scale
 
-    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
-    ax = fig.subplots()
-    if result.band is not None:
-        _shade_band(ax, result.band, limits, f"band {result.band.describe()}")
-    if stats is not None:
-        ax.axhspan(
-            stats.ci_low,
-            stats.ci_high,
-            color=_CI_COLOR,
-            alpha=0.18,
-            lw=0,
-            label=f"{stats.confidence:.0%} CI of mean",
-            zorder=1,
-        )
-        ax.axhline(stats.median, color=_CI_COLOR, lw=1.5, label=f"median {fmt_num(stats.median)}", zorder=2)
-    for value, label, color, style in shown:
-        ax.axhline(value, color=color, lw=1.2, ls=style, label=label, zorder=2)
 
+def _draw_samples(
+    ax: Axes, values: list[float], warmup: list[float], stats: SampleStats | None, ceiling: float | None
+) -> None:
+    """Warm-up hollow and grey, samples joined in order, outliers circled, values above an enforced ceiling."""
     counted_x = list(range(1, len(values) + 1))
     if warmup:
         warmup_x = list(range(1 - len(warmup), 1))  # ... -1, 0: before sample 1
@@ -175,7 +156,7 @@ def result_plot(result: MetricResult) -> bytes | None:
             label=f"outliers ({len(outliers)})",
             zorder=5,
         )
-    if ceiling is not None and result.ceiling.enforced:
+    if ceiling is not None:
         above = [i for i, value in enumerate(values) if value > ceiling]
         if above:  # physically impossible values: the reason for an ERROR verdict, so point at them
             ax.scatter(
@@ -188,23 +169,63 @@ def result_plot(result: MetricResult) -> bytes | None:
                 label=f"above ceiling ({len(above)})",
                 zorder=6,
             )
+
+
+def result_plot(result: MetricResult) -> bytes | None:
+    """Samples in order (warm-up hollow and grey), band, CI of the mean, median, ceiling, baseline,
+    outliers circled in red. None when nothing was sampled (an ERROR before the first value)."""
+    values = result.values
+    warmup = [sample.value for sample in result.warmup]
+    if not values and not warmup:
+        return None
+    stats = result.stats
+    unit = result.unit
+    ceiling = ceiling_in_unit(result)
+    limits, shown, off_scale = _scale(result, ceiling)
+
+    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    ax = fig.subplots()
+    if result.band is not None:
+        _shade_band(ax, result.band, limits, f"band {result.band.describe()}")
+    if stats is not None:
+        ax.axhspan(
+            stats.ci_low,
+            stats.ci_high,
+            color=_CI_COLOR,
+            alpha=0.18,
+            lw=0,
+            label=f"{stats.confidence:.0%} CI of mean",
+            zorder=1,
+        )
+        ax.axhline(stats.median, color=_CI_COLOR, lw=1.5, label=f"median {fmt_num(stats.median)}", zorder=2)
+    for value, label, color, style in shown:
+        ax.axhline(value, color=color, lw=1.2, ls=style, label=label, zorder=2)
+
+    _draw_samples(ax, values, warmup, stats, ceiling if ceiling is not None and result.ceiling.enforced else None)
     if off_scale:
         ax.plot([], [], " ", label="off scale: " + ", ".join(off_scale))
 
-    ax.set_ylim(*limits)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("sample", fontsize=8)
-    ax.set_ylabel(f"{unit}  ({better(result.direction)})", fontsize=8)
-    ax.tick_params(labelsize=7)
-    ax.grid(axis="y", lw=0.3, alpha=0.6)
-    ax.set_title(
-        f"{result.board}  {key_of(result)}  {result.verdict}",
-        fontsize=9,
-        color=VERDICT_COLORS.get(result.verdict, "black"),
-        loc="left",
-    )
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
+    ax.tick_params(axis="x", labelsize=7)
+    title = f"{result.board}  {key_of(result)}  {result.verdict}"
+    ylabel = f"{unit}  ({better(result.direction)})"
+    return _finish(fig, ax, limits, ylabel, title, VERDICT_COLORS.get(result.verdict, "black"))
+
+
+def _finish(fig: Figure, ax: Axes, limits: tuple[float, float], ylabel: str, title: str, color: str) -> bytes:
+    """The y axis, grid, title and legend every plot has, and the PNG."""
+    _dress(ax, limits, ylabel, title, color)
     return _render(fig)
+
+
+def _dress(ax: Axes, limits: tuple[float, float], ylabel: str, title: str, color: str) -> None:
+    ax.set_ylim(*limits)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(axis="y", lw=0.3, alpha=0.6)
+    ax.set_title(title, fontsize=9, color=color, loc="left")
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
 
 
 @dataclass(frozen=True)
@@ -304,10 +325,5 @@ def trend_figure(
     names = [short(points[i].build or points[i].label) for i in ticks]
     ax.set_xticks(ticks, names, rotation=30, ha="right", fontsize=7)
     ax.set_xlim(-0.5, len(points) - 0.5)
-    ax.set_ylim(*limits)
-    ax.set_ylabel(f"median {unit}  ({better(direction)})", fontsize=8)
-    ax.tick_params(axis="y", labelsize=7)
-    ax.grid(axis="y", lw=0.3, alpha=0.6)
-    ax.set_title(title, fontsize=9, loc="left")
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
+    _dress(ax, limits, f"median {unit}  ({better(direction)})", title, "black")
     return fig

@@ -35,8 +35,8 @@ TERMINAL_MARKUP: dict[Verdict, dict[str, bool]] = {
     Verdict.INFO: {},
 }
 
-# Fact names under which the measuring side may record the negotiated link (first found wins).
-LINK_SPEED_FACTS = ("link_speed", "negotiated_speed", "usb_speed", "pcie_link", "link")
+# The link as it negotiated or trained (hil.lab.pair.BoardPair.record_link), else as declared.
+LINK_SPEED_FACTS = ("link_speed", "link")
 
 
 def fmt_num(value: float | None) -> str:

@@ -51,6 +51,19 @@ def describe(values: list[float], confidence: float = 0.95) -> SampleStats:
     )
 
 
+def _comparison(median: float, baseline: float, regression: bool, runs: int, run_p: float | None) -> BaselineComparison:
+    return BaselineComparison(
+        baseline_run="20251101T120000Z-abc123",
+        baseline_median=baseline,
+        baseline_n=10,
+        change=(median - baseline) / baseline,
+        p_value=0.004 if regression else 0.41,
+        regression=regression,
+        baseline_runs=runs,
+        run_p=run_p,
+    )
+
+
 def example_result(
     verdict: Verdict = Verdict.PASS,
     *,
@@ -77,19 +90,10 @@ def example_result(
     stats = describe(values) if len(values) >= 2 else None
     samples = [Sample(value=v, started=started + 2 * i, duration_s=1.5, raw=f"{v} MB/s") for i, v in enumerate(values)]
     warm = [Sample(value=v, started=started - 2, duration_s=1.5, raw=f"{v} MB/s") for v in warmup]
+    regressed = verdict is Verdict.REGRESSION if regression is None else regression
     comparison = None
     if baseline_median is not None and stats is not None:
-        change = (stats.median - baseline_median) / baseline_median
-        comparison = BaselineComparison(
-            baseline_run="20251101T120000Z-abc123",
-            baseline_median=baseline_median,
-            baseline_n=10,
-            change=change,
-            p_value=0.004 if verdict is Verdict.REGRESSION or regression else 0.41,
-            regression=verdict is Verdict.REGRESSION if regression is None else regression,
-            baseline_runs=baseline_runs,
-            run_p=run_p,
-        )
+        comparison = _comparison(stats.median, baseline_median, regressed, baseline_runs, run_p)
     return MetricResult(
         metric=metric,
         board=board,

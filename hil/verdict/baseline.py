@@ -146,51 +146,67 @@ def compare(
         run_p = float(st.t.sf(worse_by / (spread.relative_sd * math.sqrt(1 / m + 1 / k)), spread.df))
     significant, material = p_value < alpha, worse_by >= min_effect
     beyond_runs = run_p is None or run_p < alpha_run
-    regression = significant and material and beyond_runs
-
-    runs_text = f"{len(runs)} baseline run{'s' if len(runs) != 1 else ''}"
-    if len(current_runs) > 1:
-        runs_text = f"{len(current_runs)} runs against {runs_text}"
-    against = "" if center != 0 else " of one unit: the baseline is 0"
-    shift = f"median {median:.4g} vs {center:.4g} ({change:+.1%}{against}, min effect {min_effect:.0%}, {runs_text})"
-    test = f"Mann-Whitney p={p_value:.2g} {'<' if significant else '>='} {alpha:g}"
-    if spread is None:
-        between = "run-to-run spread unknown (one baseline run: store more with --update-baseline)"
-    else:
-        between = (
-            f"clean runs vary by {spread.relative_sd:.1%} ({spread.how}), "
-            f"run p={run_p:.2g} {'<' if beyond_runs else '>='} {alpha_run:g}"
-        )
-    if regression:
-        reason = f"regression against {baseline_run}: {shift}, {test}, {between}"
-    else:
-        missing = [] if material else [f"the change is not {min_effect:.0%} worse"]
-        if not significant:
-            missing.append("the shift is not significant within the run")
-            floor = smallest_p(current.size, pooled.size)
-            if floor >= alpha:
-                missing.append(
-                    f"{current.size} vs {pooled.size} samples cannot reach p < {alpha:g} "
-                    f"(smallest possible p {floor:.2g}): store more baseline samples"
-                )
-        if not beyond_runs:
-            missing.append("clean runs move this much")
-        reason = f"no regression against {baseline_run}: {shift}, {test}, {between}; " + "; ".join(missing)
-    return BaselineComparison(
+    comparison = BaselineComparison(
         baseline_run=baseline_run,
         baseline_median=center,
         baseline_n=int(pooled.size),
         change=change,
         p_value=p_value,
-        regression=regression,
+        regression=significant and material and beyond_runs,
         alpha=alpha,
         min_effect=min_effect,
-        reason=reason,
         baseline_runs=len(runs),
         run_spread=None if spread is None else spread.relative_sd,
         run_spread_df=0 if spread is None else spread.df,
         run_p=run_p,
     )
+    reason = _reason(comparison, median, len(current_runs), current.size, spread, alpha_run, material)
+    return replace(comparison, reason=reason)
+
+
+def _reason(
+    comparison: BaselineComparison,
+    median: float,
+    runs: int,
+    n: int,
+    spread: RunSpread | None,
+    alpha_run: float,
+    material: bool,
+) -> str:
+    """One line: why `comparison` (of `runs` runs, `n` samples, at `median`; `material`: worse by at least
+    min_effect) is, or is not, a regression."""
+    c = comparison
+    significant, beyond_runs = c.p_value < c.alpha, c.run_p is None or c.run_p < alpha_run
+    runs_text = f"{c.baseline_runs} baseline run{'s' if c.baseline_runs != 1 else ''}"
+    if runs > 1:
+        runs_text = f"{runs} runs against {runs_text}"
+    against = "" if c.baseline_median != 0 else " of one unit: the baseline is 0"
+    shift = (
+        f"median {median:.4g} vs {c.baseline_median:.4g} ({c.change:+.1%}{against}, "
+        f"min effect {c.min_effect:.0%}, {runs_text})"
+    )
+    test = f"Mann-Whitney p={c.p_value:.2g} {'<' if significant else '>='} {c.alpha:g}"
+    if spread is None:
+        between = "run-to-run spread unknown (one baseline run: store more with --update-baseline)"
+    else:
+        between = (
+            f"clean runs vary by {spread.relative_sd:.1%} ({spread.how}), "
+            f"run p={c.run_p:.2g} {'<' if beyond_runs else '>='} {alpha_run:g}"
+        )
+    if c.regression:
+        return f"regression against {c.baseline_run}: {shift}, {test}, {between}"
+    missing = [] if material else [f"the change is not {c.min_effect:.0%} worse"]
+    if not significant:
+        missing.append("the shift is not significant within the run")
+        floor = smallest_p(n, c.baseline_n)
+        if floor >= c.alpha:
+            missing.append(
+                f"{n} vs {c.baseline_n} samples cannot reach p < {c.alpha:g} "
+                f"(smallest possible p {floor:.2g}): store more baseline samples"
+            )
+    if not beyond_runs:
+        missing.append("clean runs move this much")
+    return f"no regression against {c.baseline_run}: {shift}, {test}, {between}; " + "; ".join(missing)
 
 
 def attempt_summary(result: MetricResult) -> dict[str, Any]:

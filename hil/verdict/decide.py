@@ -201,7 +201,19 @@ def decide(stats: SampleStats, spec: MetricSpec, *, final: bool = False) -> Deci
             why = f"{cv_text} above max {spec.max_cv:.1%}"
         settled = decide(stats, spec, final=True)
         return Decision(settled.verdict, f"undecided after {stats.n} samples: {why}", settled.side, open=True)
+    return _at_the_limit(stats, spec, cv, position, median_side)
 
+
+def _at_the_limit(
+    stats: SampleStats, spec: MetricSpec, cv: CvState, position: str, median_side: str | None
+) -> Decision:
+    """The final word on an interval that is not clearly inside the band with CV in limits (`position` says
+    where it is, `median_side` where the median lies): UNSTABLE, MARGINAL, or FAIL on the median."""
+    assert spec.band is not None
+    band, unit = spec.band, spec.unit
+    inside = band.contains(stats.ci_low) and band.contains(stats.ci_high) and median_side is None
+    band_text, cv_text = band.describe(unit), f"CV {stats.cv:.1%}"
+    median_text = f"median {_num(stats.median)} {unit}".rstrip()
     lower = cv_lower_bound(stats, UNSTABLE_CONFIDENCE)
     cv_detail = f"{cv_text} > max {spec.max_cv:.1%} (one-sided {UNSTABLE_CONFIDENCE:.0%} lower bound {lower:.1%})"
     if cv is CvState.UNSTABLE:

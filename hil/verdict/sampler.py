@@ -192,86 +192,88 @@ def measure_metrics(
     on_sample: OnSample | None = None,
 ) -> list[MetricResult]:
     """Sample every metric of `specs` from the same runs of `sample`; one result per spec, in order."""
-    if not specs:
-        raise ValueError("a check needs at least one metric")
-    names = [spec.metric for spec in specs]
-    if len(set(names)) != len(names):
-        raise ValueError(f"a metric appears twice in one check: {names}")
-    tracks = [_Track(spec) for spec in specs]
+    tracks = _tracks(specs)
     steering = [t for t in tracks if t.spec.gated] or tracks  # gated metrics decide how long to sample
     warmup_count = max(t.spec.warmup for t in steering)
     fixed = specs[0].fixed_samples
     target = fixed or max(t.spec.min_samples for t in steering)
-    max_samples = max(t.spec.max_samples for t in steering)
-    budget_s = max(t.spec.budget_s for t in steering)
     source = _checked(sample, specs)
     durations: list[float] = []  # clock time per counted sample, for the budget forecast
     started, t_start = wall(), clock()
     phase = "warmup"
 
-    def take() -> tuple[dict[str, Sample], float]:
+    def take(kept: str) -> tuple[dict[str, Sample], float]:
         run_started, t0 = wall(), clock()
         got = source()
         took = clock() - t0
-        return _split(got, specs, run_started, took), took
+        taken = _split(got, specs, run_started, took)
+        for track in tracks:
+            getattr(track, kept).append(taken[track.spec.metric])
+        return taken, took
 
     def notify(taken: dict[str, Sample], index: int) -> None:
-        if on_sample is None:
-            return
-        stats = {t.spec.metric: _describe(t.values, t.spec) for t in tracks} if phase == "sample" else {}
-        decisions = {t.spec.metric: t.decision for t in tracks if t.decision is not None}
-        on_sample(Progress(phase, index, clock() - t_start, taken, stats, decisions))
+        if on_sample is not None:
+            stats = {t.spec.metric: _describe(t.values, t.spec) for t in tracks} if phase == "sample" else {}
+            decisions = {t.spec.metric: t.decision for t in tracks if t.decision is not None}
+            on_sample(Progress(phase, index, clock() - t_start, taken, stats, decisions))
 
     def run() -> _Stop:
         nonlocal phase
         for index in range(warmup_count):
-            taken, _ = take()
-            for track in tracks:
-                track.warmup.append(taken[track.spec.metric])
+            taken, _ = take("warmup")
             notify(taken, index)
         phase = "sample"
         while True:
-            taken, took = take()
+            taken, took = take("counted")
             durations.append(took)
-            for track in tracks:
-                track.counted.append(taken[track.spec.metric])
             n = len(durations)
             stop = _sample_error(tracks, n)
             if stop is None and n >= target:
-                for track in steering if steering[0].spec.gated else ():
-                    stats = _describe(track.values, track.spec)
-                    assert stats is not None  # _sample_error rules out the no-CV case
-                    track.decision = decide(stats, track.spec, final=fixed is not None)
-                    track.cv_history.append(stats.cv)
+                _decide(steering if steering[0].spec.gated else [], final=fixed is not None)
+                stop = _stop_at(steering, n, fixed is not None, clock() - t_start + sum(durations) / n)
             notify(taken, n - 1)
             if stop is not None:
                 return stop
-            if n < target:
-                continue
-            if fixed is not None:
-                return _Stop(StopReason.FIXED_COUNT)
-            open_tracks = [t for t in steering if t.decision is not None and t.decision.open]
-            if not open_tracks:  # every gated metric settled, or nothing is gated (recorded as they are)
-                return _Stop(StopReason.DECIDED)
-            if n >= max_samples:
-                return _Stop(StopReason.MAX_SAMPLES)
-            if open_tracks and all(
-                cv_not_falling(t.cv_history, _describe(t.values, t.spec), t.spec) for t in open_tracks
-            ):
-                return _Stop(StopReason.CV_NOT_FALLING, "stopped early: the CV has not fallen over the last samples")
-            forecast = clock() - t_start + sum(durations) / len(durations)
-            if forecast > budget_s:
-                return _Stop(StopReason.BUDGET, f"budget of {budget_s:g} s spent")
 
     try:
         stop = run()
     except MeasurementError as exc:
-        counted = len(durations)
-        where = f"warmup sample {len(tracks[0].warmup) + 1}" if phase == "warmup" else f"sample {counted + 1}"
+        where = f"warmup sample {len(tracks[0].warmup) + 1}" if phase == "warmup" else f"sample {len(durations) + 1}"
         stop = _Stop(StopReason.ERROR, f"measurement failed at {where}: {exc}", error_output=exc.raw_output)
-
     finished = wall()
     return [_result(track, stop, board, started, finished) for track in tracks]
+
+
+def _tracks(specs: Sequence[MetricSpec]) -> list[_Track]:
+    names = [spec.metric for spec in specs]
+    if not specs or len(set(names)) != len(names):
+        raise ValueError(f"a check needs at least one metric and none that appears twice: {names}")
+    return [_Track(spec) for spec in specs]
+
+
+def _decide(tracks: Sequence[_Track], *, final: bool) -> None:
+    """Each track's verdict on its counted samples so far, and its CV for the early-stop rule."""
+    for track in tracks:
+        stats = _describe(track.values, track.spec)
+        assert stats is not None  # _sample_error rules out the no-CV case
+        track.decision = decide(stats, track.spec, final=final)
+        track.cv_history.append(stats.cv)
+
+
+def _stop_at(steering: Sequence[_Track], n: int, fixed: bool, forecast_s: float) -> _Stop | None:
+    """Why sampling stops after `n` counted samples (at least the minimum), or None to sample on; `forecast_s`:
+    when the next sample would end, from the start."""
+    if fixed:
+        return _Stop(StopReason.FIXED_COUNT)
+    open_tracks = [t for t in steering if t.decision is not None and t.decision.open]
+    if not open_tracks:  # every gated metric settled, or nothing is gated (recorded as they are)
+        return _Stop(StopReason.DECIDED)
+    if n >= max(t.spec.max_samples for t in steering):
+        return _Stop(StopReason.MAX_SAMPLES)
+    if all(cv_not_falling(t.cv_history, _describe(t.values, t.spec), t.spec) for t in open_tracks):
+        return _Stop(StopReason.CV_NOT_FALLING, "stopped early: the CV has not fallen over the last samples")
+    budget_s = max(t.spec.budget_s for t in steering)
+    return _Stop(StopReason.BUDGET, f"budget of {budget_s:g} s spent") if forecast_s > budget_s else None
 
 
 def _sample_error(tracks: list[_Track], n: int) -> _Stop | None:

@@ -9,13 +9,11 @@ this builder's own files), so a second run reuses it and any change of input reb
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -198,19 +196,10 @@ inputs_hash = cache.inputs_hash
 
 def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=print) -> VlabImage:  # noqa: ANN001
     """Return the cached image for the current inputs, building it first when missing."""
-    cache_root = cache_root or default_cache_root()
     inputs = build_inputs()
-    target = cache_root / inputs_hash(inputs)
-    # One builder at a time: parallel pytest workers all ask for the image at start-up.
-    with cache.locked(cache_root):
-        if force and target.exists():
-            shutil.rmtree(target)
-        if not (target / "manifest.json").is_file():
-            started = time.monotonic()
-            log(f"hil vlab: building image {target.name} (kernel {inputs['kernel_version']})")
-            _build(inputs, target)
-            log(f"hil vlab: image built in {time.monotonic() - started:.1f} s: {target}")
-    return VlabImage.load(target)
+    build = lambda target: _build(inputs, target)  # noqa: E731
+    root = cache_root or default_cache_root()
+    return VlabImage.load(cache.ensure_built(root, inputs, build, what="hil vlab", force=force, log=log))
 
 
 def _build(inputs: dict, target: Path) -> None:
@@ -308,17 +297,7 @@ def _shared_libraries(binary: Path) -> set[str]:
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=prog or "python -m hil.vlab.image", description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=None, help="cache root (default: ~/.cache/hil/vlab)")
-    parser.add_argument("--force", action="store_true", help="rebuild even when the cached image is current")
-    args = parser.parse_args(argv)
-    try:
-        image = ensure_image(args.cache, force=args.force, log=lambda msg: print(msg, file=sys.stderr))
-    except VlabImageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(image.directory)
-    return 0
+    return cache.image_main(argv, prog or "python -m hil.vlab.image", __doc__.splitlines()[0], ensure_image, "vlab")
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def pcie_pair(pair: BoardPair) -> Iterator[BoardPair]:
     if not _real_pcie(pair.board):
         pytest.skip(NO_PCIE_IN_VLAB if pair.board.config.vlab or pair.link.emulated else f"{pair.name}: not PCIe")
     trained = pcie_link.require_declared(pair.role("rc"), pair.settings(PcieSettings).ep_bdf, pair.link)
-    pair.facts["pcie_trained_link"] = trained.describe()
+    pair.record_link(trained.describe())
     _record_payload(pair)
     yield pair
 
@@ -63,9 +63,9 @@ def bar_pair(pair: BoardPair) -> Iterator[BoardPair]:
     """A real pair as `pcie_pair` checks it, or an emulated device whose BAR is memory (its link is QEMU's)."""
     if _real_pcie(pair.board):
         trained = pcie_link.require_declared(pair.role("rc"), pair.settings(PcieSettings).ep_bdf, pair.link)
-        pair.facts["pcie_trained_link"] = trained.describe()
+        pair.record_link(trained.describe())
     elif _emulated_bar(pair.board):
-        pair.facts["pcie_trained_link"] = "emulated: not checked"
+        pair.record_link("emulated: not checked")
     else:
         pytest.skip(NO_PCIE_IN_VLAB if pair.board.config.vlab or pair.link.emulated else f"{pair.name}: not PCIe")
     _record_payload(pair)

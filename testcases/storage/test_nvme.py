@@ -44,7 +44,7 @@ def drive(pair):
     link = pcie_link.read_link(rc, namespace.pci_device)
     pair.facts["nvme_drive"] = namespace.describe()
     pair.facts["block_queue"] = queue.read(rc, namespace.node).describe()
-    pair.facts["pcie_link"] = link.describe() + (" (emulated: not checked)" if pair.link.emulated else "")
+    pair.record_link(link.describe() + (" (emulated: not checked)" if pair.link.emulated else ""))
     if not pair.link.emulated:
         pcie_link.require_link(link, pair.link.gen, pair.link.lanes, f"{pair.name} ({rc.label}) {namespace.node}")
     # The payload size after the link: a link trained below its declaration is the first thing to say.

@@ -22,7 +22,7 @@ def disk(pair):
     protocol = usbhost.storage_protocol(host, device)
     pair.facts["usb_disk"] = f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}"
     pair.facts["usb_disk_protocol"] = protocol
-    pair.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
+    pair.record_link(f"{device.speed_mbps:g} Mb/s ({device.speed})")
     usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({host.label}) disk {serial}")
     wanted = pair.settings(DiskSettings).protocol
     if wanted != "any" and protocol != wanted:

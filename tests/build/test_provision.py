@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from labgrid import Environment
+from labgrid.step import steps
 
 from hil.build import load_build
 from hil.errors import LabError
@@ -79,8 +80,12 @@ def _rehearsal_env(images: Path) -> Environment:
 
 def test_a_u_boot_board_gets_the_build_over_tftp_and_one_without_network_in_its_boot_flash(images):
     env = _rehearsal_env(images)
+    seen = []  # labgrid's step log: both drivers' boot_build are steps (BootBuildProtocol)
+    steps.subscribe(seen.append)
     try:
         assert provision(env, build_of(images, "{kernel: vmlinuz, initramfs: initrd}")) == ["rboard", "rboard-serial"]
+        booted = {(event.step.source.__class__.__name__, event.step.title) for event in seen}
+        assert booted >= {("UBootTFTPBootDriver", "boot_build"), ("UBootFlashBootDriver", "boot_build")}
         served = images / "bench" / "tftp" / "rboard"  # the TFTP server's folder: links to the build's images
         assert (served / "vmlinuz").resolve() == images / "vmlinuz"
         uboot = env.get_target("rboard").get_driver("UBootDriver", activate=False)
@@ -102,4 +107,5 @@ def test_a_u_boot_board_gets_the_build_over_tftp_and_one_without_network_in_its_
             "booti ${kernel_addr_r} ${ramdisk_addr_r}:0x9 ${fdtcontroladdr}"
         )
     finally:
+        steps.unsubscribe(seen.append)
         env.cleanup()

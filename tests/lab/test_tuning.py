@@ -5,7 +5,6 @@ change); the virtual board's real /proc/sys is tested in tests/vlab/test_tuning_
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -56,12 +55,8 @@ def _read(path: Path) -> str:
     return path.read_text()
 
 
-def _pair(role, profile: TuningConfig | None):
-    return SimpleNamespace(
-        board=SimpleNamespace(config=SimpleNamespace(tuning=profile)),
-        roles={"host": role, "device": role},
-        role=lambda name: role,
-    )
+def _roles(role):
+    return {"host": role, "device": role}
 
 
 def test_a_profile_is_applied_described_and_restored(role, tmp_path):
@@ -116,7 +111,7 @@ def test_the_profile_is_restored_after_a_failed_measurement(role, tmp_path):
     _tree(tmp_path)
     with (
         pytest.raises(RuntimeError, match="measurement failed"),
-        tuning.tuned(_pair(role, PROFILE), root=str(tmp_path)) as facts,
+        tuning.tuned(PROFILE, _roles(role), root=str(tmp_path)) as facts,
     ):
         assert _read(tmp_path / "proc/sys/net/core/rmem_max") == "4194304\n"
         assert list(facts) == ["tuning.lab-pc"]  # one target under two roles is tuned once
@@ -125,7 +120,7 @@ def test_the_profile_is_restored_after_a_failed_measurement(role, tmp_path):
 
 
 def test_a_pair_without_a_profile_is_left_alone(role):
-    with tuning.tuned(_pair(role, None)) as facts:
+    with tuning.tuned(None, _roles(role)) as facts:
         assert facts == {}
 
 
@@ -196,7 +191,7 @@ def test_a_knob_the_board_lacks_stops_the_case_when_the_profile_says_so_and_the_
         pytest.raises(
             tuning.TuningUnavailable, match=r"unavailable: " + policy + r"\): .*not available: .*wlan0"
         ) as caught,
-        tuning.tuned(_pair(role, profile), root=str(tmp_path)),
+        tuning.tuned(profile, _roles(role), root=str(tmp_path)),
     ):
         pytest.fail("the measurement must not run")
     assert caught.value.skip == (policy == "skip")
@@ -206,7 +201,7 @@ def test_a_knob_the_board_lacks_stops_the_case_when_the_profile_says_so_and_the_
 def test_by_default_a_missing_knob_is_recorded_and_the_case_measures(role, tmp_path):
     _tree(tmp_path)
     profile = TuningConfig(rps_cpus={"wlan0": "3"})
-    with tuning.tuned(_pair(role, profile), root=str(tmp_path)) as facts:
+    with tuning.tuned(profile, _roles(role), root=str(tmp_path)) as facts:
         assert "not available: " in facts["tuning.lab-pc"]
 
 

@@ -60,7 +60,7 @@ def test_rnd4k_read_is_measured_from_fio_json_and_a_slow_link_is_an_error(tmp_pa
     assert measured["nvme.rnd4k_q32t1.read_p99"]["unit"] == "ms"
     facts = rate["facts"]
     assert facts["fio_engine"] == "libaio (queue depth 32)"
-    assert facts["pcie_link"].startswith("Gen1 x1 (2.5 GT/s") and "emulated: not checked" in facts["pcie_link"]
+    assert facts["link_speed"].startswith("Gen1 x1 (2.5 GT/s") and "emulated: not checked" in facts["link_speed"]
     assert facts["nvme_drive"].startswith("QEMU NVMe Ctrl (serial hil-vlab-nvme")
 
     error = junit_cases(out / "junit.xml")["test_nvme_crystaldiskmark[vlab-nvme-gen3-rnd4k_q32t1-read]"].find("error")

@@ -19,7 +19,7 @@ def test_the_emulated_bar_is_measured_and_gated(tmp_path, vlab_subprocess_env):
     assert set(results) == {"pcie.bar.store", "pcie.bar.load"}
     for result in results.values():
         assert result["board"] == "vlab-bar" and result["verdict"] in ("PASS", "MARGINAL"), result["reason"]
-        assert result["facts"]["pcie_trained_link"] == "emulated: not checked"
+        assert result["facts"]["link_speed"] == "emulated: not checked"
         assert result["facts"]["bar"] == "resource2"
     raw = results["pcie.bar.store"]["samples"][0]["raw"]
     assert "bytes=4194304 width=32 loops=64 " in raw and "checksum=" in raw

@@ -32,10 +32,12 @@ from typing import ClassVar
 import attr
 from labgrid.driver.common import Driver
 from labgrid.factory import target_factory
+from labgrid.step import step
 
 from hil.build.manifest import Build
 from hil.errors import LabError
 from hil.lab.board import uboot
+from hil.lab.board.provision import BootBuildProtocol
 
 ERASE_BLOCK = 64 * 1024  # a SPI NOR's usual erase block: every image starts on one
 SECTOR = 512  # a block device's block (U-Boot's `virtio read`/`mmc read` count in them)
@@ -113,7 +115,7 @@ def uboot_flash_command(placed: list[Placed], read_command: str, kernel_args: li
 
 @target_factory.reg_driver
 @attr.s(eq=False)
-class UBootFlashBootDriver(Driver):
+class UBootFlashBootDriver(Driver, BootBuildProtocol):
     # The board's power, when the target has it: off while the programmer drives the flash (a clip on a
     # powered board's SPI NOR fights the SoC for the bus).
     bindings: ClassVar[dict] = {
@@ -129,6 +131,7 @@ class UBootFlashBootDriver(Driver):
     )
     boot_args = attr.ib(default="", validator=attr.validators.instance_of(str))  # the board's own arguments
 
+    @step(args=["build"])
     def boot_build(self, build: Build) -> None:
         """Before the first power-on: the build goes into the board's flash and every boot starts it."""
         uboot.check_images(self.target.name, build, "copies from its boot flash")

@@ -24,19 +24,22 @@ from typing import ClassVar
 import attr
 from labgrid.driver.common import Driver
 from labgrid.factory import target_factory
+from labgrid.step import step
 
 from hil.build.manifest import Build
 from hil.errors import LabError
 from hil.lab.board import uboot
+from hil.lab.board.provision import BootBuildProtocol
 
 
 @target_factory.reg_driver
 @attr.s(eq=False)
-class UBootTFTPBootDriver(Driver):
+class UBootTFTPBootDriver(Driver, BootBuildProtocol):
     bindings: ClassVar[dict] = {"tftp": "TFTPProviderDriver", "bootloader": "UBootDriver"}
 
     boot_args = attr.ib(default="", validator=attr.validators.instance_of(str))  # the board's own arguments
 
+    @step(args=["build"])
     def boot_build(self, build: Build) -> None:
         """Before the first power-on: every boot of the board now fetches `build` over TFTP."""
         uboot.check_images(self.target.name, build, "fetches over TFTP")

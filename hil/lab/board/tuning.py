@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from hil.errors import LabError
 from hil.inventory.tuning import TuningConfig
@@ -196,13 +195,14 @@ def _require_available(done: list[Applied], profile: TuningConfig, root: str) ->
         )
 
 
-def roles_of(pair: Any) -> list[Role]:
+def roles_of(profile: TuningConfig, pair_roles: Mapping[str, Role]) -> list[Role]:
     """The distinct boards of the roles the profile names (one target under two roles is tuned once)."""
-    profile: TuningConfig = pair.board.config.tuning
-    names = profile.roles if profile.roles is not None else list(pair.roles)
+    names = profile.roles if profile.roles is not None else list(pair_roles)
     seen, roles = set(), []
     for name in names:
-        role = pair.role(name)
+        if name not in pair_roles:
+            raise LabError(f"the tuning profile names a role {name!r} the pair has not ({', '.join(pair_roles)})")
+        role = pair_roles[name]
         if id(role.target) not in seen:
             seen.add(id(role.target))
             roles.append(role)
@@ -210,18 +210,17 @@ def roles_of(pair: Any) -> list[Role]:
 
 
 @contextmanager
-def tuned(pair: Any, *, root: str = "") -> Iterator[dict[str, str]]:
-    """Apply the pair's profile (if it has one) for the `with` block; yield its facts; restore after.
+def tuned(profile: TuningConfig | None, roles: Mapping[str, Role], *, root: str = "") -> Iterator[dict[str, str]]:
+    """Apply a pair's profile (if it has one) to its `roles` for the `with` block; yield its facts; restore after.
 
     root: where the boards' /sys and /proc are ('' on a board; a directory tree in the tests).
     """
-    profile: TuningConfig | None = pair.board.config.tuning
     if profile is None:
         yield {}
         return
     done: list[Applied] = []
     try:
-        for role in roles_of(pair):
+        for role in roles_of(profile, roles):
             done.append(apply(role, profile, root))
         _require_available(done, profile, root)
         yield {f"tuning.{applied.role.target.name}": applied.describe(root) for applied in done}

@@ -124,7 +124,7 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
     ethernet = pair.settings(EthernetSettings, required=("serial", "board_address", "peer_address"))
     serial, cidr, peer_address = ethernet.serial, ethernet.board_address, ethernet.peer_address
     device = usbhost.wait_for_device(host, serial, timeout_s=enumerate_timeout_s)
-    pair.facts["link_speed"] = f"{device.speed_mbps:g} Mb/s ({device.speed})"
+    pair.record_link(f"{device.speed_mbps:g} Mb/s ({device.speed})")
     usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({host.label}) Ethernet adapter {serial}")
     ifname = usbhost.network_interface(host, device.sysfs, timeout_s=enumerate_timeout_s)
     driver = interface_driver(host, ifname)
