@@ -6,6 +6,7 @@
     hil pipeline branches        # Jenkins helpers (hil.pipeline)
     hil trend reports/history    # the trend page from stored runs
     hil compare REF CANDIDATE    # the release gate: candidate build against reference build
+    hil serve                    # the results database as a web dashboard (hil.dashboard)
     hil bench start              # the rehearsal bench (hil.bench)
 
 `python -m hil ...` is the same command. The measuring itself is pytest: `pytest testcases ...`.
@@ -26,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pipeline": ("hil.pipeline", "Jenkins helpers: the parallel branches, a run's summary line"),
     "trend": ("hil.report.trend", "write the trend page from stored runs"),
     "compare": ("hil.report.compare", "the release gate: a candidate build's runs against a reference build's"),
+    "serve": ("hil.dashboard.serve", "the results database as a read-only web dashboard (127.0.0.1 by default)"),
     "db": ("hil.db.cli", "the results database: upgrade its schema, import, export, push spooled runs"),
     "bench": ("hil.bench.bench", "the rehearsal bench: arm64 boards behind a power switch, ser2net and SSH"),
     "bench-image": ("hil.bench.image", "build (or reuse) the rehearsal board's SD card; print its directory"),

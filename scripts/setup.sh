@@ -31,6 +31,7 @@ BENCH_PACKAGES=(
     qemu-system-arm ser2net gcc-aarch64-linux-gnu libc6-dev-arm64-cross
     fdisk e2fsprogs binutils openssh-client flashrom
     postgresql      # tests/db: the results database's tests start a throwaway PostgreSQL 15 cluster of their own
+    chromium chromium-driver  # tests/dashboard: Selenium drives Debian's browser and driver, nothing downloaded
 )
 ((bench)) && APT_PACKAGES+=("${BENCH_PACKAGES[@]}")
 

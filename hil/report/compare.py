@@ -31,7 +31,6 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +45,7 @@ from hil.errors import InventoryError
 from hil.report import sensitivity
 from hil.report.exitcodes import HilExit
 from hil.report.files import atomic_write_text
-from hil.report.html import STYLE
+from hil.report.pages import render
 from hil.report.store import StoredRun
 from hil.report.summary import fmt_num, key_of
 from hil.verdict.baseline import MIN_RUN_SPREAD, compare, run_spread
@@ -325,10 +324,10 @@ def compare_sides(
     rules = thresholds(reference, candidate, inventory, live=live)
     ref, cand = _by_key(reference), _by_key(candidate)
     rows = []
+    medians = {board: _run_medians(ref, board) for board in {board for board, _ in ref}}  # once per board
     for board, key in sorted(set(ref) | set(cand)):
-        medians = _run_medians(ref, board)
         found = ref.get((board, key), []), cand.get((board, key), [])
-        rows.append(_row(board, key, *found, medians, rules[(board, key)], min_effect))
+        rows.append(_row(board, key, *found, medians.get(board, {}), rules[(board, key)], min_effect))
     order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
     rows.sort(key=lambda row: (order[row.gate], row.board, row.key))
     blocked = [row for row in rows if row.gate is Gate.BLOCKED]
@@ -398,27 +397,25 @@ GATE_COLOUR = {Gate.PASS: "#2e7d32", Gate.BLOCKED: "#c62828", Gate.INCOMPLETE: "
 
 def gate_banner(comparison: Comparison) -> str:
     """The gate in one line, for the top of a report page."""
-    colour = GATE_COLOUR[comparison.gate]
-    return (
-        f"<p class='hil-gate' style='font-size:1.3em;border:2px solid {colour};padding:6px;color:{colour}'>"
-        f"<b>Release gate against {escape(_side_text(comparison.reference))}: {escape(comparison.summary)}</b></p>"
+    return render(
+        "gate_banner.html",
+        colour=GATE_COLOUR[comparison.gate],
+        reference=_side_text(comparison.reference),
+        summary=comparison.summary,
     )
 
 
-def html(comparison: Comparison) -> str:
-    colour = GATE_COLOUR[comparison.gate]
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in _cells(row)) + "</tr>" for row in comparison.rows
-    )
-    return (
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>hil release gate: {comparison.gate}</title>"
-        f"{STYLE}</head><body>"
-        f"<h1>Release gate: candidate {escape(_side_text(comparison.candidate))}</h1>"
-        f"<p style='font-size:1.3em;color:{colour}'><b>{escape(comparison.summary)}</b></p>"
-        f"<p>Reference: {escape(_side_text(comparison.reference))}: {escape(', '.join(comparison.reference['runs']))}"
-        f"<br>Candidate: {escape(', '.join(comparison.candidate['runs']))}</p>"
-        "<table class='hil-summary'><tr><th>Gate</th><th>Board</th><th>Metric</th><th>Reference</th>"
-        f"<th>Candidate</th><th>Change</th><th>Catches</th><th>Band</th><th>Why</th></tr>{rows}</table></body></html>\n"
+def html(comparison: Comparison, **page: Any) -> str:
+    """The gate page; `page`: what the dashboard adds to it (hil.serve)."""
+    return render(
+        "gate.html",
+        title=f"hil release gate: {comparison.gate}",
+        comparison=comparison,
+        colour=GATE_COLOUR[comparison.gate],
+        candidate=_side_text(comparison.candidate),
+        reference=_side_text(comparison.reference),
+        rows=[_cells(row) for row in comparison.rows],
+        **page,
     )
 
 

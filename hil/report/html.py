@@ -1,19 +1,19 @@
 """HTML fragments: a result's statistics table with its plot, and the run's summary table.
 
 pytest-html 4 renders its rows in JavaScript from strings; these fragments are plain HTML with
-`hil-` classes styled by STYLE, which the summary carries into the page once.
-Everything user-supplied is escaped. Plain module: no pytest.
+`hil-` classes styled by templates/style.css, which each fragment carries. The markup is in the
+templates (hil.report.pages, autoescaped); this module says what goes in it. Plain module: no pytest.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from html import escape
+from dataclasses import dataclass
 
+from hil.report.pages import ENVIRONMENT, render
 from hil.report.summary import (
     DASH,
-    VERDICT_COLORS,
     band_text,
     ci_half_width,
     fmt_num,
@@ -26,72 +26,52 @@ from hil.report.summary import (
     verdict_text,
     worst_first,
 )
-from hil.verdict.result import MetricResult, Verdict
-
-STYLE = """
-<style>
-.hil-summary, .hil-stats { border-collapse: collapse; margin: 6px 0 12px 0; color: #222; font-size: 12px; }
-.hil-summary th, .hil-summary td, .hil-stats th, .hil-stats td { border: 1px solid #ddd; padding: 3px 8px; }
-.hil-summary th, .hil-stats th { background: #f3f3f3; text-align: left; font-weight: bold; }
-.hil-stats th { font-weight: normal; color: #555; }
-.hil-num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.hil-verdict { font-weight: bold; color: #fff; text-align: center; white-space: nowrap; padding: 1px 6px; }
-.hil-result { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; margin: 6px 0; }
-.hil-result img { max-width: 100%; border: 1px solid #e6e6e6; }
-.hil-reason { margin: 4px 0; color: #222; font-size: 13px; }
-.hil-raw { background: #f6f6f6; color: #222; padding: 6px; max-height: 300px; overflow: auto;
-           white-space: pre-wrap; font-family: monospace; font-size: 11px; }
-</style>
-"""
+from hil.verdict.result import MetricResult
 
 MAX_RAW_CHARS = 20_000  # error output is shown verbatim, but a runaway log must not bloat the page
 
 
-def verdict_cell(verdict: Verdict, tag: str = "td", text: str | None = None) -> str:
-    color = VERDICT_COLORS.get(verdict, "#000")
-    shown = str(verdict) if text is None else text
-    return f'<{tag} class="hil-verdict" style="background:{color}">{escape(shown)}</{tag}>'
+@dataclass(frozen=True)
+class StatsRows:
+    """The figures behind a verdict, as the statistics table shows them: the verdict text, then label and text."""
+
+    verdict: str
+    figures: list[tuple[str, str]]
 
 
-def _row(label: str, value: str, *, raw_html: bool = False) -> str:
-    return f"<tr><th>{escape(label)}</th><td>{value if raw_html else escape(value)}</td></tr>"
-
-
-def stats_table(result: MetricResult) -> str:
-    """Every figure behind the verdict, as a two-column table."""
+def stats_rows(result: MetricResult) -> StatsRows:
     stats = result.stats
     unit = result.unit
     rows = [
-        _row("verdict", verdict_cell(result.verdict, "span", verdict_text(result)), raw_html=True),
-        _row("band", band_text(result, with_unit=True) + (f" (out {result.side})" if result.side else "")),
-        _row("better", f"{result.direction} ({'more' if result.direction == 'higher' else 'less'} is better)"),
-        _row("stop reason", str(result.stop_reason)),
+        ("band", band_text(result, with_unit=True) + (f" (out {result.side})" if result.side else "")),
+        ("better", f"{result.direction} ({'more' if result.direction == 'higher' else 'less'} is better)"),
+        ("stop reason", str(result.stop_reason)),
     ]
     if stats is not None:
         outliers = ", ".join(
             f"#{i + 1}={fmt_num(result.values[i])}" for i in stats.outliers if 0 <= i < len(result.values)
         )
         rows += [
-            _row("n", str(stats.n)),
-            _row("median", f"{fmt_num(stats.median)} {unit}"),
-            _row("mean", f"{fmt_num(stats.mean)} {unit}"),
-            _row("std", f"{fmt_num(stats.std)} {unit}"),
-            _row("CV", f"{fmt_pct(stats.cv)} (max {fmt_pct(result.max_cv)})"),
-            _row(
+            ("n", str(stats.n)),
+            ("median", f"{fmt_num(stats.median)} {unit}"),
+            ("mean", f"{fmt_num(stats.mean)} {unit}"),
+            ("std", f"{fmt_num(stats.std)} {unit}"),
+            ("CV", f"{fmt_pct(stats.cv)} (max {fmt_pct(result.max_cv)})"),
+            (
                 f"{stats.confidence:.0%} CI of mean",
                 f"[{fmt_num(stats.ci_low)}, {fmt_num(stats.ci_high)}] (± {fmt_num(ci_half_width(stats))})",
             ),
-            _row("min / max", f"{fmt_num(stats.minimum)} / {fmt_num(stats.maximum)}"),
-            _row("outliers (Tukey 1.5 IQR)", outliers or "none"),
+            ("min / max", f"{fmt_num(stats.minimum)} / {fmt_num(stats.maximum)}"),
+            ("outliers (Tukey 1.5 IQR)", outliers or "none"),
         ]
     else:
-        rows.append(_row("samples", str(len(result.samples))))
+        rows.append(("samples", str(len(result.samples))))
     if result.warmup:
-        rows.append(_row("warm-up (not counted)", ", ".join(fmt_num(s.value) for s in result.warmup)))
+        rows.append(("warm-up (not counted)", ", ".join(fmt_num(s.value) for s in result.warmup)))
     if result.ceiling is not None:
         efficiency = fmt_pct(result.efficiency) if result.efficiency is not None else DASH
         rows.append(
-            _row(
+            (
                 "efficiency",
                 f"{efficiency} of ceiling {fmt_num(result.ceiling.value)} "
                 f"{result.ceiling.unit} ({result.ceiling.basis})",
@@ -107,33 +87,35 @@ def stats_table(result: MetricResult) -> str:
             f"p={fmt_p(base.p_value)} (alpha {base.alpha:g}), {run_p}, min effect {fmt_pct(base.min_effect)}: "
             f"{'REGRESSION' if base.regression else 'no regression'}"
         )
-        rows.append(_row("baseline", text + (f" ({base.reason})" if base.reason else "")))
+        rows.append(("baseline", text + (f" ({base.reason})" if base.reason else "")))
     link = link_fact(result.facts)
     if link is not None:
-        rows.append(_row("link", link[1]))
+        rows.append(("link", link[1]))
     other = {k: v for k, v in result.facts.items() if link is None or k != link[0]}
     if other:
-        rows.append(_row("facts", ", ".join(f"{k}={v}" for k, v in sorted(other.items()))))
-    return f'<table class="hil-stats">{"".join(rows)}</table>'
+        rows.append(("facts", ", ".join(f"{k}={v}" for k, v in sorted(other.items()))))
+    return StatsRows(verdict_text(result), rows)
 
 
-def result_block(result: MetricResult, plot_uri: str | None) -> str:
+def stats_table(result: MetricResult) -> str:
+    """Every figure behind the verdict, as a two-column table."""
+    return ENVIRONMENT.get_template("macros.html").module.stats_table(result, stats_rows(result))
+
+
+def result_block(result: MetricResult, plot_uri: str | None, plot_error: str = "") -> str:
     """One metric for the HTML extras: its reason, the statistics and the plot side by side."""
-    title = f"{escape(result.board)} · {escape(key_of(result))}"
-    parts = [
-        STYLE,  # the rows are rendered apart from the summary; repeating the small style block is harmless
-        f'<div class="hil-reason"><b>{title}</b>: {escape(result.reason)}</div>',
-        '<div class="hil-result">',
-        stats_table(result),
-    ]
-    if plot_uri is not None:
-        parts.append(f'<img src="{plot_uri}" alt="samples of {escape(key_of(result))}"/>')
-    parts.append("</div>")
-    if result.error_output:
-        raw = result.error_output
-        cut = f"\n[... {len(raw) - MAX_RAW_CHARS} more characters in results.json]" if len(raw) > MAX_RAW_CHARS else ""
-        parts.append(f'<pre class="hil-raw">{escape(raw[:MAX_RAW_CHARS])}{escape(cut)}</pre>')
-    return "".join(parts)
+    raw = result.error_output
+    if len(raw) > MAX_RAW_CHARS:
+        raw = raw[:MAX_RAW_CHARS] + f"\n[... {len(raw) - MAX_RAW_CHARS} more characters in results.json]"
+    return render(
+        "result.html",
+        result=result,
+        key=key_of(result),
+        rows=stats_rows(result),
+        plot_uri=plot_uri,
+        plot_error=plot_error,
+        raw=raw,
+    )
 
 
 SUMMARY_HEADERS = ("board", "metric", "median ± CI", "unit", "band", "CV", "verdict", "stop reason")
@@ -149,37 +131,14 @@ def summary_table(results: Iterable[MetricResult], tests: str = "") -> str:
     rows = [summary_row(result) for result in results]
     with_baseline = any(row.change != DASH for row in rows)
     headers = SUMMARY_HEADERS[:6] + (BASELINE_HEADERS if with_baseline else ()) + SUMMARY_HEADERS[6:]
-    header = "".join(f"<th>{escape(title)}</th>" for title in headers)
-    body = []
-    for row in rows:
-        baseline = (
-            "".join(f'<td class="hil-num">{escape(v)}</td>' for v in (row.change, row.p, row.run_p, row.baseline_runs))
-            if with_baseline
-            else ""
-        )
-        body.append(
-            "<tr>"
-            f"<td>{escape(row.board)}</td>"
-            f'<td title="{escape(row.test_id)}">{escape(row.key)}</td>'
-            f'<td class="hil-num">{escape(row.median_ci)}</td>'
-            f"<td>{escape(row.unit)}</td>"
-            f"<td>{escape(row.band)}</td>"
-            f'<td class="hil-num">{escape(row.cv)}</td>'
-            f"{baseline}"
-            f"{verdict_cell(row.verdict, text=row.verdict_text)}"
-            f"<td>{escape(row.stop_reason)}</td>"
-            "</tr>"
-        )
-    counts = [f'<p id="hil-test-counts">{escape(tests)}</p>'] if tests else []
-    if results:
-        counts.append(f"<p>{len(results)} metrics: {escape(verdict_counts(results))}</p>")
-    table = (
-        f'<table class="hil-summary" id="hil-summary"><thead><tr>{header}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>"
-        if results
-        else ""
+    return render(
+        "summary.html",
+        rows=rows,
+        headers=headers,
+        with_baseline=with_baseline,
+        tests=tests,
+        counts=verdict_counts(results),
     )
-    return f"{STYLE}<h2>Metrics</h2>{''.join(counts)}{table}"
 
 
 # pytest-html 4.2 renders "<N> tests took <duration>." (or "<N>/<M> tests done." while running) from its

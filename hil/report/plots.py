@@ -17,7 +17,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from hil.report.summary import VERDICT_COLORS, fmt_num, key_of
+from hil.report.summary import VERDICT_COLORS, fmt_num, fmt_pct, key_of
+from hil.verdict.changepoint import Step
 from hil.verdict.result import MetricResult, SampleStats, Verdict
 from hil.verdict.spec import Band, Direction
 from hil.verdict.units import convert, convertible
@@ -32,9 +33,10 @@ _WARMUP_COLOR = "#9e9e9e"
 _OUTLIER_COLOR = "#d50000"
 _CEILING_COLOR = "#b71c1c"
 _BASELINE_COLOR = "#6d4c41"
+_STEP_COLOR = "#6a1b9a"
 
 
-def png_data_uri(png: bytes) -> str:
+def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
@@ -44,7 +46,7 @@ def _render(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
-class _View:
+class View:
     """The y range that keeps the samples readable.
 
     Reference lines (band edges, ceiling, baseline) far from the data would squash the samples
@@ -93,7 +95,7 @@ def _scale(
 ) -> tuple[tuple[float, float], list[tuple[float, str, str, str]], list[str]]:
     """The y limits around the samples, the reference lines inside them, and what lies off scale."""
     stats = result.stats
-    view = _View([*result.values, *(sample.value for sample in result.warmup)])
+    view = View([*result.values, *(sample.value for sample in result.warmup)])
     off_scale = []
     # With two or three samples the t-interval can be ten times the data's spread: clip it then.
     for edge in (stats.ci_low, stats.ci_high) if stats else ():
@@ -213,13 +215,17 @@ def result_plot(result: MetricResult) -> bytes | None:
 
 def _finish(fig: Figure, ax: Axes, limits: tuple[float, float], ylabel: str, title: str, color: str) -> bytes:
     """The y axis, grid, title and legend every plot has, and the PNG."""
+    _dress(ax, limits, ylabel, title, color)
+    return _render(fig)
+
+
+def _dress(ax: Axes, limits: tuple[float, float], ylabel: str, title: str, color: str) -> None:
     ax.set_ylim(*limits)
     ax.set_ylabel(ylabel, fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", lw=0.3, alpha=0.6)
     ax.set_title(title, fontsize=9, color=color, loc="left")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
-    return _render(fig)
 
 
 @dataclass(frozen=True)
@@ -235,17 +241,33 @@ class TrendPoint:
     build: str | None = None  # the build the run measured (hil.build), when it was given one
 
 
+def short(label: str, width: int = 24) -> str:
+    """A label that fits beside the plot (the page around it gives the whole name)."""
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
 def trend_plot(
     points: Sequence[TrendPoint],
     unit: str,
     title: str,
     direction: Direction = Direction.HIGHER,
-    steps: Sequence[int] = (),
+    steps: Sequence[Step] = (),
 ) -> bytes:
+    return _render(trend_figure(points, unit, title, direction, steps))
+
+
+def trend_figure(
+    points: Sequence[TrendPoint],
+    unit: str,
+    title: str,
+    direction: Direction = Direction.HIGHER,
+    steps: Sequence[Step] = (),
+) -> Figure:
     """Median per run in time order, the CI of the mean as a bar, the band (as it was) shaded,
-    points coloured by verdict; `steps` (the first run after each change point) as dashed lines."""
+    points coloured by verdict; each step (hil.verdict.changepoint) a dashed line named by the build after it
+    and its change. The x axis names each run's build where the runs have one, else when it started."""
     x = list(range(len(points)))
-    view = _View([p.median for p in points])
+    view = View([p.median for p in points])
     for point in points:  # CI bars and band edges far off the medians are clipped, not zoomed out to
         band_edges = (point.band.low, point.band.high) if point.band is not None else ()
         for edge in (point.ci_low, point.ci_high, *band_edges):
@@ -285,9 +307,23 @@ def trend_plot(
                 label=str(verdict),
                 zorder=3,
             )
-    for index, first_after in enumerate(steps):
-        ax.axvline(first_after - 0.5, color="#6a1b9a", ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
-    step = max(1, len(points) // 10)  # at most ~10 labels stay legible
-    ax.set_xticks(x[::step], [points[i].label for i in x[::step]], rotation=30, ha="right", fontsize=7)
+    for index, step in enumerate(steps):
+        ax.axvline(step.index - 0.5, color=_STEP_COLOR, ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
+        after = points[step.index]
+        ax.annotate(
+            f"{short(after.build or after.label)} {fmt_pct(step.change, signed=True)}",
+            (step.index - 0.5, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            va="top",
+            fontsize=7,
+            color=_STEP_COLOR,
+        )
+    every = max(1, len(points) // 10)  # at most ~10 labels stay legible
+    ticks = x[::every]
+    names = [short(points[i].build or points[i].label) for i in ticks]
+    ax.set_xticks(ticks, names, rotation=30, ha="right", fontsize=7)
     ax.set_xlim(-0.5, len(points) - 0.5)
-    return _finish(fig, ax, limits, f"median {unit}  ({better(direction)})", title, "black")
+    _dress(ax, limits, f"median {unit}  ({better(direction)})", title, "black")
+    return fig

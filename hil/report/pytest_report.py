@@ -27,11 +27,11 @@ import os
 import shlex
 import tempfile
 from collections.abc import Callable
-from html import escape
 from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import Markup
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -396,15 +396,15 @@ class ReportSession:
         if _is_measurement_error(report):
             cells[0] = '<td class="col-result">Error</td>'  # row colour, filter and sort follow this cell
             _move_html_count_to_errors(self.config)
-        cells.insert(2, f'<td class="col-verdict">{verdicts}</td>')
-        cells.insert(3, f'<td class="col-median">{medians}</td>')
+        cells.insert(2, Markup('<td class="col-verdict">{}</td>').format(verdicts))
+        cells.insert(3, Markup('<td class="col-median">{}</td>').format(medians))
         if self.config.getoption("baseline"):
             changes = " / ".join(
-                escape(f"{fmt_pct(r.baseline.change, signed=True)} (p={fmt_p(r.baseline.p_value)})")
+                f"{fmt_pct(r.baseline.change, signed=True)} (p={fmt_p(r.baseline.p_value)})"
                 for r in results
                 if r.baseline is not None
             )
-            cells.insert(4, f'<td class="col-baseline">{changes}</td>')
+            cells.insert(4, Markup('<td class="col-baseline">{}</td>').format(changes))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_report_title(self, report: Any) -> None:
@@ -561,14 +561,14 @@ def _is_measurement_error(report: pytest.TestReport) -> bool:
 def _html_extra(result: MetricResult) -> dict[str, Any]:
     from pytest_html import extras  # only with --html: pytest-html is then loaded anyway
 
-    from hil.report.plots import png_data_uri, result_plot
+    from hil.report.plots import data_uri, result_plot
 
     try:
         png = result_plot(result)
     except Exception as exc:  # a plot must never cost the run its report: say so in its place
-        block = result_block(result, None) + f"<p>plot failed: {type(exc).__name__}: {exc}</p>"
+        block = result_block(result, None, plot_error=f"{type(exc).__name__}: {exc}")
     else:
-        block = result_block(result, png_data_uri(png) if png else None)
+        block = result_block(result, data_uri(png) if png else None)
     # One html extra with the image inline rather than an extras.png: pytest-html 4 shows images in a
     # 320x240 thumbnail viewer, too small to read a band edge, and inline keeps the table beside it.
     return extras.html(block)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from html import escape
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -23,11 +23,12 @@ from hil.db import cli as db_cli
 from hil.db.engine import DatabaseError
 from hil.db.read import history
 from hil.report.files import atomic_write_text
-from hil.report.html import STYLE, verdict_cell
-from hil.report.plots import TrendPoint, png_data_uri, trend_plot
+from hil.report.pages import render as render_page
+from hil.report.plots import TrendPoint, data_uri, trend_plot
 from hil.report.store import StoredRun, utc_now
 from hil.report.summary import fmt_num, fmt_pct, key_of
 from hil.verdict.changepoint import Step, find_steps
+from hil.verdict.result import MetricResult
 
 
 def _label(started: str) -> str:
@@ -58,7 +59,7 @@ def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
     return out
 
 
-def _step_text(points: Sequence[TrendPoint], step: Step) -> str:
+def step_text(points: Sequence[TrendPoint], step: Step) -> str:
     after = points[step.index]
     build = f" (build {after.build})" if after.build else ""
     return (
@@ -67,50 +68,34 @@ def _step_text(points: Sequence[TrendPoint], step: Step) -> str:
     )
 
 
+@dataclass(frozen=True)
+class MetricHistory:
+    """One metric on one board over runs, as a page shows it: its points, its steps and its plot."""
+
+    board: str
+    key: str
+    unit: str
+    points: list[TrendPoint]
+    steps: list[str]  # each step's sentence (step_text), oldest first
+    plot: str  # data URI of the plot
+
+
+def metric_history(board: str, key: str, points: list[TrendPoint], sample: MetricResult) -> MetricHistory:
+    """`sample`: the newest result of the metric, for its unit, direction and min_effect."""
+    steps = find_steps([p.median for p in points], min_effect=sample.min_effect)
+    image = trend_plot(points, sample.unit, f"{board}  {key}", sample.direction, steps)
+    return MetricHistory(board, key, sample.unit, points, [step_text(points, s) for s in steps], data_uri(image))
+
+
 def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
-    units = {(r.board, key_of(r)): r.unit for stored in runs for r in stored.results}
-    directions = {(r.board, key_of(r)): r.direction for stored in runs for r in stored.results}
-    min_effects = {(r.board, key_of(r)): r.min_effect for stored in runs for r in stored.results}  # the newest
-    overview, sections = [], []
-    for board, metrics in sorted(series(runs).items()):
-        sections.append(f"<h2>{escape(board)}</h2>")
-        for key, points in sorted(metrics.items()):
-            unit = units[(board, key)]
-            last = points[-1]
-            steps = find_steps([p.median for p in points], min_effect=min_effects[(board, key)])
-            stepped = _step_text(points, steps[-1]) if steps else ""
-            anchor = escape(f"{board}-{key}", quote=True)
-            overview.append(
-                f"<tr><td>{escape(board)}</td><td><a href='#{anchor}'>{escape(key)}</a></td>"
-                f"<td>{escape(fmt_num(last.median))} {escape(unit)}</td>{verdict_cell(last.verdict)}"
-                f"<td>{len(points)}</td><td>{escape(stepped) or 'none'}</td></tr>"
-            )
-            png = trend_plot(points, unit, f"{board}  {key}", directions[(board, key)], [s.index for s in steps])
-            sections.append(
-                f"<h3 id='{anchor}'>{escape(key)}</h3>"
-                f"<p>latest: median {escape(fmt_num(last.median))} {escape(unit)} "
-                f"{verdict_cell(last.verdict, 'span')}, {len(points)} run(s)</p>"
-                + "".join(f"<p>{escape(_step_text(points, step))}</p>" for step in steps)
-                + f'<img src="{png_data_uri(png)}" alt="trend of {escape(key)} on {escape(board)}"/>'
-            )
-    if not sections:
-        sections.append("<p>No run in the history has a measured metric yet.</p>")
-    table = (
-        "<table class='hil-summary'><tr><th>board</th><th>metric</th><th>latest median</th><th>verdict</th>"
-        "<th>runs</th>"
-        f"<th>last step</th></tr>{''.join(overview)}</table>"
-        if overview
-        else ""
-    )
-    span = f"{escape(runs[0].run.id)} … {escape(runs[-1].run.id)}" if runs else "none"
-    return (
-        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'/>"
-        f"<title>{escape(title)}</title>{STYLE}"
-        "<style>body{font-family:Helvetica,Arial,sans-serif;font-size:13px;color:#222;margin:16px}"
-        "h3{margin-bottom:2px}</style></head><body>"
-        f"<h1>{escape(title)}</h1><p>{len(runs)} run(s): {span}; generated {escape(utc_now())}</p>"
-        f"{table}{''.join(sections)}</body></html>\n"
-    )
+    newest = {(r.board, key_of(r)): r for stored in runs for r in stored.results}
+    metrics = [
+        metric_history(board, key, points, newest[(board, key)])
+        for board, by_key in sorted(series(runs).items())
+        for key, points in sorted(by_key.items())
+    ]
+    span = f"{runs[0].run.id} … {runs[-1].run.id}" if runs else "none"
+    return render_page("trend.html", title=title, runs=len(runs), span=span, generated=utc_now(), metrics=metrics)
 
 
 def write_trend(engine: Engine, output: Path, newest: int | None = None) -> Path:

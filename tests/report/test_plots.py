@@ -3,8 +3,9 @@ import io
 import pytest
 from matplotlib.image import imread
 
-from hil.report.plots import DPI, FIGSIZE, TrendPoint, png_data_uri, result_plot, trend_plot
+from hil.report.plots import DPI, FIGSIZE, TrendPoint, data_uri, result_plot, trend_figure, trend_plot
 from hil.report.testing import example_result
+from hil.verdict.changepoint import find_steps
 from hil.verdict.result import Verdict
 from hil.verdict.spec import Band
 
@@ -21,7 +22,7 @@ def test_result_plot_is_a_small_png():
     assert png.startswith(PNG_MAGIC)
     assert _size(png) == (round(FIGSIZE[0] * DPI), round(FIGSIZE[1] * DPI))
     assert len(png) < 80_000  # 50 metrics must stay a few MB of report
-    assert png_data_uri(png).startswith("data:image/png;base64,iVBOR")
+    assert data_uri(png).startswith("data:image/png;base64,iVBOR")
 
 
 @pytest.mark.parametrize(
@@ -49,3 +50,17 @@ def test_trend_plot_single_and_many_points():
         for i in range(25)
     ]
     assert trend_plot(points, "MB/s", "many").startswith(PNG_MAGIC)
+
+
+def test_the_trend_plot_names_the_builds_and_the_step():
+    medians = [40.1, 40.6, 39.8, 40.3, 30.2, 30.0, 30.4, 29.9]
+    builds = ["rc0"] * 4 + ["rc1-" + "x" * 40] * 4  # a long name is shortened on the plot only
+    points = [
+        TrendPoint(f"2025-11-0{i + 1} 10:00", m, m - 0.3, m + 0.3, Band(35.0, None), Verdict.PASS, build)
+        for i, (m, build) in enumerate(zip(medians, builds, strict=True))
+    ]
+    (step,) = find_steps(medians)
+    (ax,) = trend_figure(points, "MB/s", "b  usb.msc.read", steps=[step]).axes
+    short = "rc1-" + "x" * 19 + "…"
+    assert {label.get_text() for label in ax.get_xticklabels()} == {"rc0", short}  # the x axis names the builds
+    assert [text.get_text() for text in ax.texts] == [f"{short} -25.1%"]  # the step: the build after it, its change

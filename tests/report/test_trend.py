@@ -79,7 +79,7 @@ def test_the_overview_and_the_plot_mark_the_build_a_metric_stepped_at(tmp_path):
         build = "rc1" if day > 3 else "rc0"
         _run(engine, f"2025-11-0{day}T10:00:00+00:00", [example_result(values=values)], build, f"r{day}")
     page = render(read_history(engine))
-    overview = page[page.index("<table class='hil-summary'>") : page.index("<h2>")]
+    overview = page[page.index('<table class="hil-summary">') : page.index("<h2>")]
     stepped = "stepped at 2025-11-04 10:00 (build rc1): 40.10 -&gt; 30.15 (-24.8%, confidence 99.98%, p 0.00017)"
     assert stepped in overview
     assert page.count("stepped at 2025-11-04 10:00 (build rc1)") == 2  # the overview, and above the plot

@@ -1,0 +1,222 @@
+"""The dashboard's routes: the build x board matrix, a metric's history, a gate, a run. GET only.
+
+Every page renders the report's templates (hil.report.pages: autoescaped); every response carries its
+server time in a Server-Timing header (what benchmarks/dashboard_pages.py reads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from markupsafe import Markup
+from sqlalchemy import Engine
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Route
+
+from hil.dashboard import queries
+from hil.dashboard.plot import trend_svg
+from hil.db import convert
+from hil.report.compare import GATE_COLOUR, CompareError, Side, compare_sides, html
+from hil.report.files import UnreadableJson, read_json
+from hil.report.html import stats_rows, summary_table
+from hil.report.pages import render
+from hil.report.plots import TrendPoint
+from hil.report.store import RESULTS_FILE, StoredRun
+from hil.report.summary import key_of
+from hil.report.trend import step_text
+from hil.verdict.changepoint import find_steps
+from hil.verdict.result import Verdict
+from hil.verdict.spec import Band, Direction
+
+
+class ServerTiming(BaseHTTPMiddleware):
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        start = time.perf_counter()
+        response = await call_next(request)
+        response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
+        return response
+
+
+def url(path: str, **query: Any) -> str:
+    """A dashboard link; its query values are encoded (a name may hold & = # or anything else)."""
+    given = {name: value for name, value in query.items() if value is not None}
+    return f"{path}?{urlencode(given)}" if given else path
+
+
+def _page(request: Request) -> int:
+    try:
+        return max(0, int(request.query_params.get("page", "0")))
+    except ValueError:
+        return 0
+
+
+def _html(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    page = {"nav": True, "url": url, "gate_colours": GATE_COLOUR} | context
+    return HTMLResponse(render(template, **page), status_code=status_code)
+
+
+def _missing(what: str) -> HTMLResponse:
+    return _html("message.html", 404, title="not found", message=what)
+
+
+def create_app(engine: Engine, reports_dir: Path) -> Starlette:
+    def matrix_page(request: Request) -> Response:
+        page = _page(request)
+        rows, boards, more = queries.matrix(engine, page)
+        return _html(
+            "matrix.html",
+            title="hil: builds x boards",
+            rows=rows,
+            boards=boards,
+            page=page,
+            more=more,
+            gate_of=queries.cell_gate,
+        )
+
+    def history_page(request: Request) -> Response:
+        board, metric, key = (request.query_params.get(name) for name in ("board", "metric", "key"))
+        if board is None or metric is None or key is None:
+            return _missing("a history needs board, metric and key")
+        page = _page(request)
+        rows, more = queries.history(engine, board, metric, key, page)
+        if not rows:
+            return _missing(f"no stored result of {key} on {board}")
+        points = [_point(row) for row in rows if row.result.stats is not None]
+        newest = rows[-1].result
+        steps = find_steps([p.median for p in points], min_effect=newest.min_effect)
+        return _html(
+            "history.html",
+            title=f"hil: {key} on {board}",
+            board=board,
+            metric=metric,
+            key=key,
+            rows=rows,
+            points=points,
+            unit=newest.unit,
+            steps=[step_text(points, step) for step in steps],
+            svg=trend_svg(points, steps, newest.unit, Direction(newest.direction)) if points else None,
+            page=page,
+            more=more,
+        )
+
+    def gate_page(request: Request) -> Response:
+        query = request.query_params
+        candidate = query.get("candidate")
+        if not candidate:
+            return _missing("a gate needs a candidate build")
+        board = query.get("board") or None
+        reference, reference_run = query.get("reference") or None, query.get("reference_run") or None
+        if reference is None and reference_run is None:
+            reference, reference_run = queries.previous(engine, candidate)
+        label = reference if reference_run is None else f"run {reference_run}"
+        context = {
+            "board": board,
+            "candidate_build": candidate,
+            "reference_build": reference or "",
+            "reference_run": reference_run,
+        }
+        if label is None:
+            return _html("message.html", 404, title="no reference", message=f"nothing stored before {candidate}")
+        where = f" on {board}" if board else ""
+        sides = [
+            queries.side_runs(engine, reference, reference_run, board),
+            queries.side_runs(engine, candidate, None, board),
+        ]
+        for name, runs in zip((label, candidate), sides, strict=True):
+            if not runs:
+                return _missing(f"no complete run of {name}{where}")
+        try:
+            comparison = compare_sides(Side(label, sides[0]), Side(candidate, sides[1]))
+        except CompareError as exc:
+            return _html("message.html", 409, title="not comparable", message=str(exc), **context)
+        metrics = {(r.board, key_of(r)): r.metric for runs in sides for stored in runs for r in stored.results}
+        return HTMLResponse(html(comparison, nav=True, url=url, gate_colours=GATE_COLOUR, metrics=metrics, **context))
+
+    def run_page(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        found = queries.run(engine, run_id)
+        if found is None:
+            return _missing(f"no run {run_id}")
+        stored, complete = found
+        return _html(
+            "run.html",
+            title=f"hil: run {run_id}",
+            stored=stored,
+            complete=complete,
+            summary=Markup(summary_table(stored.results)),
+            stats_rows=stats_rows,
+            keys=[key_of(r) for r in stored.results],
+            reports=report_links(stored, reports_dir),
+        )
+
+    def report_page(request: Request) -> Response:
+        if local_report(reports_dir, request.path_params["run_id"]) is None:
+            return _missing("this run's report is not in the reports directory (a later run replaced it)")
+        return FileResponse(reports_dir / "report.html")
+
+    return Starlette(
+        routes=[
+            Route("/", matrix_page),
+            Route("/history", history_page),
+            Route("/gate", gate_page),
+            Route("/run/{run_id}", run_page),
+            Route("/run/{run_id}/report", report_page),
+        ],
+        middleware=[Middleware(ServerTiming)],
+    )
+
+
+def _point(row: queries.HistoryRow) -> TrendPoint:
+    result = row.result
+    stats = result.stats or {}
+    return TrendPoint(
+        convert.iso(row.started)[:16].replace("T", " ") if row.started else "",
+        stats["median"],
+        stats["ci_low"],
+        stats["ci_high"],
+        Band(**result.band) if result.band else None,
+        Verdict(result.verdict),
+        row.build,
+    )
+
+
+def local_report(reports_dir: Path, run_id: str) -> Path | None:
+    """The reports directory's report.html when its results.json is this run's (the next run replaces both)."""
+    try:
+        document = read_json(reports_dir / RESULTS_FILE)
+    except (UnreadableJson, OSError):
+        return None
+    ours = isinstance(document, dict) and (document.get("run") or {}).get("id") == run_id
+    return reports_dir / "report.html" if ours and (reports_dir / "report.html").is_file() else None
+
+
+def report_links(stored: StoredRun, reports_dir: Path) -> list[tuple[str, str]]:
+    """Where the run's report is: in the reports directory while it is the newest run's, and in the Jenkins
+    build's archived artifacts when the run ran in one (the --html path its command gave)."""
+    links = []
+    if local_report(reports_dir, stored.run.id) is not None:
+        links.append(("report", f"/run/{stored.run.id}/report"))
+    build_url = (stored.run.host.get("ci") or {}).get("BUILD_URL")
+    html_path = _html_option(stored.run.command)
+    if build_url and html_path:
+        links.append(("report in Jenkins' artifacts", f"{build_url.rstrip('/')}/artifact/{html_path}"))
+    return links
+
+
+def _html_option(command: str) -> str | None:
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("--html")
+    try:
+        known, _ = parser.parse_known_args(shlex.split(command))
+    except (ValueError, argparse.ArgumentError):
+        return None
+    return known.html

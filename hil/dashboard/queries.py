@@ -1,0 +1,174 @@
+"""What each dashboard page reads from the results database, in queries bounded by the page.
+
+The matrix counts verdicts per build and board in one grouped query over one page of builds; a history reads
+one metric's rows through the (board, metric, params_key, run_started) index, newest first, a page at a time;
+a gate loads the samples of two builds' runs, on one board when asked. Nothing here loads every run.
+Only complete runs are shown (hil.db.write marks a run complete once all its results are in), except on
+a run's own page, which says when it is not.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Engine, case, func, or_, select
+from sqlalchemy.orm import Session
+
+from hil.db import convert
+from hil.db.schema import Result, Run, SampleRow
+from hil.report.compare import WITHOUT_VERDICT, Gate
+from hil.report.store import StoredRun
+from hil.verdict.result import Verdict
+
+PAGE = 20  # matrix rows (builds) per page
+HISTORY_PAGE = 200  # runs per history page: a plot still legible, a step still visible
+GATE_RUNS = 50  # newest runs of a build a gate page compares
+_BATCH = 500  # ids per IN (...)
+
+BLOCKING = (Verdict.FAIL, Verdict.REGRESSION)
+
+
+@dataclass
+class MatrixRow:
+    """A build (all its runs), or one run that measured no named build."""
+
+    build: str | None
+    run_id: str | None
+    last: datetime
+    runs: int
+    cells: dict[str, Counter[str]] = field(default_factory=dict)  # board -> verdict -> results
+
+    @property
+    def label(self) -> str:
+        return self.build if self.build is not None else f"run {self.run_id}"
+
+
+def cell_gate(verdicts: Counter[str]) -> Gate:
+    """A build's gate on a board from the verdicts its results were given when measured, as `hil compare`
+    counts a candidate's band verdicts: a FAIL (or a REGRESSION against its baseline) blocks, a result without
+    a verdict leaves it incomplete."""
+    if any(verdicts[v] for v in BLOCKING):
+        return Gate.BLOCKED
+    if any(verdicts[v] for v in WITHOUT_VERDICT):
+        return Gate.INCOMPLETE
+    return Gate.PASS
+
+
+def matrix(engine: Engine, page: int) -> tuple[list[MatrixRow], list[str], bool]:
+    """One page of builds (newest first), the boards they measured, and whether an older page exists."""
+    solo = case((Run.build_name.is_(None), Run.id), else_=None).label("solo")
+    last = func.max(Run.started).label("last")
+    query = (
+        select(Run.build_name, solo, last, func.count())
+        .where(Run.complete)
+        .group_by(Run.build_name, solo)
+        .order_by(last.desc(), Run.build_name, solo)
+        .limit(PAGE + 1)
+        .offset(page * PAGE)
+    )
+    with Session(engine) as session:
+        rows = [MatrixRow(build, run_id, when, count) for build, run_id, when, count in session.execute(query)]
+        more = len(rows) > PAGE
+        rows = rows[:PAGE]
+        names = [row.build for row in rows if row.build is not None]
+        solos = [row.run_id for row in rows if row.run_id is not None]
+        counts = (
+            select(Run.build_name, solo, Result.board, Result.verdict, func.count())
+            .join(Run, Run.id == Result.run_id)
+            .where(Run.complete, or_(Run.build_name.in_(names), Run.id.in_(solos)))
+            .group_by(Run.build_name, solo, Result.board, Result.verdict)
+        )
+        by_key = {(row.build, row.run_id): row for row in rows}
+        boards: set[str] = set()
+        for build, run_id, board, verdict, count in session.execute(counts):
+            by_key[(build, run_id)].cells.setdefault(board, Counter())[verdict] += count
+            boards.add(board)
+    return rows, sorted(boards), more
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    run_id: str
+    started: datetime
+    build: str | None
+    result: Result
+
+
+def history(engine: Engine, board: str, metric: str, key: str, page: int) -> tuple[list[HistoryRow], bool]:
+    """One page of a metric's results on a board, oldest first within the page; whether older ones exist."""
+    query = (
+        select(Result, Run.build_name)
+        .join(Run, Run.id == Result.run_id)
+        .where(Result.board == board, Result.metric == metric, Result.params_key == key, Run.complete)
+        .order_by(Result.run_started.desc(), Result.run_id.desc())
+        .limit(HISTORY_PAGE + 1)
+        .offset(page * HISTORY_PAGE)
+    )
+    with Session(engine) as session:
+        found = [HistoryRow(r.run_id, r.run_started, build, r) for r, build in session.execute(query)]
+        session.expunge_all()
+    return found[:HISTORY_PAGE][::-1], len(found) > HISTORY_PAGE
+
+
+def previous(engine: Engine, build: str) -> tuple[str | None, str | None]:
+    """The default reference of a build: the newest matrix row (build, or run without one) whose last run
+    started before the build's first; (None, None) when there is none."""
+    first = select(func.min(Run.started)).where(Run.build_name == build, Run.complete).scalar_subquery()
+    solo = case((Run.build_name.is_(None), Run.id), else_=None)
+    last = func.max(Run.started)
+    query = (
+        select(Run.build_name, solo)
+        .where(Run.complete, or_(Run.build_name.is_(None), Run.build_name != build))
+        .group_by(Run.build_name, solo)
+        .having(last < first)
+        .order_by(last.desc())
+        .limit(1)
+    )
+    with engine.connect() as connection:
+        found = connection.execute(query).first()
+    return (found[0], found[1]) if found else (None, None)
+
+
+def side_runs(engine: Engine, build: str | None, run_id: str | None, board: str | None = None) -> list[StoredRun]:
+    """The newest GATE_RUNS complete runs of `build` (or the one run `run_id`), oldest first, with their results
+    (on `board` only, when given) and samples."""
+    runs = select(Run).where(Run.complete, Run.build_name == build if run_id is None else Run.id == run_id)
+    if board is not None:
+        runs = runs.where(select(Result.id).where(Result.run_id == Run.id, Result.board == board).exists())
+    with Session(engine) as session:
+        found = list(session.scalars(runs.order_by(Run.started.desc(), Run.id.desc()).limit(GATE_RUNS)))[::-1]
+        return _stored(session, found, board)
+
+
+def run(engine: Engine, run_id: str) -> tuple[StoredRun, bool] | None:
+    """A run with all its results and samples, and whether it is complete; None when there is no such run."""
+    with Session(engine) as session:
+        row = session.get(Run, run_id)
+        if row is None:
+            return None
+        return _stored(session, [row], None)[0], row.complete
+
+
+def _stored(session: Session, runs: Sequence[Run], board: str | None) -> list[StoredRun]:
+    results: dict[str, list[Result]] = {run.id: [] for run in runs}
+    samples: dict[int, list[SampleRow]] = {}
+    ids = list(results)
+    for start in range(0, len(ids), _BATCH):
+        query = select(Result).where(Result.run_id.in_(ids[start : start + _BATCH]))
+        if board is not None:
+            query = query.where(Result.board == board)
+        batch = list(session.scalars(query.order_by(Result.run_id, Result.ordinal)))
+        for row in batch:
+            results[row.run_id].append(row)
+        result_ids = [row.id for row in batch]
+        for first in range(0, len(result_ids), _BATCH):
+            chunk = result_ids[first : first + _BATCH]
+            for sample in session.scalars(select(SampleRow).where(SampleRow.result_id.in_(chunk))):
+                samples.setdefault(sample.result_id, []).append(sample)
+    return [
+        StoredRun(convert.run_info(r), [convert.metric_result(row, samples.get(row.id, [])) for row in results[r.id]])
+        for r in runs
+    ]

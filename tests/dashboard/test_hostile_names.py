@@ -1,0 +1,60 @@
+"""Board, build, metric and parameter names with markup, quotes and SQL in them, stored and served: every
+dashboard page shows them verbatim and never as markup, and its links carry them intact."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hil.dashboard.app import url
+from hil.db.cli import connect
+from hil.db.write import write_run
+from hil.report.store import RunInfo
+from hil.report.summary import key_of
+from tests.report.test_hostile_names import HOSTILE, _hostile_result, _Page
+
+
+class _Args:
+    def __init__(self, reports):
+        self.hil_db, self.hil_reports = None, reports
+
+
+def _store(reports) -> list[RunInfo]:
+    engine = connect(_Args(reports))
+    runs = []
+    for day, (build, base) in enumerate([("rc0", 40.0), ("rc0", 40.4), (HOSTILE, 30.1), (HOSTILE, 30.3)], start=1):
+        info = RunInfo(id=f"2025110{day}T100000Z-{day:06d}", started=f"2025-11-0{day}T10:00:00+00:00")
+        info.build = {"name": build, "version": HOSTILE}
+        write_run(engine, info, [_hostile_result([base + d for d in (0.1, -0.2, 0.3, 0.0)])])
+        runs.append(info)
+    engine.dispose()
+    return runs
+
+
+def _shown_verbatim(page: str) -> None:
+    parsed = _Page(page)
+    assert "script" not in parsed.tags
+    assert HOSTILE not in page and HOSTILE in "".join(parsed.text)
+
+
+def test_every_page_shows_a_hostile_name_as_text_and_links_it_intact(tmp_path, serve):
+    runs = _store(tmp_path)
+    server = serve(tmp_path)
+    status, matrix, _ = server.get("/")
+    assert status == 200
+    _shown_verbatim(matrix)
+    gate_link = html.unescape(re.search(r'<a href="(/gate\?[^"]+)"', matrix).group(1))
+    assert gate_link == url("/gate", candidate=HOSTILE, board=HOSTILE)  # the matrix links the hostile build
+    result = _hostile_result([40.0])
+    pages = {
+        "gate": gate_link,
+        "history": url("/history", board=HOSTILE, metric=HOSTILE, key=key_of(result)),
+        "run": url(f"/run/{runs[-1].id}"),
+    }
+    for name, path in pages.items():
+        status, page, headers = server.get(path)
+        assert status == 200, (name, page)
+        assert headers["server-timing"].startswith("app;dur=")
+        _shown_verbatim(page)
+    _, gate, _ = server.get(gate_link)
+    assert "BLOCKED" in gate  # the same comparison as hil compare: 25% slower than rc0

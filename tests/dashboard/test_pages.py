@@ -1,0 +1,71 @@
+"""The dashboard's pages over a store of 25 builds: a page of the matrix holds 20 builds and links the next,
+a history finds the step and names its build, a gate's default reference is the build before."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hil.dashboard.app import url
+from hil.db.cli import connect
+from hil.db.write import write_run
+from hil.report.store import RunInfo
+from hil.report.testing import example_result
+from hil.verdict.result import Verdict
+
+BUILDS = 25
+STEP = 15  # from this build on, reads are 20% slower
+
+
+class _Args:
+    def __init__(self, reports):
+        self.hil_db, self.hil_reports = None, reports
+
+
+def _store(reports) -> None:
+    engine = connect(_Args(reports))
+    for build in range(BUILDS):
+        info = RunInfo(
+            id=f"202511{build + 1:02d}T100000Z-{build:06d}", started=f"2025-11-{build + 1:02d}T10:00:00+00:00"
+        )
+        info.build = {"name": f"rc{build}", "version": ""}
+        level = 40.0 * (0.8 if build >= STEP else 1.0) * (1 + (build % 3) / 500)
+        verdict = Verdict.FAIL if build == BUILDS - 1 else Verdict.PASS
+        write_run(engine, info, [example_result(verdict, values=[level * f for f in (0.99, 1.0, 1.01, 1.005)])])
+    engine.dispose()
+
+
+def _rows(page: str) -> list[str]:
+    return re.findall(r"<tr><th>([^<]*)</th>", page)
+
+
+def test_the_matrix_pages_the_history_steps_and_the_gate_takes_the_build_before(tmp_path, serve):
+    _store(tmp_path)
+    server = serve(tmp_path)
+    _, first, _ = server.get("/")
+    assert _rows(first)[1:] == [f"rc{b}" for b in range(BUILDS - 1, BUILDS - 21, -1)]  # newest first, 20
+    assert 'href="/?page=1">older</a>' in first and "newer" not in first
+    assert 'style="background:#c62828"><a href="/gate?candidate=rc24&amp;board=vboard-hs"' in first  # FAIL blocks
+    _, second, _ = server.get("/?page=1")
+    assert _rows(second)[1:] == [f"rc{b}" for b in range(4, -1, -1)] and "older" not in second
+
+    _, history, _ = server.get(url("/history", board="vboard-hs", metric="usb.msc.read", key="usb.msc.read[bs=1M]"))
+    steps = re.findall(r'<p class="hil-step-text">([^<]*)</p>', history)
+    assert len(steps) == 1 and html.unescape(steps[0]).startswith(
+        f"stepped at 2025-11-{STEP + 1} 10:00 (build rc{STEP})"
+    )
+    assert re.search(rf'<text class="hil-step"[^>]*>rc{STEP} -20\.\d%</text>', history)  # named on the plot
+    assert len(re.findall(r"<circle cx", history)) == BUILDS + 2  # every run, and the legend's two verdicts
+
+    _, gate, _ = server.get(url("/gate", candidate="rc24", board="vboard-hs"))
+    assert "Release gate: candidate rc24 (1 run)" in gate and "Reference: rc23 (1 run)" in gate
+    assert "BLOCKED: vboard-hs usb.msc.read[bs=1M] (band)" in gate
+
+
+def test_no_database_yet_is_a_usage_error_that_creates_nothing(tmp_path, capsys):
+    from hil.dashboard.serve import main
+
+    reports = tmp_path / "reports"
+    assert main(["--hil-reports", str(reports)]) == 4
+    assert f"no results database at {reports / 'hil.db'}" in capsys.readouterr().err
+    assert not reports.exists()  # a dashboard only reads: no empty database left behind
