@@ -8,6 +8,10 @@
 - a rate on an emulated link has a maximum (no physical ceiling is enforced there: a figure far above the
   path's own, say fio on tmpfs instead of the drive, must not pass);
 - a metric whose validity another decides (fps and corrupt frames, UDP rate and loss) is gated only with it;
+- a band gates something and can be met: a lower-is-better metric has a maximum, a higher-is-better rate a
+  floor of at least NEAR_ZERO, no edge beyond any figure (1e15), a percentage not capped at 100,
+  a relative tolerance at most 50%; no maximum below 0 for a time, nor below the metric's standard floor;
+- max_samples is not below min_samples once defaults, the metric and its overrides are layered;
 - every setting is one a family declares, of its type and within its range, and the family's own
   cross-checks hold (a transfer no larger than its backing store).
 
@@ -29,6 +33,9 @@ from hil.verdict.spec import Band, Direction
 from hil.verdict.units import Quantity, convert, convertible, units_of
 
 RATES = (Quantity.DATA_RATE, Quantity.FRAME_RATE, Quantity.OPERATION_RATE)
+BEYOND_ANY_FIGURE = 1e15  # in a metric's own unit (MB/s, bit/s, ms...): no tool prints a figure this large
+NEAR_ZERO = 1e-3  # in a rate's own unit (MB/s, fps, IOPS): a floor below it gates nothing (seeds' least: 0.1 MB/s)
+WIDEST_TOLERANCE = 0.5  # nominal +- more than half of it is a band of everything from nearly nothing
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,7 @@ def check(inventory: Inventory, catalogue: Catalogue) -> list[Problem]:
     for pair_name, pair in inventory.pairs.items():
         where = ("pairs", pair_name)
         for name, config in pair.metrics.items():
+            problems += _sample_counts((*where, "metrics", name), config, inventory)
             problems += _metric_problems((*where, "metrics", name), name, config, catalogue)
             problems += _gate_problems((*where, "metrics", name), name, config, pair.metrics, catalogue, pair.link)
         problems += _settings_problems((*where, "settings"), pair.settings, catalogue)
@@ -72,6 +80,19 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
         problems.append(
             Problem(loc, f"{name} has a maximum and no minimum: a rate gated from above only passes a dead link")
         )
+    if base is not None and base.high is None and metric.direction is Direction.LOWER:
+        problems.append(
+            Problem(loc, f"{name} is lower-is-better and has a minimum only: any figure above it passes; give a max")
+        )
+    for layer_loc, layer in layers:
+        if layer.tolerance is not None and layer.tolerance.relative and layer.tolerance.value > WIDEST_TOLERANCE:
+            problems.append(
+                Problem(
+                    (*layer_loc, "tolerance"),
+                    f"a tolerance of {layer.tolerance.value * 100:g}% passes nearly anything from 0 to twice the "
+                    f"nominal: at most {WIDEST_TOLERANCE * 100:g}%",
+                )
+            )
     for layer_loc, layer in layers:
         if not layer.has_band:
             continue
@@ -165,6 +186,34 @@ def _floors_above_ceiling(
     return problems
 
 
+def _sample_counts(loc: tuple[str, ...], config: MetricConfig, inventory: Inventory) -> list[Problem]:
+    """max_samples below min_samples as a case gets them (defaults, the metric, then its overrides) where the
+    file wrote that max_samples: refused, not raised without a word (hil's built-in 20 is raised to the min)."""
+    problems = []
+    defaults = inventory.defaults
+    written = "max_samples" in defaults.model_fields_set or config.max_samples is not None
+    metric_level = {**defaults.model_dump(), **config.model_dump(exclude_none=True)}
+    layers = [(loc, metric_level, written)]
+    layers += [
+        (
+            (*loc, "params", selector),
+            {**metric_level, **override.model_dump(exclude_none=True)},
+            written or override.max_samples is not None,
+        )
+        for selector, override in config.params.items()
+    ]
+    for layer_loc, settings, max_written in layers:
+        if max_written and settings["max_samples"] < settings["min_samples"]:
+            problems.append(
+                Problem(
+                    layer_loc,
+                    f"max_samples {settings['max_samples']} is below min_samples {settings['min_samples']} "
+                    "(after defaults and overrides): sampling would stop before it may decide",
+                )
+            )
+    return problems
+
+
 def _units(metric: Metric) -> tuple[str, ...]:
     return units_of(metric.quantity)
 
@@ -177,10 +226,17 @@ def _pointless(low: float | None, high: float | None, metric: Metric) -> str | N
     if low is not None and low < 0:
         return f"band floor {low:g} {unit} is below 0: a {metric.quantity} is never negative (tolerance above 100%?)"
     rate = metric.quantity in RATES
-    if low == 0 and rate and metric.direction is Direction.HIGHER:
-        return f"a floor of 0 {unit} gates nothing for a rate: give the lowest healthy figure"
-    if high is not None and high <= 0 and rate:
-        return f"a ceiling of {high:g} {unit} for a rate passes nothing"
+    if low is not None and low < NEAR_ZERO and rate and metric.direction is Direction.HIGHER:
+        return f"a floor of {low:g} {unit} gates nothing for a rate: give the lowest healthy figure"
+    if high is not None and high <= 0 and (rate or metric.quantity is Quantity.TIME):
+        return f"a ceiling of {high:g} {unit} for a {'rate' if rate else 'time'} passes nothing: no run can meet it"
+    floor = metric.floor
+    if high is not None and floor is not None and high < convert(floor.value, floor.unit, unit):
+        return f"a maximum of {high:g} {unit} is below the standard's least ({floor.describe()}): no run can meet it"
+    if any(edge is not None and abs(edge) >= BEYOND_ANY_FIGURE for edge in (low, high)):
+        return f"a band edge of {max(abs(e) for e in (low, high) if e is not None):g} {unit} is beyond any figure"
+    if unit == "%" and metric.direction is Direction.LOWER and high is not None and high >= 100:
+        return f"a maximum of {high:g}% for a lower-is-better percentage passes everything"
     return None
 
 

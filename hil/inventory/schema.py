@@ -23,6 +23,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic import (
+    Strict as StrictMode,
+)
 
 from hil.inventory.tuning import TuningConfig
 from hil.verdict import ceilings, units
@@ -34,6 +37,11 @@ QUANTITY = re.compile(r"^\s*(?P<number>[0-9]*\.?[0-9]+)\s*(?P<unit>\S+)\s*$", re
 class Strict(BaseModel):
     # No inf/nan either: `max: .nan` would load and only fail when a test builds its band, after boot.
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+# A number is written as a number: YAML's '3' (a string) or `true` is refused, not read as 3 or 1.
+Int = Annotated[int, StrictMode()]
+Number = Annotated[float, StrictMode()]
 
 
 def _percent(value: object) -> float:
@@ -58,7 +66,7 @@ Percent = Annotated[float, Field(gt=0, le=1)]
 class Tolerance(Strict):
     """nominal ± tolerance: relative ('10%') or absolute, in `unit` (None: the metric's band unit)."""
 
-    value: float = Field(gt=0)
+    value: Number = Field(gt=0)
     relative: StrictBool
     unit: str | None = None
 
@@ -90,13 +98,13 @@ class Sampling(Strict):
     # The largest coefficient of variation a stable figure may show (5% or 0.05); above it: UNSTABLE.
     max_cv: Percent | None = None
     # Samples taken before the adaptive stop may decide (at least 2).
-    min_samples: int | None = Field(default=None, ge=2)
+    min_samples: Int | None = Field(default=None, ge=2)
     # Samples after which sampling stops whatever the statistics say.
-    max_samples: int | None = Field(default=None, ge=2)
+    max_samples: Int | None = Field(default=None, ge=2)
     # Seconds of sampling per metric after which it stops with what it has.
-    budget_s: float | None = Field(default=None, gt=0)
+    budget_s: Number | None = Field(default=None, gt=0)
     # Runs taken and thrown away first (caches, clocks and links settle).
-    warmup: int | None = Field(default=None, ge=0)
+    warmup: Int | None = Field(default=None, ge=0)
     # The smallest change against the baseline that counts as a regression (10% or 0.1).
     min_effect: Percent | None = None
     # The least run-to-run spread (relative SD of run medians) the metric shows between clean boots of one build
@@ -296,7 +304,7 @@ class AndroidGadgetConfig(Strict):
     # configuration hil sets keeps `adb` in it ("mass_storage,adb").
     keep_adb: StrictBool = False
     # Bound on `getprop sys.usb.state` reaching the value set; beyond it the test is an ERROR.
-    state_timeout_s: float = Field(default=10.0, gt=0, le=300)
+    state_timeout_s: Number = Field(default=10.0, gt=0, le=300)
     # Where the board's own MTP responder stores the objects the host sends (Android: /sdcard).
     mtp_storage: str = Field(default="/sdcard", pattern=r"^/[A-Za-z0-9_./-]*$")
 
@@ -339,10 +347,10 @@ class UsbLink(Strict):
 class PcieLink(Strict):
     type: Literal["pcie"]
     # The generation and width the link must train to (an ERROR otherwise); the ceilings follow them.
-    gen: Annotated[int, _one_of(ceilings.PCIE_GENERATIONS, "PCIe generation")]
-    lanes: Annotated[int, _one_of(ceilings.PCIE_LANES, "PCIe lane count")]
+    gen: Annotated[Int, _one_of(ceilings.PCIE_GENERATIONS, "PCIe generation")]
+    lanes: Annotated[Int, _one_of(ceilings.PCIE_LANES, "PCIe lane count")]
     # The Max Payload Size the endpoint must run (read back from its config space): the TLP overhead.
-    max_payload: Annotated[int, _one_of(ceilings.PCIE_PAYLOADS, "PCIe max payload size")] = 256
+    max_payload: Annotated[Int, _one_of(ceilings.PCIE_PAYLOADS, "PCIe max payload size")] = 256
     # Seed 002 §3.2: the kernel must run with pci=pcie_bus_perf (checked with the MPS read back).
     mps_policy: Literal["pcie_bus_perf"] | None = None
     # QEMU's emulated link: its trained state and payload are recorded, not enforced; no ceiling applies.
@@ -487,10 +495,10 @@ class PairConfig(Strict):
 
 class Defaults(Sampling):
     max_cv: Percent = 0.05
-    min_samples: int = Field(default=5, ge=2)
-    max_samples: int = Field(default=20, ge=2)
-    budget_s: float = Field(default=300.0, gt=0)
-    warmup: int = Field(default=1, ge=0)
+    min_samples: Int = Field(default=5, ge=2)
+    max_samples: Int = Field(default=20, ge=2)
+    budget_s: Number = Field(default=300.0, gt=0)
+    warmup: Int = Field(default=1, ge=0)
     min_effect: Percent = 0.05
     run_spread: Percent = 0.01
 
@@ -501,7 +509,7 @@ class CoordinatorConfig(Strict):
     # HOST:PORT; --lg-coordinator and LG_COORDINATOR override it.
     address: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:\[\]-]+$")
     # How long a reservation may wait for a place held by someone else before the pair's tests are ERRORs.
-    wait_s: float = Field(default=600.0, gt=0)
+    wait_s: Number = Field(default=600.0, gt=0)
 
 
 class Inventory(Strict):

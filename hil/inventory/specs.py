@@ -71,6 +71,7 @@ def spec_for(
         band=None if cfg is None or cfg.informative else band,
         max_cv=settings["max_cv"],
         min_samples=settings["min_samples"],
+        # hil's own default is raised to the min; one the file wrote below it is refused (against_catalogue)
         max_samples=max(settings["max_samples"], settings["min_samples"]),
         budget_s=settings["budget_s"],
         warmup=settings["warmup"],

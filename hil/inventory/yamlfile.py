@@ -75,7 +75,24 @@ def compose(text: str) -> yaml.Node | None:
     if size > MAX_NODES:
         why = "an alias refers to itself" if math.isinf(size) else f"{size:.3g} nodes once its aliases are expanded"
         raise YamlProblem(1, f"refused: {why} (at most {MAX_NODES} are accepted)")
+    _refuse_binary(tree, set())
     return tree
+
+
+BINARY = "tag:yaml.org,2002:binary"
+
+
+def _refuse_binary(node: yaml.Node, seen: set[int]) -> None:
+    """`!!binary` makes bytes, which no setting is: refused with its line, not compared as b'3' to 3 later."""
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    if node.tag == BINARY:
+        raise YamlProblem(node.start_mark.line + 1, "refused: !!binary gives bytes, and no value here is bytes")
+    children = [item for pair in node.value for item in pair] if isinstance(node, yaml.MappingNode) else node.value
+    if isinstance(node, yaml.CollectionNode):
+        for child in children:
+            _refuse_binary(child, seen)
 
 
 def _check_depth(text: str) -> None:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 CPU_LINE = re.compile(r"^(cpu[0-9]*)((?: +[0-9]+){4,10}) *$")  # [0-9]: \d takes any Unicode digit
 FIELDS_OF_SHARE = tuple(f.name for f in fields(CpuShare))
+# The other lines of /proc/stat (fs/proc/stat.c), skipped; any line else is damaged output.
+OTHER_LINES = frozenset({"intr", "ctxt", "btime", "processes", "procs_running", "procs_blocked", "softirq"})
 # The kernel sums the `cpu` line over the cores, then reads each core again for its own line: a core may
 # tick once per field in between (pc-after.txt: user 230014 against 99245 + 130768).
 TICKS_BETWEEN_READS = 2
@@ -51,6 +53,8 @@ def parse_stat(text: str) -> dict[str, tuple[int, ...]]:
         if not match:
             if line.startswith("cpu"):  # a cpu line that is not all counters: corrupt, never skipped
                 raise ParseError(f"/proc/stat line is not a cpu line of counters: {line[:80]!r}", text)
+            if line.strip() and line.split(maxsplit=1)[0] not in OTHER_LINES:  # a damaged line may hide a cpu's
+                raise ParseError(f"/proc/stat printed a line it has none of: {line[:80]!r}", text)
             continue
         name = match.group(1)
         if name in cpus:

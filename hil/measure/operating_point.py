@@ -74,11 +74,16 @@ def parse(text: str) -> OperatingPoint:
     if not lines or lines[-1] != "end" or lines.count("end") != 1:
         raise ParseError("operating point: the output does not end with its 'end' line (cut short?)", text)
     point = OperatingPoint()
+    seen = set()
     for line in lines[:-1]:
         match = _LINE.match(line)
         words = match.group(2).split() if match else []
         if not match or len(words) != _ARITY[match.group(1)]:
             raise ParseError(f"operating point: unexpected line {line[:80]!r}", text)
+        key = (match.group(1), *words[:-1])
+        if key in seen:  # two readings of one thing: two snapshots joined, or a line repeated over another
+            raise ParseError(f"operating point: {' '.join(key)} given twice", text)
+        seen.add(key)
         _take(point, match.group(1), words, text)
     return point
 

@@ -114,6 +114,7 @@ def _family():
             Metric("test.rate", "MB/s", Direction.HIGHER, "throughput", "tests", "a rate", UsbBus(Transfer.BULK)),
             Metric("test.latency", "ms", Direction.LOWER, "latency", "tests", "a latency"),
             Metric("test.fps", "fps", Direction.HIGHER, "fps", "tests", "a frame rate"),
+            Metric("test.loss", "%", Direction.LOWER, "loss", "tests", "a loss", check_cv=False),
         ),
         settings=(
             Setting("test.backing_mb", int, 64, "backing store", 1, 1024),

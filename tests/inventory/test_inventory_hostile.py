@@ -133,3 +133,54 @@ def test_module_parameters_are_validated_per_module(write_boards, catalogue, par
 def test_parameters_of_a_module_hil_does_not_know_are_refused(write_boards, catalogue):
     text = PAIR.replace("module: dummy_hcd", "module: g_zero")
     assert "hil does not know the parameters of module 'g_zero'" in refused(write_boards, catalogue, text).problem
+
+
+@pytest.mark.parametrize(
+    ("metric", "key", "text"),
+    [
+        # Bands that gate nothing.
+        ("test.latency: {min: 2}", "test.latency", "lower-is-better and has a minimum only"),
+        ("test.rate: {min: 0.0001}", "test.rate", "a floor of 0.0001 MB/s gates nothing"),
+        ("test.rate: {nominal: 100, tolerance: 99%}", "test.rate/tolerance", "a tolerance of 99% passes nearly"),
+        ("test.rate: {min: 8, max: 1.0e+308}", "test.rate", "beyond any figure"),
+        ("test.loss: {max: 100}", "test.loss", "a maximum of 100% for a lower-is-better percentage passes everything"),
+        # A band no run can meet.
+        ("test.latency: {max: 0}", "test.latency", "a ceiling of 0 ms for a time passes nothing: no run can meet it"),
+        # A sample count the file wrote below the minimum, no longer raised without a word.
+        ("test.rate: {min: 8, min_samples: 10, max_samples: 3}", "test.rate", "max_samples 3 is below min_samples 10"),
+        (
+            "test.rate: {min: 8, max_samples: 6, params: {bs=1M: {min_samples: 9}}}",
+            "test.rate/params/bs=1M",
+            "max_samples 6 is below min_samples 9",
+        ),
+        # A string where a number is meant.
+        ("test.rate: {min: 8, min_samples: '5'}", "test.rate/min_samples", "valid integer"),
+        ("test.rate: {min: 8, budget_s: '60'}", "test.rate/budget_s", "valid number"),
+    ],
+)
+def test_a_band_or_count_that_gates_nothing_or_cannot_pass_is_refused_with_its_line(
+    write_boards, catalogue, metric, key, text
+):
+    error = refused(write_boards, catalogue, PAIR.replace("test.rate: {min: 8, max_cv: 5%}", metric))
+    assert error.key.startswith("line 11: ") and error.key.endswith(f"pairs/vpair/metrics/{key}"), error.key
+    assert text in error.problem
+
+
+def test_a_pcie_generation_given_as_a_string_is_refused(write_boards, catalogue):
+    link = (
+        "link: {type: usb, speed: high, udc: dummy_udc.0, driver: {module: dummy_hcd, params: {is_super_speed: false}}}"
+    )
+    error = refused(
+        write_boards, catalogue, PAIR.replace(link, "link: {type: pcie, gen: '3', lanes: 2, emulated: true}")
+    )
+    assert "pairs/vpair/link" in error.key and "gen" in error.key and "valid integer" in error.problem
+
+
+def test_binary_yaml_is_refused_with_its_line(write_boards, catalogue):
+    error = refused(write_boards, catalogue, PAIR.replace("test.mode: fast", "test.mode: !!binary ZmFzdA=="))
+    assert error.key.startswith("line 9") and "!!binary" in error.problem
+
+
+def test_hils_own_max_samples_gives_way_to_a_larger_min_samples(write_boards, catalogue):
+    text = PAIR.replace("test.rate: {min: 8, max_cv: 5%}", "test.rate: {min: 8, min_samples: 30}")
+    assert load_inventory(write_boards(text), catalogue).boards

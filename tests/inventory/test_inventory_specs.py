@@ -64,8 +64,8 @@ def test_metric_settings_override_the_defaults_one_by_one(spec):
     assert (s.unit, s.direction, s.band) == ("ms", Direction.LOWER, Band(None, 30))
 
 
-def test_max_samples_is_raised_to_min_samples_rather_than_failing(spec):
-    s = spec("m: {unit: MB/s, min: 8, min_samples: 30}", defaults="max_samples: 20\n")
+def test_hils_own_max_samples_is_raised_to_the_min_samples_a_metric_asks(spec):
+    s = spec("m: {unit: MB/s, min: 8, min_samples: 30}")
     assert (s.min_samples, s.max_samples) == (30, 30)
 
 

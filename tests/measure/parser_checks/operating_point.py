@@ -6,7 +6,7 @@ from typing import Any
 
 from hil.measure.operating_point import OperatingPoint
 
-from .edits import Oracle, clean_lines
+from .edits import Edit, Oracle, clean_lines, earlier_whole_last_garbled, on_last_line, two_runs
 
 
 def _oracle(text: str, asked: dict[str, Any], point: OperatingPoint) -> None:
@@ -20,6 +20,15 @@ def _oracle(text: str, asked: dict[str, Any], point: OperatingPoint) -> None:
 
 
 ORACLES: dict[str, Oracle] = {"hil.measure.operating_point.parse": _oracle}
-NOT_YET: dict[str, str] = {
-    "hil.measure.operating_point.parse": "state, not a figure: what moved is what counts (moved() is tested alone)",
+POINT: dict[str, Edit] = {
+    "cut before its end": lambda text, asked: (text.rstrip("\n").removesuffix("end"), asked),
+    "two snapshots joined": two_runs,
+    "a reading given twice, the last another": earlier_whole_last_garbled(
+        "online cpu", lambda line: line[:-1] + ("0" if line.endswith("1") else "1")
+    ),
+    "a line cut by a kernel message": earlier_whole_last_garbled(
+        "link ", lambda line: line[:12] + "[   12.345678] usb 1-1: reset high-speed USB device\n" + line[12:]
+    ),
+    "a count that is no number": on_last_line(r"usb_resets [0-9]*", lambda m: "usb_resets 1O", line_from_end=2),
 }
+INVALIDATIONS: dict[str, dict[str, Edit]] = {"hil.measure.operating_point.parse": POINT}
