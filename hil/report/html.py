@@ -111,7 +111,11 @@ def stats_table(result: MetricResult) -> str:
     link = link_fact(result.facts)
     if link is not None:
         rows.append(_row("link", link[1]))
-    other = {k: v for k, v in result.facts.items() if link is None or k != link[0]}
+    diagnosis = result.facts.get("diagnosis")  # hil.diagnose: where a missed figure lost its rate
+    if diagnosis:
+        rows.append(_row("diagnosis", "<br/>".join(escape(str(line)) for line in diagnosis), raw_html=True))
+    shown = {"diagnosis", link[0] if link else ""}
+    other = {k: v for k, v in result.facts.items() if k not in shown}
     if other:
         rows.append(_row("facts", ", ".join(f"{k}={v}" for k, v in sorted(other.items()))))
     return f'<table class="hil-stats">{"".join(rows)}</table>'

@@ -10,6 +10,7 @@ import pytest
 
 import hil
 from hil.catalogue.usb_device import MscSettings
+from hil.diagnose.storage import FarEnd, StorageDiagnosis
 from hil.lab.storage import local
 from hil.lab.storage.filesystem import mounted
 from hil.lab.usb_gadget.gadget import MassStorage
@@ -30,6 +31,8 @@ def test_msc_fs_throughput(pair, perf, direction, bs):
         pair.gadget(MassStorage(size_mb=backing_mb, backing_file=msc.backing_file)) as gadget,
         mounted(pair.host, gadget.block_device(), fs) as mountpoint,
     ):
+        far = FarEnd(pair.device, msc.backing_dir)
+        diagnosis = StorageDiagnosis(pair.host, gadget.block_device(), direction, bs, transfer_mb, mountpoint, far)
         path = f"{mountpoint}/hil-msc.bin"
         transfer = ddfile.read if direction == "read" else ddfile.write
         if direction == "read":
@@ -47,4 +50,5 @@ def test_msc_fs_throughput(pair, perf, direction, bs):
             verify=lambda: integrity.file_round_trip(
                 pair.host, mountpoint, size_mb=integrity.verify_mb(transfer_mb), block_size=bs
             ),
+            diagnosis=diagnosis,  # the file system against the raw disk and the board's storage
         )
