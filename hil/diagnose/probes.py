@@ -4,8 +4,7 @@ Each probe is one shell command with a parser of its own (real outputs in tests/
 - `/sys/block/<disk>/stat`: requests and sectors per direction, so the merged request size is their quotient;
 - `/proc/interrupts` and the interrupt lines of the disk's controller (its PCI MSI vectors or its one `irq`,
   found by walking up from the disk's sysfs node), with each line's `smp_affinity_list`;
-- the operating point: each CPU online or not, its frequency and governor where cpufreq exists, the thermal
-  zones' temperatures.
+(the operating point is hil.measure.operating_point's snapshot).
 """
 
 from __future__ import annotations
@@ -124,48 +123,3 @@ def parse_controller(text: str) -> Controller:
     if not path:
         raise ParseError("the controller probe printed no `controller` line", text)
     return Controller(path, irqs)
-
-
-OPERATING_POINT_SCRIPT = (
-    "for c in /sys/devices/system/cpu/cpu[0-9]*; do o=1; [ -r $c/online ] && o=$(cat $c/online); "
-    "f=$(cat $c/cpufreq/scaling_cur_freq 2>/dev/null); m=$(cat $c/cpufreq/cpuinfo_max_freq 2>/dev/null); "
-    'g=$(cat $c/cpufreq/scaling_governor 2>/dev/null); echo "cpu ${c##*/} $o ${f:--} ${m:--} ${g:--}"; done; '
-    "for z in /sys/class/thermal/thermal_zone*; do [ -r $z/temp ] && "
-    'echo "zone $(cat $z/type) $(cat $z/temp)"; done; true'
-)
-
-
-@dataclass(frozen=True)
-class Cpu:
-    name: str
-    online: bool
-    khz: int | None
-    max_khz: int | None
-    governor: str | None
-
-
-@dataclass(frozen=True)
-class OperatingPoint:
-    cpus: list[Cpu]
-    zones: dict[str, float]  # thermal zone type -> °C
-
-
-def parse_operating_point(text: str) -> OperatingPoint:
-    cpus, zones = [], {}
-
-    def number(word: str) -> int | None:
-        return None if word == "-" else ascii_int(word, "a cpufreq value", text)
-
-    for line in without_kernel_messages(text).splitlines():
-        words = line.split()
-        if words[:1] == ["cpu"] and len(words) == 6:
-            cpus.append(
-                Cpu(
-                    words[1], words[2] == "1", number(words[3]), number(words[4]), None if words[5] == "-" else words[5]
-                )
-            )
-        elif words[:1] == ["zone"] and len(words) == 3 and re.fullmatch(r"-?[0-9]+", words[2]):
-            zones[words[1]] = int(words[2]) / 1000
-    if not cpus:
-        raise ParseError("the operating-point probe listed no CPU", text)
-    return OperatingPoint(sorted(cpus, key=lambda cpu: int(cpu.name[3:])), zones)

@@ -21,7 +21,7 @@ from hil.diagnose import probes
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.storage import queue
-from hil.measure import cpuload, dd
+from hil.measure import cpuload, dd, operating_point
 
 LOSS = 0.7  # a layer below 70% of the one beneath it is where the rate goes (the samples' spread is < 20%)
 MAX_MB = 64  # each layer moves at most this much: long enough to time, short enough to bound the diagnosis
@@ -193,26 +193,18 @@ def _interrupt_table(snapshot: str) -> dict[str, probes.InterruptLine]:
 
 
 def _operating_point(role: Role) -> str:
-    return operating_point_line(role.name, probes.parse_operating_point(role.run(probes.OPERATING_POINT_SCRIPT)))
+    return operating_point_line(role.name, operating_point.snapshot(role))
 
 
-def operating_point_line(role: str, point: probes.OperatingPoint) -> str:
-    """CPUs offline, CPUs below their top frequency (with the governor), the hottest zone: a slow figure's
-    usual suspects on a board nobody tuned (seed 000 §1, seed 002 §3)."""
-    offline = [cpu.name for cpu in point.cpus if not cpu.online]
-    parts = [f"{len(point.cpus) - len(offline)} of {len(point.cpus)} CPUs online"]
-    if offline:
-        parts[0] += f" ({', '.join(offline)} offline)"
-    slow = [cpu for cpu in point.cpus if cpu.online and cpu.khz and cpu.max_khz and cpu.khz < 0.9 * cpu.max_khz]
-    freqs = [cpu for cpu in point.cpus if cpu.online and cpu.khz]
-    if not freqs:
-        parts.append("no cpufreq")
-    elif slow:
-        parts += [f"{c.name} at {c.khz // 1000} of {c.max_khz // 1000} MHz ({c.governor})" for c in slow]  # type: ignore[operator]
-    else:
-        parts.append(f"every CPU at its top frequency ({freqs[0].governor})")
-    hottest = max(point.zones.items(), key=lambda item: item[1], default=None)
-    parts.append(f"hottest {hottest[0]} {hottest[1]:.0f} °C" if hottest else "no thermal zone")
+def operating_point_line(role: str, point: operating_point.OperatingPoint) -> str:
+    """CPUs offline, their clocks, the hottest zone: a slow figure's usual suspects on a board nobody tuned
+    (seed 000 takes cores offline and pins the governor, seed 002 §3 fixes the frequencies)."""
+    offline = sorted(cpu for cpu, up in point.online.items() if not up)
+    parts = [f"{', '.join(offline)} offline" if offline else "no CPU offline"]
+    clocks = sorted({khz // 1000 for cpu, khz in point.freq_khz.items() if point.online.get(cpu, True)})
+    parts.append(f"clocks {'/'.join(str(mhz) for mhz in clocks)} MHz" if clocks else "no cpufreq")
+    hottest = max(point.temp_c.items(), key=lambda item: item[1], default=None)
+    parts.append(f"hottest {hottest[0].split()[-1]} {hottest[1]:.0f} °C" if hottest else "no thermal zone")
     return f"operating point of {role}: " + ", ".join(parts)
 
 

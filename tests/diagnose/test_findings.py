@@ -3,9 +3,14 @@ The figures come from the probes' parsers (tests/diagnose/test_probes.py); here 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hil.diagnose import probes
 from hil.diagnose.storage import operating_point_line, requests_line, where
 from hil.lab.storage.queue import BlockQueue
+from hil.measure import operating_point
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "operating_point"
 
 
 def stats(kib_per_request: float, requests: int = 64) -> tuple[probes.BlockStat, probes.BlockStat]:
@@ -59,22 +64,24 @@ def test_layers_within_the_spread_say_nothing():
     assert where({"raw": 41.0, "file system": 38.0, "far": 55.0}, "read") == []
 
 
-def test_the_operating_point_names_offline_and_slow_cpus_and_the_hottest_zone():
-    point = probes.OperatingPoint(
-        [
-            probes.Cpu("cpu0", True, 600000, 1416000, "ondemand"),
-            probes.Cpu("cpu1", True, 1416000, 1416000, "ondemand"),
-            probes.Cpu("cpu4", False, None, None, None),
-        ],
-        {"soc-thermal": 71.5, "gpu-thermal": 60.0},
+def captured_point(name: str) -> operating_point.OperatingPoint:
+    return operating_point.parse((DATA / f"{name}.txt").read_text())
+
+
+def test_the_operating_point_of_the_virtual_board_with_a_cpu_taken_offline():
+    line = operating_point_line("host", captured_point("vlab-cpu1-offline"))
+    assert line == "operating point of host: cpu1 offline, no cpufreq, no thermal zone"
+    assert operating_point_line("host", captured_point("vlab")) == (
+        "operating point of host: no CPU offline, no cpufreq, no thermal zone"
+    )
+
+
+def test_the_operating_point_names_the_clocks_and_the_hottest_zone():
+    # Built from the snapshot's fields: no machine here has cpufreq or a thermal zone to capture.
+    point = operating_point.OperatingPoint(
+        online={"cpu1": True, "cpu4": False},
+        freq_khz={"cpu0": 600000, "cpu1": 1416000},
+        temp_c={"thermal_zone0 soc-thermal": 71.5, "thermal_zone1 gpu-thermal": 60.0},
     )
     line = operating_point_line("device", point)
-    assert line == (
-        "operating point of device: 2 of 3 CPUs online (cpu4 offline), cpu0 at 600 of 1416 MHz (ondemand), "
-        "hottest soc-thermal 72 °C"
-    )
-
-
-def test_the_operating_point_of_the_virtual_board():
-    line = operating_point_line("host", probes.parse_operating_point("cpu cpu0 1 - - -\ncpu cpu1 1 - - -\n"))
-    assert line == "operating point of host: 2 of 2 CPUs online, no cpufreq, no thermal zone"
+    assert line == "operating point of device: cpu4 offline, clocks 600/1416 MHz, hottest soc-thermal 72 °C"

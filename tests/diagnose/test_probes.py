@@ -64,23 +64,6 @@ def test_the_controller_of_a_disk_with_its_interrupts_and_affinity():
     assert set(controller.irqs) <= set(interrupts)  # the lines it names are the machine's
 
 
-def test_the_operating_point_of_a_machine_without_cpufreq_or_thermal_zones():
-    point = probes.parse_operating_point(captured("operating-point"))
-    assert [cpu.name for cpu in point.cpus] == [f"cpu{index}" for index in range(len(point.cpus))]
-    assert all(cpu.online and cpu.khz is None and cpu.governor is None for cpu in point.cpus)
-    assert point.zones == {}
-
-
-def test_the_operating_point_of_a_board_with_cpufreq_and_a_zone_offline_cpu():
-    # Typed, not captured: no machine here has cpufreq or a thermal zone; the lines are the format the script prints.
-    point = probes.parse_operating_point(
-        "cpu cpu4 0 - - -\ncpu cpu0 1 600000 1416000 ondemand\nzone soc-thermal 45000\n"
-    )
-    assert [cpu.name for cpu in point.cpus] == ["cpu0", "cpu4"]
-    assert point.cpus[0].khz == 600000 and point.cpus[0].governor == "ondemand" and not point.cpus[1].online
-    assert point.zones == {"soc-thermal": 45.0}
-
-
 @pytest.mark.parametrize(
     ("parse", "text"),
     [
@@ -88,7 +71,6 @@ def test_the_operating_point_of_a_board_with_cpufreq_and_a_zone_offline_cpu():
         (probes.parse_block_stat, "cat: /sys/block/sdz/stat: No such file or directory"),
         (probes.parse_interrupts, "sh: 1: cannot open /proc/interrupts: No such file"),
         (probes.parse_controller, "readlink: missing operand"),
-        (probes.parse_operating_point, ""),
     ],
 )
 def test_output_that_is_not_the_probes_is_a_parse_error_with_the_raw_text(parse, text):

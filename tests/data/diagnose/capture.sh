@@ -13,4 +13,3 @@ capture() {  # NAME COMMAND
 capture "$disk-stat" "cat /sys/block/$disk/stat"
 capture interrupts "cat /proc/interrupts"
 capture "controller-$disk" "$("$py" -c "from hil.diagnose import probes; print(probes.controller_script('/dev/$disk'))")"
-capture operating-point "$("$py" -c "from hil.diagnose import probes; print(probes.OPERATING_POINT_SCRIPT)")"
