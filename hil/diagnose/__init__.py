@@ -1,13 +1,13 @@
 """After a missed verdict, where the rate went: the seeds' triage, run on the board that missed.
 
 A test case that can be diagnosed hands `perf.check` a diagnosis (`diagnosis=`, e.g. a
-hil.diagnose.storage.StorageDiagnosis of the disk it measured). When a metric of the check ends FAIL or
-REGRESSION (a BLOCKED release is made of those), or UNSTABLE with its figure outside the band, the diagnosis
-runs once, after the verdict and outside the samples, within `--diagnose-s` seconds (a step started before
-the bound finishes; later ones are left out, saying so), and its lines go into each missed result's facts
-as `diagnosis`: results.json and the HTML report show them under the result. A check that passes costs
-nothing; `--no-diagnose` turns it off. A suspected regression that is re-measured is diagnosed after its
-second attempt only. A diagnosis that fails says so in its last line: it never changes a verdict.
+hil.diagnose.storage.StorageDiagnosis of the disk it measured). When a metric of the check misses (a FAIL or
+UNSTABLE outside its band, a REGRESSION: a BLOCKED release is made of those), the diagnosis runs once, after
+the verdict and outside the samples, within `--diagnose-s` seconds (a step started before the bound finishes;
+later ones are left out, saying so), and its lines go into each missed result's facts as `diagnosis`:
+results.json and the HTML report show them under the result. A check that passes costs nothing;
+`--no-diagnose` turns it off. A suspected regression that is re-measured is diagnosed after its second
+attempt only. A diagnosis that fails says so in its last line: it never changes a verdict.
 """
 
 from __future__ import annotations
@@ -48,10 +48,11 @@ def add_options(group: pytest.OptionGroup) -> None:
 
 
 def missed(result: MetricResult) -> bool:
-    """FAIL, REGRESSION (also beside another verdict), or UNSTABLE with the figure outside its band (a busy lab
-    PC or a wide spread kept it from being a FAIL: where the rate went is still the question)."""
-    outside = result.verdict is Verdict.UNSTABLE and result.side is not None
-    return result.verdict in (Verdict.FAIL, Verdict.REGRESSION) or regressed(result) or outside
+    """The figure missed: a FAIL outside its band, a REGRESSION (also beside another verdict), or UNSTABLE with
+    the figure outside its band (a busy lab PC or a wide spread kept it from being a FAIL: where the rate went is
+    still the question). A FAIL for corrupted data at a rate inside the band has no side: its rate did not miss."""
+    outside = result.verdict in (Verdict.FAIL, Verdict.UNSTABLE) and result.side is not None
+    return outside or result.verdict is Verdict.REGRESSION or regressed(result)
 
 
 def after_verdict(item: pytest.Item, results: Sequence[MetricResult], diagnose: Diagnosis | None) -> None:

@@ -72,7 +72,7 @@ def test_a_check_that_did_not_miss_is_not_diagnosed(verdict):
 
 
 def test_a_fail_is_diagnosed_once_and_every_missed_result_keeps_the_lines():
-    check = [result(Verdict.FAIL), result(Verdict.PASS), result(Verdict.UNSTABLE, regressed=True)]
+    check = [result(Verdict.FAIL, side="low"), result(Verdict.PASS), result(Verdict.UNSTABLE, regressed=True)]
     diagnosis = Recorded("the raw device reads 41 MB/s, the file system 23: the loss is above the block layer")
     diagnose.after_verdict(item(), check, diagnosis)
     assert diagnosis.calls == 1
@@ -85,7 +85,7 @@ def test_a_fail_is_diagnosed_once_and_every_missed_result_keeps_the_lines():
 
 def test_no_diagnose_turns_it_off():
     diagnosis = Recorded("never")
-    diagnose.after_verdict(item(no_diagnose=True), [result(Verdict.FAIL)], diagnosis)
+    diagnose.after_verdict(item(no_diagnose=True), [result(Verdict.FAIL, side="low")], diagnosis)
     assert diagnosis.calls == 0
 
 
@@ -97,7 +97,7 @@ def test_a_suspected_regression_waits_for_its_confirmation():
 
 
 def test_a_diagnosis_that_fails_keeps_what_it_found_and_says_why_it_stopped():
-    check = [result(Verdict.FAIL)]
+    check = [result(Verdict.FAIL, side="low")]
     diagnosis = Recorded("requests averaged 4 KiB", error=BoardTimeout("host: no prompt after 120 s"))
     diagnose.after_verdict(item(), check, diagnosis)
     lines = check[0].facts["diagnosis"]
@@ -115,7 +115,7 @@ def test_the_diagnosis_gets_its_deadline_and_runs_under_the_command_bound():
         seen["left"] = deadline - time.monotonic()
         seen["limit"] = bound.limit(600)
 
-    diagnose.after_verdict(item(seconds=30), [result(Verdict.FAIL)], diagnosis)
+    diagnose.after_verdict(item(seconds=30), [result(Verdict.FAIL, side="low")], diagnosis)
     assert 25 < seen["left"] <= 30
     assert seen["limit"][0] <= 30 and "--diagnose-s 30" in seen["limit"][1]
 
@@ -125,3 +125,10 @@ def test_unstable_outside_the_band_is_diagnosed_and_unstable_inside_it_is_not():
     diagnose.after_verdict(item(), outside, Recorded("found"))
     diagnose.after_verdict(item(), inside, Recorded("found"))
     assert outside[0].facts["diagnosis"][0] == "found" and "diagnosis" not in inside[0].facts
+
+
+def test_a_fail_for_corrupted_data_at_a_rate_inside_the_band_is_not_diagnosed():
+    corrupted = [result(Verdict.FAIL)]  # no side: the band passed the rate, the integrity check failed the data
+    diagnosis = Recorded("never")
+    diagnose.after_verdict(item(), corrupted, diagnosis)
+    assert diagnosis.calls == 0
