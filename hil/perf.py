@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from hil import diagnose
 from hil.catalogue import cpu
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
@@ -69,6 +70,7 @@ class Perf:
         facts: dict[str, Any] | None = None,
         cpu_load_on: str | None = "device",
         verify: Callable[[], str] | None = None,
+        diagnosis: diagnose.Diagnosis | None = None,
         **params: Any,
     ) -> MetricResult | list[MetricResult]:
         """Sample until the verdicts are settled; one result for one metric name, a list for a list.
@@ -78,6 +80,7 @@ class Perf:
         verify: checks, once after the timed samples, that the data the transfer moves arrives intact
         (hil.measure.integrity) and returns what it checked; corrupted data is a FAIL of every metric of the
         check whatever its rate, a check that could not be made an ERROR.
+        diagnosis: where a FAIL or REGRESSION lost its rate, run after the verdict (hil.diagnose).
         """
         names = [metrics] if isinstance(metrics, str) else list(metrics)
         catalogue = self.inventory.catalogue
@@ -127,6 +130,7 @@ class Perf:
             if comparison and comparison.regression and not comparison.first_attempt and self.options.suspect:
                 self.options.suspect(results[index])
             collect.attach(self.node, results[index])
+        diagnose.after_verdict(self.node, results, diagnosis)
         raise_for_results(results)
         return results[0] if isinstance(metrics, str) else results
 

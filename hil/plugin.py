@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from labgrid.pytestplugin.hooks import LABGRID_ENV_KEY
 
-from hil import confirmation, rootdir, signals
+from hil import confirmation, diagnose, rootdir, signals
 from hil import parametrization as matrix
 from hil.build import Build, BuildError, load_build
 from hil.catalogue import UnknownName
@@ -76,6 +76,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="quick",
         help="parameter matrix: 'quick' (a representative subset, the default) or 'full' (every value the seeds give)",
     )
+    diagnose.add_options(group)
 
 
 @pytest.hookimpl(tryfirst=True)

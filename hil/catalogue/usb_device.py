@@ -98,6 +98,16 @@ MSC = Family(
             seed='seed 001 "Throughput with the filesystem involved", synchronous transfer (sync time added)',
             description="host writes a file with dd on the mounted disk, then sync: bytes / (dd time + sync time)",
         ),
+        Metric(
+            "usb.msc.fs.write.async",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="async_throughput",
+            # No link ceiling: dd's time alone ends when the page cache took the data, not when the link carried it.
+            seed='seed 001 "Throughput with the filesystem involved", asynchronous transfer (dd bs=102400, no sync)',
+            description="the same runs as usb.msc.fs.write, dd's time alone: bytes / dd time (the page cache's rate "
+            "until it throttles, seed 001's asynchronous figure beside its synchronous one)",
+        ),
     ),
     settings=(
         Setting("msc.backing_mb", int, 512, "size of the LUN's backing file on the device, MiB", 1, 65536),

@@ -17,6 +17,7 @@ from hil.lab.board.role import Role
 from hil.measure import dd
 from hil.measure.parsing import ascii_int, output_lines, parser, span
 from hil.verdict.errors import ParseError
+from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import Sample
 
 # The line the write command prints after dd: the clock (coreutils `date +%s%N`) before and after sync. A
@@ -96,3 +97,17 @@ def write(role: Role, path: str, *, block_size: str, total_mb: int, timeout: flo
 def read(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
     expected = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
     return dd.run(role, read_command(path, block_size, total_mb), expected_bytes=expected, timeout=timeout)
+
+
+def write_pair(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Measurement:
+    """One synced write as seed 001's pair: `throughput` with the sync's time added (synchronous), and
+    `async_throughput` over dd's time alone (asynchronous: what the writer saw before the sync)."""
+    synced = write(role, path, block_size=block_size, total_mb=total_mb, timeout=timeout)
+    moved = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
+    values = {
+        "throughput": Quantity(synced.value, "MB/s"),
+        "async_throughput": Quantity(moved / synced.details["dd_s"] / 1e6, "MB/s"),
+    }
+    return Measurement(
+        values, raw=synced.raw, started=synced.started, duration_s=synced.duration_s, details=synced.details
+    )

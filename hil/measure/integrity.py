@@ -158,14 +158,12 @@ def file_round_trip(role: Role, directory: str, *, size_mb: int, block_size: str
     read it back from the disk and compare. Returns one line for the report."""
     timeout = timeout_for(size_mb)
     on_disk = f"{directory}/hil-integrity.bin"
-    count = dd.block_count(block_size, size_mb)
     pattern = _scratch("pattern")
     try:
         _make_pattern(role, pattern, size_mb, timeout)
-        write = dd.C_LOCALE + shell.cmd(
-            "dd", f"if={pattern}", f"of={on_disk}", f"bs={block_size}", f"count={count}", "conv=fsync"
-        )
-        _dd_exact(role, write, count * dd.block_bytes(block_size), f"writing {on_disk}", timeout)
+        # The whole pattern, its last block short where the block size does not divide it (seed 001's 102400).
+        write = dd.C_LOCALE + shell.cmd("dd", f"if={pattern}", f"of={on_disk}", f"bs={block_size}", "conv=fsync")
+        _dd_exact(role, write, size_mb * 1024 * 1024, f"writing {on_disk}", timeout)
         role.run(dd.DROP_CACHES, timeout=60)
         compare_files(role, pattern, on_disk, f"{on_disk} read back: corrupted", timeout)
     finally:

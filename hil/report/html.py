@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from hil.report.pages import ENVIRONMENT, render
 from hil.report.summary import (
     DASH,
@@ -91,7 +93,11 @@ def stats_rows(result: MetricResult) -> StatsRows:
     link = link_fact(result.facts)
     if link is not None:
         rows.append(("link", link[1]))
-    other = {k: v for k, v in result.facts.items() if link is None or k != link[0]}
+    diagnosis = result.facts.get("diagnosis")  # hil.diagnose: where a missed figure lost its rate
+    if diagnosis:
+        rows.append(("diagnosis", Markup("<br/>").join(str(line) for line in diagnosis)))  # each line escaped
+    shown = {"diagnosis", link[0] if link else ""}
+    other = {k: v for k, v in result.facts.items() if k not in shown}
     if other:
         rows.append(("facts", ", ".join(f"{k}={v}" for k, v in sorted(other.items()))))
     return StatsRows(verdict_text(result), rows)

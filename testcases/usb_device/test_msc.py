@@ -4,13 +4,15 @@ the board exports a LUN over its UDC, the host reads and writes the raw disk wit
 The LUN's backing file lives in RAM (tmpfs) so the board's storage does not limit the USB path, or where
 msc.backing_dir puts it (the board's eMMC/SD: seed 000's /data, seed 001's SD card), recorded as
 msc_backing. After the timed runs, random data written through the gadget must be in its backing file and
-read back intact.
+read back intact. A FAIL or REGRESSION is diagnosed: the raw disk with its requests and interrupts, beside a
+file of the board's storage where the backing file lives (hil.diagnose.storage).
 """
 
 import pytest
 
 import hil
 from hil.catalogue.usb_device import MscSettings
+from hil.diagnose.storage import FarEnd, StorageDiagnosis
 from hil.lab.storage import local
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd, integrity
@@ -37,5 +39,14 @@ def test_msc_throughput(pair, perf, direction, bs):
                 size_mb=integrity.verify_mb(msc.transfer_mb),
                 block_size=bs,
                 far=(pair.device, lun.backing_file),
+            ),
+            diagnosis=StorageDiagnosis(
+                pair.host,
+                disk,
+                direction,
+                bs,
+                msc.transfer_mb,
+                far=FarEnd(pair.device, msc.backing_dir),
+                raw_writable=True,
             ),
         )

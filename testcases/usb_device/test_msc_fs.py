@@ -1,6 +1,7 @@
 """USB mass-storage gadget throughput with a filesystem on the host side (seed 001, "Throughput with the
 filesystem involved", Linux host): the host formats the gadget's disk, mounts it, writes a file with dd
-and then `sync` (the sync's time added: a synchronous write), and reads it back after dropping caches.
+and then `sync` (the sync's time added: a synchronous write; dd's time alone is the asynchronous figure of the
+same runs, usb.msc.fs.write.async), and reads it back after dropping caches.
 After the timed runs, a file of random data written, synced and read back from the disk must be intact.
 
 The quick matrix runs 4K, the seeds' smallest block (test_msc.py's quick matrix covers 64K-1M raw).
@@ -10,18 +11,20 @@ import pytest
 
 import hil
 from hil.catalogue.usb_device import MscSettings
+from hil.diagnose.storage import FarEnd, StorageDiagnosis
 from hil.lab.storage import local
 from hil.lab.storage.filesystem import mounted
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd, ddfile, integrity
 
 pytestmark = [
-    pytest.mark.hil_metrics("usb.msc.fs.read", "usb.msc.fs.write"),
+    pytest.mark.hil_metrics("usb.msc.fs.read", "usb.msc.fs.write", "usb.msc.fs.write.async"),
     pytest.mark.hil_tools(host=["dd", "date"]),
 ]
 
 
-@hil.matrix("bs", quick=["4K"], full=["4K", "64K", "1M"], ids="bs={}")
+# 102400: seed 001's own block (dd bs=102400 count=1024), 100 KiB, not a power of two.
+@hil.matrix("bs", quick=["4K"], full=["4K", "64K", "102400", "1M"], ids="bs={}")
 @pytest.mark.parametrize("direction", ["read", "write"])
 def test_msc_fs_throughput(pair, perf, direction, bs):
     msc = pair.settings(MscSettings)
@@ -30,12 +33,14 @@ def test_msc_fs_throughput(pair, perf, direction, bs):
         pair.gadget(MassStorage(size_mb=backing_mb, backing_file=msc.backing_file)) as gadget,
         mounted(pair.host, gadget.block_device(), fs) as mountpoint,
     ):
+        far = FarEnd(pair.device, msc.backing_dir)
+        diagnosis = StorageDiagnosis(pair.host, gadget.block_device(), direction, bs, transfer_mb, mountpoint, far)
         path = f"{mountpoint}/hil-msc.bin"
-        transfer = ddfile.read if direction == "read" else ddfile.write
+        transfer = ddfile.read if direction == "read" else ddfile.write_pair  # a write: seed 001's sync/async pair
         if direction == "read":
             ddfile.write(pair.host, path, block_size="1M", total_mb=transfer_mb)  # the file to read back
         perf.check(
-            f"usb.msc.fs.{direction}",
+            [f"usb.msc.fs.{direction}"] + (["usb.msc.fs.write.async"] if direction == "write" else []),
             bs=bs,
             fs=fs,
             facts={
@@ -47,4 +52,5 @@ def test_msc_fs_throughput(pair, perf, direction, bs):
             verify=lambda: integrity.file_round_trip(
                 pair.host, mountpoint, size_mb=integrity.verify_mb(transfer_mb), block_size=bs
             ),
+            diagnosis=diagnosis,  # the file system against the raw disk and the board's storage
         )

@@ -99,3 +99,26 @@ def test_a_sync_below_the_clock_resolution_is_no_timing(stamps):
     text = output.replace(" ".join(output.splitlines()[-1].split()[1:]), stamps)
     with pytest.raises(ParseError):
         ddfile.parse_synced(text, **dd.asked(source["command"]))
+
+
+class _Answering:
+    """A role whose shell answers the write with a real capture (as tests/measure/test_run_wrappers.py's)."""
+
+    label = "captured board"
+
+    def __init__(self, output: str) -> None:
+        self.output = output
+
+    def run_status(self, command: str, *, timeout: float) -> tuple[int, str]:
+        return 0, self.output
+
+
+@pytest.mark.parametrize(("name", "bs", "mb"), [("pc-write-64K-16M", "64K", 16), ("vlab-write-4K-128M", "4K", 128)])
+def test_the_write_pair_is_seed_001s_synchronous_and_asynchronous_figures_of_one_run(name, bs, mb):
+    output, _ = _capture(name)
+    synced = _parse(name)
+    pair = ddfile.write_pair(_Answering(output), "/mnt/file.bin", block_size=bs, total_mb=mb)  # type: ignore[arg-type]
+    assert pair.values["throughput"].value == pytest.approx(synced.mb_per_s)
+    assert pair.values["async_throughput"].value == pytest.approx(synced.bytes / synced.dd_seconds / 1e6)
+    assert pair.values["async_throughput"].value > pair.values["throughput"].value  # the sync's time is left out
+    assert pair.raw == output and pair.details == {"dd_s": synced.dd_seconds, "sync_s": synced.sync_seconds}

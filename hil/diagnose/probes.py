@@ -1,0 +1,125 @@
+"""What the diagnosis reads on a role around a transfer: the block layer's counters, the interrupts, the CPUs.
+
+Each probe is one shell command with a parser of its own (real outputs in tests/data/diagnose):
+- `/sys/block/<disk>/stat`: requests and sectors per direction, so the merged request size is their quotient;
+- `/proc/interrupts` and the interrupt lines of the disk's controller (its PCI MSI vectors or its one `irq`,
+  found by walking up from the disk's sysfs node), with each line's `smp_affinity_list`;
+(the operating point is hil.measure.operating_point's snapshot).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from hil.lab.board import shell
+from hil.measure.parsing import ascii_int, without_kernel_messages
+from hil.verdict.errors import ParseError
+
+SECTOR = 512  # /sys/block/*/stat counts 512-byte sectors whatever the disk's own sector size
+
+
+@dataclass(frozen=True)
+class BlockStat:
+    """The read and write counters of /sys/block/<disk>/stat (Documentation/block/stat.rst)."""
+
+    read_ios: int
+    read_sectors: int
+    write_ios: int
+    write_sectors: int
+
+    def kib_per_request(self, before: BlockStat, direction: str) -> float | None:
+        ios, sectors = (
+            (self.read_ios - before.read_ios, self.read_sectors - before.read_sectors)
+            if direction == "read"
+            else (self.write_ios - before.write_ios, self.write_sectors - before.write_sectors)
+        )
+        return sectors * SECTOR / 1024 / ios if ios > 0 else None
+
+
+def parse_block_stat(text: str) -> BlockStat:
+    fields = without_kernel_messages(text).split()
+    if len(fields) < 11:
+        raise ParseError(f"/sys/block/*/stat has {len(fields)} fields, not at least 11", text)
+    values = [ascii_int(field, "a block stat counter", text) for field in fields]
+    return BlockStat(read_ios=values[0], read_sectors=values[2], write_ios=values[4], write_sectors=values[6])
+
+
+@dataclass(frozen=True)
+class InterruptLine:
+    counts: tuple[int, ...]  # per CPU column of /proc/interrupts
+    name: str  # the rest of the line: chip, trigger, handler names
+
+
+def parse_interrupts(text: str) -> dict[str, InterruptLine]:
+    """/proc/interrupts: IRQ (a number or a name such as LOC) -> its per-CPU counts and its description."""
+    lines = [line for line in without_kernel_messages(text).splitlines() if line.strip()]
+    if not lines or not lines[0].split() or not all(re.fullmatch(r"CPU[0-9]+", c) for c in lines[0].split()):
+        raise ParseError("/proc/interrupts does not start with its CPU header", text)
+    columns = len(lines[0].split())
+    found = {}
+    for line in lines[1:]:
+        irq, _, rest = line.partition(":")
+        words = rest.split()
+        counts = []
+        for word in words[:columns]:
+            if not word.isdigit():
+                break
+            counts.append(ascii_int(word, f"IRQ {irq.strip()} count", text))
+        if not counts:  # ERR:/MIS: carry one total, not per-CPU counts: not a line a CPU handles
+            continue
+        found[irq.strip()] = InterruptLine(tuple(counts), " ".join(words[len(counts) :]))
+    if not found:
+        raise ParseError("/proc/interrupts lists no interrupt", text)
+    return found
+
+
+def interrupt_deltas(
+    before: Mapping[str, InterruptLine], after: Mapping[str, InterruptLine]
+) -> dict[str, tuple[int, ...]]:
+    deltas = {}
+    for irq, line in after.items():
+        start = before.get(irq)
+        if start is not None and len(start.counts) == len(line.counts):
+            deltas[irq] = tuple(b - a for a, b in zip(start.counts, line.counts, strict=True))
+    return deltas
+
+
+def controller_script(node: str) -> str:
+    """Prints `controller PATH` and one `irq N AFFINITY` per interrupt line of the disk's controller: the first
+    device above the disk with interrupts of its own (PCI MSI vectors or an `irq`), else the device above its
+    USB bus (a software controller such as dummy_hcd has none)."""
+    return (
+        f"n={shell.quote(node)}; "
+        'p=$(readlink -f "/sys/class/block/$(basename "$(readlink -f "$n")")/device"); c=; u=; '
+        'while [ -n "$p" ] && [ "$p" != /sys/devices ] && [ "$p" != / ]; do '
+        'case "${p##*/}" in usb[0-9]*) [ -n "$u" ] || u=${p%/*};; esac; '
+        '{ [ -d "$p/msi_irqs" ] || { [ -r "$p/irq" ] && [ "$(cat "$p/irq")" != 0 ]; }; } && { c=$p; break; }; '
+        'p=${p%/*}; done; c=${c:-${u:-$p}}; echo "controller $c"; '
+        'for i in $(ls "$c/msi_irqs" 2>/dev/null || cat "$c/irq" 2>/dev/null); do [ "$i" = 0 ] && continue; '
+        'echo "irq $i $(cat /proc/irq/$i/smp_affinity_list 2>/dev/null || echo -)"; done; true'
+    )
+
+
+@dataclass(frozen=True)
+class Controller:
+    path: str  # its sysfs directory
+    irqs: dict[str, str]  # IRQ number -> smp_affinity_list
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1] or self.path
+
+
+def parse_controller(text: str) -> Controller:
+    path, irqs = "", {}
+    for line in without_kernel_messages(text).splitlines():
+        words = line.split()
+        if words[:1] == ["controller"] and len(words) == 2:
+            path = words[1]
+        elif words[:1] == ["irq"] and len(words) == 3 and words[1].isdigit():
+            irqs[words[1]] = words[2]
+    if not path:
+        raise ParseError("the controller probe printed no `controller` line", text)
+    return Controller(path, irqs)

@@ -1,0 +1,231 @@
+"""Where a storage figure loses its rate: the same transfer through the layers beside it (seed 000's triage).
+
+Seed 000 answers a slow USB disk by procedure: `cp` against `dd` on the file system against `dd` on the raw
+device against the board's own storage, the request size the block layer merges, the core saturated with
+interrupt work and the controller's interrupt affinity, the CPU frequencies. `StorageDiagnosis` runs those
+on the roles of the failed check, once, after its verdict, and says what each step found in one line:
+
+    the raw device reads 41 MB/s, the file system 23: the loss is above the block layer
+
+Layers a check does not have are left out: a raw-disk check has no file system, a board-side disk has no
+far end. Nothing it does touches the data the check verified: file-system and board-side transfers use a
+scratch file of their own, removed after, and the raw device is written only where the check writes it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from hil.diagnose import probes
+from hil.lab.board import shell
+from hil.lab.board.role import Role
+from hil.lab.storage import queue
+from hil.measure import cpuload, dd, operating_point
+
+LOSS = 0.7  # a layer below 70% of the one beneath it is where the rate goes (the samples' spread is < 20%)
+MAX_MB = 64  # each layer moves at most this much: long enough to time, short enough to bound the diagnosis
+SCRATCH = ".hil-diagnose"  # the scratch file's name in a directory
+
+
+@dataclass(frozen=True)
+class FarEnd:
+    """The storage behind the link: the board's disk, or the file behind a gadget's LUN."""
+
+    role: Role
+    directory: str  # the scratch file goes here, beside the backing file
+
+    def label(self) -> str:
+        return f"the board's storage ({self.directory} on {self.role.name})"
+
+
+@dataclass(frozen=True)
+class StorageDiagnosis:
+    """What the check moved: `direction` ("read"/"write") of `block_size` blocks of `disk` on `role`."""
+
+    role: Role
+    disk: str
+    direction: str
+    block_size: str
+    total_mb: int
+    mount: str | None = None  # a file system of the disk, mounted here: its layers are measured too
+    far: FarEnd | None = None
+    raw_writable: bool = False  # the check itself writes the raw disk: the diagnosis may too
+
+    @property
+    def mb(self) -> int:
+        return max(1, min(self.total_mb, MAX_MB))
+
+    def __call__(self, deadline: float, lines: list[str]) -> None:
+        """The findings, one line each; steps past `deadline` (time.monotonic) are left out, saying so."""
+        rates: dict[str, float] = {}
+        steps = [self._raw, self._file_system, self._far_end, self._operating_point]
+        for step in steps:
+            if time.monotonic() > deadline:
+                lines.append(f"stopped at its time bound before {step.__name__.strip('_').replace('_', ' ')}")
+                break
+            lines += step(rates)
+        lines += where(rates, self.direction)
+
+    def _raw(self, rates: dict[str, float]) -> list[str]:
+        """dd on the raw device, with the block layer's, the interrupts' and the CPUs' counters around it."""
+        direction = self.direction if self.raw_writable or self.direction == "read" else "read"
+        queue_of = queue.read(self.role, self.disk)
+        stat = f"/sys/block/{queue_of.disk}/stat"
+        controller = probes.parse_controller(self.role.run(probes.controller_script(self.disk), timeout=30))
+        snapshot = shell.cmd("cat", stat, "/proc/stat", "/proc/interrupts")
+        command = dd.read_command if direction == "read" else dd.write_command
+        self.role.run(dd.DROP_CACHES, timeout=60)
+        marker = "@@hil-diagnose"
+        moved = command(self.disk, self.block_size, self.mb)
+        output = self.role.run(f"{snapshot}; echo {marker}; {moved} 2>&1; echo {marker}; {snapshot}", timeout=120)
+        before, dd_output, after = output.split(marker + "\n") if output.count(marker) == 2 else (output, "", "")
+        rate = dd.parse(dd_output, expected_bytes=None).mb_per_s
+        rates["raw"] = rate
+        lines = [
+            f"the raw device {queue_of.disk} {_verb(direction)} {rate:.1f} MB/s ({self.block_size} blocks, dd direct)"
+        ]
+        lines += requests_line(queue_of, _split_stat(before), _split_stat(after), direction, self.block_size)
+        lines += _interrupts(controller, before, after)
+        return lines
+
+    def _file_system(self, rates: dict[str, float]) -> list[str]:
+        if self.mount is None:
+            return []
+        scratch = f"{self.mount.rstrip('/')}/{SCRATCH}"
+        rates["file system"] = _file_rate(self.role, scratch, self.direction, self.mb)
+        copy = f"{scratch}.copy"
+        started = time.monotonic()
+        self.role.run(f"{dd.DROP_CACHES}; {shell.cmd('cp', scratch, copy)} && sync", timeout=120)
+        rates["file copy"] = self.mb * 1024 * 1024 / (time.monotonic() - started) / 1e6  # one console round trip in it
+        self.role.run(shell.cmd("rm", "-f", scratch, copy), timeout=30)
+        return [
+            f"dd on the file system ({self.mount}) {_verb(self.direction)} {rates['file system']:.1f} MB/s",
+            f"cp of that file on it (read and write, timed with sync) {rates['file copy']:.1f} MB/s",
+        ]
+
+    def _far_end(self, rates: dict[str, float]) -> list[str]:
+        if self.far is None:
+            return []
+        scratch = f"{self.far.directory.rstrip('/')}/{SCRATCH}"
+        try:
+            rates["far"] = _file_rate(self.far.role, scratch, self.direction, self.mb)
+        finally:
+            self.far.role.run(shell.cmd("rm", "-f", scratch), timeout=30)
+        return [f"{self.far.label()} {_verb(self.direction)} {rates['far']:.1f} MB/s (a file there, dd)"]
+
+    def _operating_point(self, rates: dict[str, float]) -> list[str]:
+        roles = [self.role] + ([self.far.role] if self.far and self.far.role is not self.role else [])
+        return [_operating_point(role) for role in roles]
+
+
+def _verb(direction: str) -> str:
+    return "reads" if direction == "read" else "writes"
+
+
+def _file_rate(role: Role, path: str, direction: str, mb: int) -> float:
+    """dd of a file: written first (its read needs it), caches dropped, then the direction's rate."""
+    write = dd.C_LOCALE + shell.cmd("dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={mb}", "conv=fsync")
+    read = dd.C_LOCALE + shell.cmd("dd", f"if={path}", "of=/dev/null", "bs=1M", f"count={mb}")
+    written = dd.parse(role.run(f"{write} 2>&1", timeout=120), expected_bytes=mb * 1024 * 1024)
+    if direction == "write":
+        return written.mb_per_s
+    role.run(dd.DROP_CACHES, timeout=60)
+    return dd.parse(role.run(f"{read} 2>&1", timeout=120), expected_bytes=mb * 1024 * 1024).mb_per_s
+
+
+def _split_stat(snapshot: str) -> probes.BlockStat:
+    return probes.parse_block_stat(snapshot.strip().splitlines()[0])
+
+
+def requests_line(
+    queue_of: queue.BlockQueue, before: probes.BlockStat, after: probes.BlockStat, direction: str, block_size: str
+) -> list[str]:
+    """The merged request size against dd's block and the queue's cap: small requests are the block layer's."""
+    size = after.kib_per_request(before, direction)
+    if size is None:
+        return [f"the block layer counted no {direction} request on {queue_of.disk}: the transfer bypassed it"]
+    block_kib = dd.block_bytes(block_size) / 1024
+    cap, hw = (_int(queue_of.values.get(key)) for key in ("max_sectors_kb", "max_hw_sectors_kb"))
+    line = f"requests averaged {size:.0f} KiB for {block_kib:.0f} KiB blocks (max_sectors_kb {cap}, controller {hw})"
+    if cap is not None and cap < block_kib and size <= cap * 1.05 and hw is not None and cap < hw:
+        return [
+            f"{line}: max_sectors_kb caps the requests below what the controller takes; the loss is in the block layer"
+        ]
+    if size < 0.5 * min(block_kib, hw or block_kib):
+        return [f"{line}: the requests are split smaller than the blocks"]
+    return [f"{line}: the block layer passes the blocks whole"]
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value is not None and value.isdigit() else None
+
+
+def _interrupts(controller: probes.Controller, before: str, after: str) -> list[str]:
+    """Per-CPU load during the transfer, and the controller's interrupt lines with their CPUs and affinity."""
+    shares = cpuload.cpu_load(cpuload.parse_stat(before), cpuload.parse_stat(after))
+    cores = [
+        f"{name} busy {s.busy:.0f}% (irq+softirq {s.irq_softirq:.0f}%)" for name, s in shares.items() if name != "cpu"
+    ]
+    saturated = cpuload.saturated(shares)
+    lines = [f"CPUs during the transfer: {', '.join(cores)}" + (f"; at the limit: {saturated[0]}" if saturated else "")]
+    deltas = probes.interrupt_deltas(_interrupt_table(before), _interrupt_table(after))
+    if not controller.irqs:
+        busiest = max(((irq, sum(d)) for irq, d in deltas.items()), key=lambda item: item[1], default=None)
+        other = f"; the busiest line was {busiest[0]} ({busiest[1]} interrupts)" if busiest and busiest[1] else ""
+        return [*lines, f"the controller {controller.name} has no interrupt line of its own{other}"]
+    for irq, affinity in controller.irqs.items():
+        counts = deltas.get(irq)
+        if counts is None:
+            lines.append(f"the controller's IRQ {irq} is not in /proc/interrupts")
+            continue
+        spread = ", ".join(f"cpu{index} {count}" for index, count in enumerate(counts) if count)
+        lines.append(
+            f"the controller {controller.name}'s IRQ {irq} fired {sum(counts)} times ({spread or 'on no CPU'}), "
+            f"affinity {affinity}"
+        )
+    return lines
+
+
+def _interrupt_table(snapshot: str) -> dict[str, probes.InterruptLine]:
+    start = snapshot.find("CPU0")
+    return probes.parse_interrupts(snapshot[start:] if start >= 0 else snapshot)
+
+
+def _operating_point(role: Role) -> str:
+    return operating_point_line(role.name, operating_point.snapshot(role))
+
+
+def operating_point_line(role: str, point: operating_point.OperatingPoint) -> str:
+    """CPUs offline, their clocks, the hottest zone: a slow figure's usual suspects on a board nobody tuned
+    (seed 000 takes cores offline and pins the governor, seed 002 §3 fixes the frequencies)."""
+    offline = sorted(cpu for cpu, up in point.online.items() if not up)
+    parts = [f"{', '.join(offline)} offline" if offline else "no CPU offline"]
+    clocks = sorted({khz // 1000 for cpu, khz in point.freq_khz.items() if point.online.get(cpu, True)})
+    parts.append(f"clocks {'/'.join(str(mhz) for mhz in clocks)} MHz" if clocks else "no cpufreq")
+    hottest = max(point.temp_c.items(), key=lambda item: item[1], default=None)
+    parts.append(f"hottest {hottest[0].split()[-1]} {hottest[1]:.0f} °C" if hottest else "no thermal zone")
+    return f"operating point of {role}: " + ", ".join(parts)
+
+
+def where(rates: dict[str, float], direction: str) -> list[str]:
+    """The layer that loses the rate, from the figures measured side by side."""
+    found = []
+    verb = _verb(direction)
+    if "raw" in rates and "file system" in rates and rates["file system"] < LOSS * rates["raw"]:
+        found.append(
+            f"the raw device {verb} {rates['raw']:.0f} MB/s, the file system {rates['file system']:.0f}: "
+            "the loss is above the block layer"
+        )
+    if "raw" in rates and "far" in rates:
+        if rates["raw"] < LOSS * rates["far"]:
+            found.append(
+                f"the board's storage {verb} {rates['far']:.0f} MB/s, the raw device over the link "
+                f"{rates['raw']:.0f}: the loss is between them (the link, its controllers, their requests)"
+            )
+        elif rates["far"] < 1.2 * rates["raw"]:  # the far end no faster than the link: it is the limit
+            found.append(
+                f"the board's storage itself {verb} only {rates['far']:.0f} MB/s, the raw device over the link "
+                f"{rates['raw']:.0f}: the board's storage bounds the rate"
+            )
+    return found
