@@ -22,6 +22,8 @@ from hil import __version__
 
 # name -> (module with main(argv, *, prog), one line of help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("hil.labrepo", "make a lab repository: inventory, labgrid environment, pytest.ini, Jenkinsfile, README"),
+    "run": ("hil.stock", "run the stock suite shipped with hil (pytest --pyargs hil_testcases, the same options)"),
     "catalogue": ("hil.catalogue.__main__", "print the metric catalogue and the settings as Markdown tables"),
     "vlab-image": ("hil.vlab.image", "build (or reuse) the virtual lab's kernel and initramfs; print its directory"),
     "lab": ("hil.vlab.lab", "start, inspect or stop a virtual lab behind a labgrid coordinator"),
@@ -40,7 +42,7 @@ def usage() -> str:
     lines = [
         "usage: hil COMMAND [ARGS...]   (hil COMMAND --help for a command's options; hil --version)",
         "",
-        "hil's commands besides pytest (the performance suite runs as `pytest testcases`):",
+        "hil's commands besides pytest (`hil run` is the performance suite, pytest itself):",
         "",
     ]
     lines += [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
