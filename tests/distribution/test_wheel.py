@@ -76,7 +76,7 @@ def test_a_lab_made_by_hil_init_runs_the_stock_suite_and_its_own_case(installed,
     assert made.returncode == 0, made.stderr
     lab = tmp_path / "lab"
     run = _run(
-        ["flock", "/tmp/hil-vlab.lock", "hil", "run", "--board", "vlab-msc", "-k", "own or msc_throughput and read",
+        ["hil", "run", "--board", "vlab-msc", "-k", "own or msc_throughput and read",
          "--samples", "3", "-p", "no:cacheprovider", "-q", "cases"],
         cwd=lab,
         env=env,
