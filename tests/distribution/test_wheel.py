@@ -14,7 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from tests import readme
+
 REPO = Path(__file__).resolve().parents[2]
+# docs/lab-repository.md's commands, from a released hil to a first run on the virtual lab.
+FIRST_RUN = ("**From a released hil to a first run**", "Your lab repository")
 
 
 def _run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -53,7 +57,10 @@ def test_the_wheel_carries_the_stock_suite_the_virtual_lab_the_board_programs_an
         assert (site.parent / "hil_testcases" / name).is_file(), name
     assert not (site.parent / "testcases").exists() and not (site.parent / "tests").exists()
     (dist_info,) = site.parent.glob("hil-*.dist-info")
-    assert "License-Expression: MIT" in (dist_info / "METADATA").read_text()
+    metadata = (dist_info / "METADATA").read_text()
+    assert "License-Expression: MIT" in metadata and "Classifier: Framework :: Pytest" in metadata
+    # The long description is the page a user of the released package follows: hil init, hil run.
+    assert "Description-Content-Type: text/markdown" in metadata and "hil init lab" in metadata
     assert (dist_info / "licenses" / "LICENSE").is_file()
 
 
@@ -68,21 +75,21 @@ def test_the_hil_command_answers_help_for_every_subcommand(installed):
 
 
 def test_a_lab_made_by_hil_init_runs_the_stock_suite_and_its_own_case(installed, tmp_path):
-    """The one test that boots the virtual board from the installed package: `hil init lab` outside the
-    checkout, nothing edited, the stock suite's MSC read case and the lab's own case in one run (one boot)."""
+    """The one test that boots the virtual board from the installed package: docs/lab-repository.md's
+    commands as written (`hil init lab` outside the checkout, nothing edited, `cd lab`, `hil run`): the
+    stock suite's MSC read case and the lab's own case in one run (one boot)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LG_", "VIRTUAL_ENV"))}
     env["PATH"] = f"{installed / 'bin'}:{env['PATH']}"
-    made = _run(["hil", "init", "lab"], cwd=tmp_path, env=env)
-    assert made.returncode == 0, made.stderr
+    commands = readme.commands_after(*FIRST_RUN)
+    assert [argv[:2] for argv in commands if argv[0] == "hil"] == [["hil", "init"], ["hil", "run"]]
+    cwd = tmp_path
+    for argv in commands:
+        if argv[0] == "cd":
+            cwd = cwd / argv[1]
+        elif argv[0] == "hil":
+            run = _run(argv, cwd=cwd, env=env, timeout=900)
+            assert run.returncode == 0, f"{argv}: " + run.stdout[-4000:] + run.stderr[-2000:]
     lab = tmp_path / "lab"
-    run = _run(
-        ["hil", "run", "--board", "vlab-msc", "-k", "own or msc_throughput and read",
-         "--samples", "3", "-p", "no:cacheprovider", "-q", "cases"],
-        cwd=lab,
-        env=env,
-        timeout=900,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     reports = lab / "reports"
     assert (reports / "report.html").is_file() and (reports / "junit.xml").is_file()  # without a pytest.ini of hil's
     results = json.loads((reports / "results.json").read_text())["results"]
