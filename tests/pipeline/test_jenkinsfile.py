@@ -228,13 +228,14 @@ def _aborted_branch(line: str, workspace: Path, env: dict[str, str]) -> tuple[in
         time.sleep(1)
     assert process.poll() is None, "the branch ended before it could be aborted"
     os.killpg(process.pid, signal.SIGTERM)
+    status = process.wait()  # the shell dies at once (reaped here: a zombie would keep its group alive)
     while time.time() - started < 900:  # pytest writes its reports after the shell has died
         try:
             os.killpg(process.pid, 0)
         except ProcessLookupError:
             break
         time.sleep(1)
-    return process.wait(), started, time.time()
+    return status, started, time.time()
 
 
 def _build(workspace: Path, number: int, coordinator: str, branch=_branch) -> dict[str, tuple]:
