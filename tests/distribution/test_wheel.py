@@ -92,6 +92,7 @@ def test_a_lab_made_by_hil_init_runs_the_stock_suite_and_its_own_case(installed,
     lab = tmp_path / "lab"
     reports = lab / "reports"
     assert (reports / "report.html").is_file() and (reports / "junit.xml").is_file()  # without a pytest.ini of hil's
+    assert (reports / "hil.db").is_file()  # the run stored in the results database's default
     results = json.loads((reports / "results.json").read_text())["results"]
     # Measured and judged by the installed plugin: PASS, or MARGINAL when three samples on a loaded machine
     # leave a confidence interval that straddles the floor (CI, 2026-11-26); both exit 0.
