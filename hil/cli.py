@@ -1,26 +1,29 @@
 """`hil`: the entry points that are not pytest, as one command with subcommands.
 
     hil catalogue                # the metric catalogue as Markdown tables
-    hil vlab-image               # build (or reuse) the virtual lab's kernel and initramfs
-    hil lab start --places 2     # a virtual lab behind a labgrid coordinator (hil.vlab.lab)
-    hil pipeline branches        # Jenkins helpers (hil.pipeline)
-    hil trend reports/history    # the trend page from stored runs
     hil compare REF CANDIDATE    # the release gate: candidate build against reference build
     hil serve                    # the results database as a web dashboard (hil.dashboard)
     hil bench start              # the rehearsal bench (hil.bench)
 
-`python -m hil ...` is the same command. The measuring itself is pytest: `pytest testcases ...`.
-Each subcommand is a module's `main(argv, prog=...)`; a subcommand that is added registers one line here.
+`python -m hil ...` is the same command. Each subcommand is a module's `main(argv, prog=...)`; a subcommand that
+is added registers one line in COMMANDS, and README's and docs/running.md's lists of commands are
+`commands_markdown()`'s output (tests/test_cli.py keeps them equal).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
+from hil import __version__
+
 # name -> (module with main(argv, *, prog), one line of help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("hil.labrepo", "make a lab repository: inventory, labgrid environment, pytest.ini, Jenkinsfile, README"),
+    "run": ("hil.stock", "run the stock suite shipped with hil (pytest --pyargs hil_testcases, the same options)"),
     "catalogue": ("hil.catalogue.__main__", "print the metric catalogue and the settings as Markdown tables"),
     "vlab-image": ("hil.vlab.image", "build (or reuse) the virtual lab's kernel and initramfs; print its directory"),
     "lab": ("hil.vlab.lab", "start, inspect or stop a virtual lab behind a labgrid coordinator"),
@@ -37,23 +40,43 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def usage() -> str:
     width = max(len(name) for name in COMMANDS)
     lines = [
-        "usage: hil COMMAND [ARGS...]   (hil COMMAND --help for a command's options)",
+        "usage: hil COMMAND [ARGS...]   (hil COMMAND --help for a command's options; hil --version)",
         "",
-        "hil's commands besides pytest (the performance suite runs as `pytest testcases`):",
+        "hil's commands besides pytest (`hil run` is the performance suite, pytest itself):",
         "",
     ]
     lines += [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+def commands_markdown() -> str:
+    """The list of commands README and docs/running.md show between their `<!-- commands -->` markers."""
+    rows = [f"| `hil {name}` | {text} |" for name, (_, text) in COMMANDS.items()]
+    return "\n".join(["| command | what it does |", "|---|---|", *rows]) + "\n"
+
+
+def _dispatch(args: list[str]) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(usage())
         return 0 if args else 2
+    if args[0] == "--version":
+        print(f"hil {__version__}")
+        return 0
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
         print(f"hil: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
     return int(module.main(rest, prog=f"hil {name}") or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _dispatch(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`hil catalogue | head -1`): stop quietly, as a Unix tool killed by SIGPIPE does.
+        # stdout is pointed at /dev/null so the interpreter's own flush at exit finds no closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    return code

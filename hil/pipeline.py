@@ -112,7 +112,7 @@ def _named(result: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=prog or "python -m hil.pipeline", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog or "python -m hil.pipeline", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("branches", help="one line per parallel branch: its pairs")
     listing.add_argument("--boards", default="boards.yaml", metavar="PATH", help="board inventory")

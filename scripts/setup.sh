@@ -68,7 +68,7 @@ fi
 # Exactly the versions hil is tested with (requirements.lock, written by pip-compile from pyproject.toml's
 # ranges, every file checked against its hash), then hil itself on top without resolving anything again.
 stamp=.venv/.hil-installed
-wanted=$(cat pyproject.toml requirements.lock | sha256sum | cut -d' ' -f1)
+wanted=$(cat pyproject.toml setup.py requirements.lock | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
     .venv/bin/pip install -q --require-hashes -r requirements.lock
     .venv/bin/pip install -q --no-deps -e .

@@ -178,7 +178,7 @@ def fault(kind: str, value: str) -> dict:
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog=prog or "python -m hil.bench",
-        description=__doc__.splitlines()[0],
+        description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawTextHelpFormatter,
     )
     parser.add_argument("--run-dir", type=Path, default=default_run_dir(), help="state, SD cards, keys and logs")

@@ -136,7 +136,7 @@ def run(config: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m hil.bench.daemon", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m hil.bench.daemon", description=__doc__.split("\n\n")[0])
     parser.add_argument("config", type=Path, help="bench.json written by `hil bench start`")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")

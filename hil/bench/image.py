@@ -325,7 +325,7 @@ def _run(command: list[str], *, stdin: str | None = None) -> None:
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    return cache.image_main(argv, prog or "python -m hil.bench.image", __doc__.splitlines()[0], ensure_image, "bench")
+    return cache.image_main(argv, prog or "python -m hil.bench.image", __doc__.split("\n\n")[0], ensure_image, "bench")
 
 
 if __name__ == "__main__":

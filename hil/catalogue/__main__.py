@@ -46,7 +46,7 @@ def markdown(catalogue: Catalogue = CATALOGUE) -> str:
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=prog or "python -m hil.catalogue", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog or "python -m hil.catalogue", description=__doc__.split("\n\n")[0])
     parser.parse_args(argv)
     print(markdown(), end="")
     return 0

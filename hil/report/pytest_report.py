@@ -125,6 +125,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    default_report_paths(config)
+
+
+def default_report_paths(config: pytest.Config) -> None:
+    """report.html and junit.xml beside results.json (--hil-reports) unless the command line or an ini file's
+    addopts named them: a lab on a released hil gets every report without copying hil's pytest.ini. Runs
+    before any plugin's configure (pytest-html and junitxml read these there); xdist copies them to workers."""
+    if config.option.collectonly:
+        return  # a collection writes no report
+    reports = config.invocation_params.dir / config.getoption("hil_reports")
+    if config.pluginmanager.has_plugin("html") and not config.getoption("htmlpath", default=None):
+        config.option.htmlpath = str(reports / "report.html")
+        config.option.self_contained_html = True
+    if not config.getoption("xmlpath", default=None):
+        config.option.xmlpath = str(reports / "junit.xml")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     session = ReportSession(config)
     if not session.is_worker and not config.option.collectonly:

@@ -297,7 +297,7 @@ def _shared_libraries(binary: Path) -> set[str]:
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    return cache.image_main(argv, prog or "python -m hil.vlab.image", __doc__.splitlines()[0], ensure_image, "vlab")
+    return cache.image_main(argv, prog or "python -m hil.vlab.image", __doc__.split("\n\n")[0], ensure_image, "vlab")
 
 
 if __name__ == "__main__":

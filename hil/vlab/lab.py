@@ -164,7 +164,7 @@ def stop(run_dir: Path, state: dict | None = None) -> list[str]:
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=prog or "python -m hil.vlab.lab", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog or "python -m hil.vlab.lab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--run-dir", type=Path, default=default_run_dir(), help="state, configuration and logs")
     commands = parser.add_subparsers(dest="command", required=True)
     start_parser = commands.add_parser("start", help="start coordinator, exporter and N virtual places")

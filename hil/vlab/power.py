@@ -220,7 +220,7 @@ def serve(config: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m hil.vlab.power", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m hil.vlab.power", description=__doc__.split("\n\n")[0])
     parser.add_argument("config", type=Path, help="JSON: run_dir, image, power_port, boards {name: console port}")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")

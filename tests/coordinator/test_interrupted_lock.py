@@ -24,19 +24,25 @@ def records_in(tmp_path, monkeypatch):
 
 
 def interrupt_after(monkeypatch: pytest.MonkeyPatch, verb: str, once: str = "acquire") -> None:
-    """labgrid-client `verb` really runs, then its answer is lost to a KeyboardInterrupt, the first time it
-    runs after `once` has (`acquire`, or `verb` itself)."""
-    real = LabgridClient.__call__
+    """labgrid-client `verb` (or the reading of the places, `places`) really runs, then its answer is lost to a
+    KeyboardInterrupt, the first time it runs after `once` has (`acquire`, or `verb` itself)."""
+    real, real_places = LabgridClient.__call__, LabgridClient.places
     seen = []
 
-    def call(self: LabgridClient, *args: str, timeout: float = places.CALL_TIMEOUT_S) -> str:
-        said = real(self, *args, timeout=timeout)
+    def answered(said: object, *args: str) -> object:
         seen.extend(args)
         if verb in args and once in seen:
             raise KeyboardInterrupt("SIGTERM received")
         return said
 
+    def call(self: LabgridClient, *args: str, timeout: float = places.CALL_TIMEOUT_S) -> str:
+        return answered(real(self, *args, timeout=timeout), *args)
+
+    def read_places(self: LabgridClient) -> object:
+        return answered(real_places(self), "places")
+
     monkeypatch.setattr(LabgridClient, "__call__", call)
+    monkeypatch.setattr(LabgridClient, "places", read_places)
 
 
 def test_interrupted_while_acquiring_gives_the_lock_and_reservation_back(free_lab, monkeypatch):

@@ -14,49 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from tests import readme
+
 REPO = Path(__file__).resolve().parents[2]
-
-BOARDS = """\
-pairs:
-  our-board:
-    description: the virtual board, standing in for a BSP team's board
-    env: hil:vlab/env.yaml
-    vlab: true
-    roles:
-      host: {target: vboard}
-      device: {target: vboard}
-    link:
-      type: usb
-      speed: high
-      udc: dummy_udc.0
-      driver: {module: dummy_hcd, params: {is_super_speed: false}}
-      emulated: true
-    settings:
-      msc.backing_mb: 48
-      msc.transfer_mb: 32
-      msc.fs_transfer_mb: 32
-    metrics:
-      usb.msc.read: {unit: MB/s, min: 4, max: 1000, max_cv: 50%, min_samples: 3, max_samples: 3}
-"""
-
-# The team's own test case, written against hil's public API only.
-TEST_CASE = """\
-import pytest
-
-from hil.lab.usb_gadget.gadget import MassStorage
-from hil.measure import dd
-from hil.catalogue.usb_device import MscSettings
-
-pytestmark = pytest.mark.hil_metrics("usb.msc.read")
-
-
-def test_our_msc_read(pair, perf):
-    with pair.gadget(MassStorage(size_mb=pair.settings(MscSettings).backing_mb)) as gadget:
-        disk = gadget.block_device()
-        perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=8))
-"""
-
-CONFTEST = '"""The team\'s own fixtures would live here; hil registers itself through its pytest11 entry points."""\n'
+# docs/lab-repository.md's commands, from a released hil to a first run on the virtual lab.
+FIRST_RUN = ("**From a released hil to a first run**", "Your lab repository")
 
 
 def _run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -86,13 +48,19 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
-def test_the_wheel_carries_the_virtual_lab_the_board_programs_and_its_license(installed):
+def test_the_wheel_carries_the_stock_suite_the_virtual_lab_the_board_programs_and_its_license(installed):
     site = next((installed / "lib").glob("python3*/site-packages/hil"))
     for name in ("vlab/env.yaml", "vlab/init.sh", "tools/Makefile", "tools/uvc_frames.h", "tools/v4l2_fps.c"):
         assert (site / name).is_file(), name
+    # The stock suite ships as hil_testcases (testcases/ of the repository), its conftest files with it.
+    for name in ("__init__.py", "usb_device/test_msc.py", "usb_host/conftest.py", "pcie/conftest.py"):
+        assert (site.parent / "hil_testcases" / name).is_file(), name
     assert not (site.parent / "testcases").exists() and not (site.parent / "tests").exists()
     (dist_info,) = site.parent.glob("hil-*.dist-info")
-    assert "License-Expression: MIT" in (dist_info / "METADATA").read_text()
+    metadata = (dist_info / "METADATA").read_text()
+    assert "License-Expression: MIT" in metadata and "Classifier: Framework :: Pytest" in metadata
+    # The long description is the page a user of the released package follows: hil init, hil run.
+    assert "Description-Content-Type: text/markdown" in metadata and "hil init lab" in metadata
     assert (dist_info / "licenses" / "LICENSE").is_file()
 
 
@@ -106,26 +74,31 @@ def test_the_hil_command_answers_help_for_every_subcommand(installed):
         assert sub.returncode == 0 and sub.stdout.startswith(f"usage: hil {name}"), (name, sub.stdout, sub.stderr)
 
 
-def test_an_outside_suite_runs_on_the_installed_plugin(installed, tmp_path):
-    """The one test that boots the virtual board from the installed package (its own directory, no repo)."""
-    suite = tmp_path / "our-suite"
-    suite.mkdir()
-    (suite / "boards.yaml").write_text(BOARDS)
-    (suite / "test_our_msc.py").write_text(TEST_CASE)
-    (suite / "conftest.py").write_text(CONFTEST)
-    (suite / "pytest.ini").write_text("[pytest]\njunit_family = xunit1\n")
+def test_a_lab_made_by_hil_init_runs_the_stock_suite_and_its_own_case(installed, tmp_path):
+    """The one test that boots the virtual board from the installed package: docs/lab-repository.md's
+    commands as written (`hil init lab` outside the checkout, nothing edited, `cd lab`, `hil run`): the
+    stock suite's MSC read case and the lab's own case in one run (one boot)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LG_", "VIRTUAL_ENV"))}
     env["PATH"] = f"{installed / 'bin'}:{env['PATH']}"
-    run = _run(
-        [str(installed / "bin" / "pytest"), "-p", "no:cacheprovider", "-q", "--junitxml=reports/junit.xml"],
-        cwd=suite,
-        env=env,
-        timeout=900,
-    )
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    results = json.loads((suite / "reports" / "results.json").read_text())["results"]
-    # Measured and judged by the installed plugin: PASS, or MARGINAL when three 8 MiB samples on a loaded
-    # machine leave a confidence interval that straddles the floor (CI, 2026-11-26); both exit 0.
-    assert [(r["board"], r["metric"]) for r in results] == [("our-board", "usb.msc.read")]
-    assert results[0]["verdict"] in ("PASS", "MARGINAL"), results[0]["reason"]
-    assert str(REPO) not in (suite / "reports" / "results.json").read_text()  # nothing came from the checkout
+    commands = readme.commands_after(*FIRST_RUN)
+    assert [argv[:2] for argv in commands if argv[0] == "hil"] == [["hil", "init"], ["hil", "run"]]
+    cwd = tmp_path
+    for argv in commands:
+        if argv[0] == "cd":
+            cwd = cwd / argv[1]
+        elif argv[0] == "hil":
+            run = _run(argv, cwd=cwd, env=env, timeout=900)
+            assert run.returncode == 0, f"{argv}: " + run.stdout[-4000:] + run.stderr[-2000:]
+    lab = tmp_path / "lab"
+    reports = lab / "reports"
+    assert (reports / "report.html").is_file() and (reports / "junit.xml").is_file()  # without a pytest.ini of hil's
+    assert (reports / "hil.db").is_file()  # the run stored in the results database's default
+    results = json.loads((reports / "results.json").read_text())["results"]
+    # Measured and judged by the installed plugin: PASS, or MARGINAL when three samples on a loaded machine
+    # leave a confidence interval that straddles the floor (CI, 2026-11-26); both exit 0.
+    assert sorted((r["board"], r["metric"], r["test_id"].split("::")[-1].split("[")[0]) for r in results) == [
+        ("vlab-msc", "usb.msc.read", "test_msc_throughput"),
+        ("vlab-msc", "usb.msc.read", "test_own_msc_read"),
+    ], results
+    assert all(r["verdict"] in ("PASS", "MARGINAL") for r in results), [r["reason"] for r in results]
+    assert str(REPO) not in (reports / "results.json").read_text()  # nothing came from the checkout

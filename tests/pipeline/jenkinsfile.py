@@ -1,7 +1,7 @@
 """Read a Jenkinsfile the way the tests need it: its parameters' defaults and its steps, in file order.
 
 A small Groovy tokenizer (comments, the four string quotings with their escapes, braces), not a Groovy
-parser: enough to find `sh`, `copyArtifacts` and the parameter declarations with their literal arguments
+parser: enough to find `sh`, `junit` and the parameter declarations with their literal arguments
 and to say in which stage or top-level function each step sits. Plain module: no pytest.
 """
 
@@ -24,11 +24,12 @@ class Token:
 
 @dataclass
 class Step:
-    name: str  # sh, copyArtifacts, ...
+    name: str  # sh, junit, ...
     args: dict[str, object]  # keyword arguments with literal values; a plain first argument is "script"
     line: int
     stage: str | None  # innermost stage('...')
     function: str | None  # top-level function the step is written in (e.g. runBranch), None in pipeline {}
+    post: str | None = None  # the `post { always { ... } }` condition it runs under (always, failure, ...)
     interpolated: list[str] = field(default_factory=list)  # arguments given as "..." strings (Groovy GStrings)
 
 
@@ -139,14 +140,14 @@ class Jenkinsfile:
     environment: dict[str, str]  # the pipeline's environment {} entries taken from a parameter: NAME -> parameter
 
     @classmethod
-    def read(cls, path: Path, step_names: tuple[str, ...] = ("sh", "copyArtifacts")) -> Jenkinsfile:
+    def read(cls, path: Path, step_names: tuple[str, ...] = ("sh",)) -> Jenkinsfile:
         text = path.read_text(encoding="utf-8")
         tokens = tokenize(text)
         block = re.search(r"^    environment \{\n(.*?)^    \}", text, re.S | re.M)
         environment = dict(re.findall(r'^\s*(\w+) = "\$\{params\.(\w+)\}"$', block.group(1), re.M)) if block else {}
         steps: list[Step] = []
         parameters: dict[str, object] = {}
-        scopes: list[tuple[str, str | None]] = []  # one per open brace: ("stage"|"function"|"", name)
+        scopes: list[tuple[str, str | None]] = []  # one per open brace: ("stage"|"function"|"post"|"", name)
         pending: tuple[str, str | None] = ("", None)
         i = 0
         while i < len(tokens):
@@ -160,6 +161,10 @@ class Jenkinsfile:
             elif token.kind == "name" and nxt is not None:
                 if token.value == "stage" and nxt.kind == "(":
                     pending = ("stage", tokens[i + 2].value)
+                elif token.value == "post" and nxt.kind == "{":
+                    pending = ("post", None)
+                elif scopes and scopes[-1] == ("post", None) and nxt.kind == "{":
+                    pending = ("post", token.value)  # post { always {
                 elif not scopes and nxt.kind == "name" and tokens[i + 2].kind == "(":
                     pending = ("function", nxt.value)  # `Map runBranch(String pairs) {` at the top level
                     i += 2
@@ -178,7 +183,10 @@ class Jenkinsfile:
                     elif token.value in step_names:
                         stage = next((name for kind, name in reversed(scopes) if kind == "stage"), None)
                         function = next((name for kind, name in scopes if kind == "function"), None)
-                        steps.append(Step(token.value, args, token.line, stage, function, interpolated))
+                        post = next((name for kind, name in reversed(scopes) if kind == "post" and name), None)
+                        steps.append(
+                            Step(token.value, args, token.line, stage, function, interpolated=interpolated, post=post)
+                        )
                     i = end
                     continue
             i += 1

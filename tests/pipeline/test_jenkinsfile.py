@@ -1,16 +1,16 @@
 """The Jenkinsfile without a Jenkins server: its shell steps, extracted from the file and run as written, in
 order, with its parameters' defaults and Jenkins' environment, on the virtual lab behind a labgrid
 coordinator, started with docs/shared-lab.md's lab-admin commands: the two pairs of hil/vlab/remote-boards.yaml, one
-parallel branch each (one case, 3 samples), each reserving a place; twice, the second build carrying the
-first one's history as copyArtifacts would."""
+parallel branch each (one case, 3 samples), each reserving a place; then a second build aborted in the middle
+of each branch, whose finished results the steps of `post { always { ... } }` still find."""
 
-import fnmatch
 import hashlib
 import json
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -37,8 +37,8 @@ SELECTION = {
 }
 BRANCHES = ["remote-hs", "remote-ss"]  # pairs asking for any place tagged kind=vlab: a branch each
 LAB_ADMIN = ("A shared lab: pairs on labgrid places", "**From nothing to a coordinator with two virtual places**")
-# The first build stores a baseline, the second compares with it (no re-measure: one boot is enough here).
-BUILD_PARAMS = {1: {"UPDATE_BASELINE": True}, 2: {"BASELINE": True, "PYTEST_ARGS": "-k 'read and 1M' --no-confirm"}}
+# The second build runs two cases per branch (read, then write) and is aborted once the first has a result.
+BUILD_PARAMS = {1: {}, 2: {"PYTEST_ARGS": "-k 1M"}}
 BRANCH_FUNCTION = "runPytest"  # the top-level function a parallel branch runs the suite in; its env: withEnv
 SELFTEST_STAGE = "Framework tests"  # the whole tests/ folder: not run from inside it
 
@@ -57,20 +57,55 @@ def test_selftest_stage_is_guarded_by_its_parameter():
     assert JENKINSFILE.parameters["SELFTEST"] is False  # a release job measures boards; CI tests the framework
 
 
+# Read by hil itself in every step, not by the scripts: the results database (a SQLAlchemy URL).
+READ_BY_HIL = {"HIL_DB": "RESULTS_DB"}
+
+
 def test_parameters_the_scripts_read_are_in_the_environment():
     # Jenkins exports parameters as variables only for builds started with parameters; the first is not.
     scripts = " ".join(str(step.args["script"]) for step in JENKINSFILE.steps if step.name == "sh")
     read = {name for name in JENKINSFILE.parameters if re.search(rf"\b{name}\b", scripts)}
     assert read >= {"INVENTORY", "BOARDS", "SAMPLES", "MATRIX", "BASELINE", "PYTEST_ARGS"}
     assert {name: name for name in read} == {k: v for k, v in JENKINSFILE.environment.items() if k in read}
-    assert read == set(JENKINSFILE.environment)
+    assert set(JENKINSFILE.environment) == read | set(READ_BY_HIL)
+    assert {k: JENKINSFILE.environment[k] for k in READ_BY_HIL} == READ_BY_HIL
+
+
+def test_builds_run_at_once_and_chain_nothing_through_artifacts():
+    """Boards are serialised by the pair locks (all of a branch's at once, `extra`), not whole builds; each
+    branch has its own timeout; no build copies another's files."""
+    text = (REPO / "Jenkinsfile").read_text()
+    code = "\n".join(line.split("//")[0] for line in text.splitlines())
+    assert "disableConcurrentBuilds" not in code and "copyArtifact" not in code
+    branch = code[code.index("Map runBranch(") :]
+    branch = branch[: branch.index("\n}\n")]
+    assert re.search(r"lock\(resource: locks\[0\], extra: ", branch)
+    assert re.search(
+        r"timeout\(time: params\.PAIR_TIMEOUT_HOURS as int, unit: 'HOURS'\) \{\s+status = runPytest", branch
+    )
+    assert "PAIR_TIMEOUT_HOURS" in JENKINSFILE.parameters
+
+
+PUBLISHERS = ("junit", "publishHTML", "archiveArtifacts")
+
+
+def test_results_are_published_whatever_ends_the_build():
+    """JUnit and the archive in `post { always }`; the HTML reports from a function only that block calls."""
+    steps = Jenkinsfile.read(REPO / "Jenkinsfile", PUBLISHERS).steps
+    suite = [s for s in steps if s.name == "junit" and s.stage is None]
+    assert [s.post for s in suite] == ["always"] and suite[0].args["testResults"] == "reports/*/junit.xml"
+    assert [s.post for s in steps if s.name == "archiveArtifacts"] == ["always"]
+    assert {s.function for s in steps if s.name == "publishHTML"} == {"publishReports"}
+    text = (REPO / "Jenkinsfile").read_text()
+    post = text[text.index("\n    post {\n        always {") : text.index("\n    }\n}\n")]
+    assert "publishReports()" in post and text.count("publishReports()") == 2  # called there, and defined
 
 
 # The Jenkins admin's section of docs/jenkins.md: the job it sets up is this file's.
 PLUGINS = {  # step -> plugin
     "junit": "JUnit",
     "publishHTML": "HTML Publisher",
-    "copyArtifacts": "Copy Artifact",
+    "archiveArtifacts": "Pipeline",
     "lock": "Lockable Resources",
     "timestamps": "Timestamper",
 }
@@ -91,7 +126,7 @@ def test_readme_names_the_plugin_of_every_step_and_the_script_path():
     setup = readme.section("Jenkins")
     plugins = setup[setup.index("1. Plugins:") : setup.index("2. ")]
     used = {step.name for step in Jenkinsfile.read(REPO / "Jenkinsfile", tuple(PLUGINS)).steps}
-    assert used == set(PLUGINS)
+    assert used >= set(PLUGINS) - {"lock", "timestamps"}  # lock and timestamps take a block, not arguments
     assert [PLUGINS[name] for name in sorted(used) if PLUGINS[name] not in plugins] == []
     assert "Script Path `Jenkinsfile`" in setup
 
@@ -108,7 +143,9 @@ def _workspace(target: Path) -> Path:
             shutil.copy2(source, target / name)
     # Set-up finds the repository's environment installed and reuses it. It must be current: a stale one
     # would be reinstalled by the workspace's set-up, pointing the repository's hil at this temporary copy.
-    wanted = hashlib.sha256((REPO / "pyproject.toml").read_bytes() + (REPO / "requirements.lock").read_bytes())
+    wanted = hashlib.sha256(
+        b"".join((REPO / name).read_bytes() for name in ("pyproject.toml", "setup.py", "requirements.lock"))
+    )
     installed = REPO / ".venv" / ".hil-installed"
     if not installed.is_file() or installed.read_text().strip() != wanted.hexdigest():
         pytest.fail(".venv is not installed from this pyproject.toml and requirements.lock: run scripts/setup.sh")
@@ -161,18 +198,6 @@ def _sh(script: str, workspace: Path, env: dict[str, str], name: str = "main") -
     return subprocess.run(command, cwd=workspace, env=env, timeout=900).returncode
 
 
-def _copy_artifacts(filters: str, archive: Path | None, workspace: Path) -> None:
-    """copyArtifacts from the last build with artifacts: the archived files that match the filter."""
-    if archive is None:
-        return  # the first build: optional, nothing to copy
-    patterns = [p.strip() for p in filters.split(",")]
-    for path in archive.rglob("*"):
-        name = path.relative_to(archive).as_posix()
-        if path.is_file() and any(fnmatch.fnmatch(name, pattern) for pattern in patterns):
-            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, workspace / name)
-
-
 def _branch(line: str, workspace: Path, env: dict[str, str]) -> tuple[int, float, float]:
     """One parallel branch: runBranch's steps in order, with the variables its withEnv sets."""
     branch = "+".join(line.split())
@@ -184,30 +209,56 @@ def _branch(line: str, workspace: Path, env: dict[str, str]) -> tuple[int, float
     return status, started, time.time()
 
 
-def _build(workspace: Path, number: int, archive: Path | None, coordinator: str) -> dict[str, tuple]:
+def _aborted_branch(line: str, workspace: Path, env: dict[str, str]) -> tuple[int, float, float]:
+    """One branch aborted as Jenkins aborts a step: SIGTERM to its process group once its first case has a
+    result; returns when every process of it has ended."""
+    branch = "+".join(line.split())
+    (step,) = JENKINSFILE.function_steps(BRANCH_FUNCTION)
+    path = workspace.parent / f"script-{os.getpid()}-{branch}.sh"
+    path.write_text(str(step.args["script"]))
+    path.chmod(0o755)
+    started = time.time()
+    process = subprocess.Popen(
+        [str(path)], cwd=workspace, env={**env, "HIL_PAIRS": line, "HIL_BRANCH": branch}, start_new_session=True
+    )
+    results = workspace / "reports" / branch / "results.json"
+    while process.poll() is None and time.time() - started < 600:
+        if results.is_file() and json.loads(results.read_text())["results"]:  # written atomically
+            break
+        time.sleep(1)
+    assert process.poll() is None, "the branch ended before it could be aborted"
+    os.killpg(process.pid, signal.SIGTERM)
+    status = process.wait()  # the shell dies at once (reaped here: a zombie would keep its group alive)
+    while time.time() - started < 900:  # pytest writes its reports after the shell has died
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(1)
+    return status, started, time.time()
+
+
+def _build(workspace: Path, number: int, coordinator: str, branch=_branch) -> dict[str, tuple]:
     """One build: the main steps in order, then one branch per line of reports/branches.txt, all at once
     as `parallel` runs them. Returns per branch its exit status, start and end."""
     env = _environment(workspace, number, coordinator)
     for step in JENKINSFILE.main_steps():
         if step.stage == SELFTEST_STAGE:
             continue
-        if step.name == "copyArtifacts":
-            _copy_artifacts(str(step.args["filter"]), archive, workspace)
-            continue
         assert _sh(str(step.args["script"]), workspace, env) == 0, f"sh step at Jenkinsfile line {step.line} failed"
     lines = (workspace / "reports" / "branches.txt").read_text().splitlines()
     with ThreadPoolExecutor(max_workers=len(lines) or 1) as pool:
-        branches = {"+".join(line.split()): pool.submit(_branch, line, workspace, env) for line in lines}
-    return {branch: future.result() for branch, future in branches.items()}
+        branches = {"+".join(line.split()): pool.submit(branch, line, workspace, env) for line in lines}
+    return {name: future.result() for name, future in branches.items()}
 
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory, coordinator):
-    """Two builds in fresh workspaces; the second gets the first one's archived reports/** as its last build."""
+    """Two builds in fresh workspaces (a build's reports/ are its own): the second aborted mid-branch."""
     first = _workspace(tmp_path_factory.mktemp("build1"))
-    branches1 = _build(first, 1, None, coordinator)
+    branches1 = _build(first, 1, coordinator)
     second = _workspace(tmp_path_factory.mktemp("build2"))
-    branches2 = _build(second, 2, first, coordinator)
+    branches2 = _build(second, 2, coordinator, _aborted_branch)
     return first, branches1, second, branches2
 
 
@@ -248,23 +299,24 @@ def test_branch_writes_reports_and_exits_with_hil_status(builds, branch):
 
 
 @pytest.mark.parametrize("branch", BRANCHES)
-def test_second_build_compares_with_the_baseline_the_first_stored(builds, branch):
-    first, _, second, _ = builds
-    stored = first / "reports" / "baselines" / f"{branch}.json"
-    assert (second / "reports" / "baselines" / f"{branch}.json").read_bytes() == stored.read_bytes()  # carried
-    baselines = [r["baseline"]["baseline_run"] for r in _run(second, branch)["results"]]
-    assert baselines == [_run(first, branch)["run"]["id"]]
-
-
-@pytest.mark.parametrize("branch", BRANCHES)
-def test_second_build_carries_history_into_the_trend(builds, branch):
-    first, _, second, _ = builds
-    runs1 = sorted(p.name for p in (first / "reports" / branch / "history").iterdir())
-    runs2 = sorted(p.name for p in (second / "reports" / branch / "history").iterdir())
-    assert len(runs1) == 1
-    assert len(runs2) == 2
-    assert runs2[0] == runs1[0]
-    assert (second / "reports" / branch / "trend.html").is_file()
+def test_an_aborted_build_publishes_its_finished_results(builds, branch):
+    """What `post { always }` publishes after an abort: the JUnit file its pattern finds holds the case that
+    finished, with its verdict; the HTML report and results.json hold it too; hil exited 2 (interrupted)."""
+    _, _, second, branches = builds
+    (junit_step,) = [s for s in Jenkinsfile.read(REPO / "Jenkinsfile", ("junit",)).steps if s.post and not s.stage]
+    found = sorted(second.glob(str(junit_step.args["testResults"])))
+    assert second / "reports" / branch / "junit.xml" in found
+    document = etree.parse(str(second / "reports" / branch / "junit.xml"))
+    finished = {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iterfind("properties/property")}
+        for case in document.iter("testcase")
+    }
+    read = next(props for name, props in finished.items() if "read" in name and props)
+    assert read["verdict"] in ("PASS", "MARGINAL", "FAIL", "UNSTABLE")
+    run = _run(second, branch)
+    assert run["run"]["exit_status"] == 2 and branches[branch][0] != 0
+    assert [(r["metric"], len(r["samples"])) for r in run["results"]][:1] == [("usb.msc.read", 3)]
+    assert "usb.msc.read[bs=1M]" in (second / "reports" / branch / "report.html").read_text()
 
 
 # pytest's xunit1 JUnit XML against the xUnit plugin's schema: exactly these differ, nothing else. The JUnit

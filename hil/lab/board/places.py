@@ -1,7 +1,9 @@
 """Board pairs on a shared lab: labgrid places reserved through the coordinator, locked, always released.
 
-labgrid is the distributed engine; hil drives it through its public interface, `labgrid-client` (the
-same commands a lab engineer types, so a labgrid upgrade that keeps its command line keeps hil working):
+labgrid is the distributed engine; hil acts on it through `labgrid-client` (the same commands a lab
+engineer types, so a labgrid upgrade that keeps its command line keeps hil working) and reads the places and
+reservations as data, through labgrid's client session (hil.lab.board.coordinator_view), never by reading
+the listings labgrid prints for people:
 
 1. `reserve --shell KEY=VALUE...` with the role's filter (tags, or `name=<place>`), then `wait TOKEN`
    until the coordinator allocates a place, for at most the inventory's `coordinator.wait_s`; past that
@@ -45,7 +47,8 @@ from labgrid import Environment
 from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import PlaceConfig
-from hil.lab.board import holders
+from hil.lab.board import coordinator_view, holders
+from hil.lab.board.coordinator_view import PlaceView, ReservationView
 
 log = logging.getLogger("hil.remote")
 CALL_TIMEOUT_S = 30.0  # one labgrid-client call; a coordinator that does not answer in this is gone
@@ -72,88 +75,6 @@ def labgrid_client_program() -> str:
     if found is None:
         raise LabError("labgrid-client is not installed (it comes with labgrid: pip install labgrid)")
     return found
-
-
-@dataclass(frozen=True)
-class PlaceView:
-    """A place as `labgrid-client -v places` shows it."""
-
-    name: str
-    tags: dict[str, str]
-    acquired: str | None  # host/user
-    reservation: str | None  # token
-    exporters: tuple[str, ...]
-
-    def satisfies(self, filters: dict[str, str]) -> bool:
-        return all((self.name if key == "name" else self.tags.get(key)) == value for key, value in filters.items())
-
-
-@dataclass(frozen=True)
-class ReservationView:
-    """A reservation as `labgrid-client reservations` shows it."""
-
-    token: str
-    owner: str
-    state: str  # waiting, allocated, acquired, expired, invalid
-    allocations: tuple[str, ...]
-
-
-def _blocks(text: str, header: re.Pattern[str]) -> dict[str, list[str]]:
-    """Top-level `Header 'NAME':` blocks of labgrid-client's listing, each with its indented lines."""
-    blocks: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in text.splitlines():
-        found = header.fullmatch(line)
-        if found:
-            current = blocks.setdefault(found.group(1), [])
-        elif current is not None and line.startswith("  "):
-            current.append(line[2:])
-    return blocks
-
-
-def _field(lines: list[str], key: str) -> str | None:
-    for line in lines:
-        if line.startswith(f"{key}: "):
-            return line.split(": ", 1)[1].strip()
-    return None
-
-
-def _sublist(lines: list[str], key: str) -> list[str]:
-    """The lines indented under `key:`."""
-    items: list[str] = []
-    inside = False
-    for line in lines:
-        if line == f"{key}:":
-            inside = True
-        elif inside and line.startswith("  "):
-            items.append(line.strip())
-        else:
-            inside = False
-    return items
-
-
-def parse_places(text: str) -> dict[str, PlaceView]:
-    places = {}
-    for name, lines in _blocks(text, re.compile(r"Place '(.+)':")).items():
-        tags = dict(pair.split("=", 1) for pair in (_field(lines, "tags") or "").split(", ") if "=" in pair)
-        acquired = _field(lines, "acquired")
-        resources = [item.split(" -> ")[0] for item in _sublist(lines, "acquired resources")]
-        exporters = tuple(sorted({path.split("/")[0] for path in resources}))
-        places[name] = PlaceView(
-            name, tags, None if acquired in (None, "None") else acquired, _field(lines, "reservation"), exporters
-        )
-    return places
-
-
-def parse_reservations(text: str) -> dict[str, ReservationView]:
-    reservations = {}
-    for token, lines in _blocks(text, re.compile(r"Reservation '(.+)':")).items():
-        allocated = [item.split(": ", 1)[1] for item in _sublist(lines, "allocations") if ": " in item]
-        places = tuple(name for item in allocated for name in item.split(", "))
-        reservations[token] = ReservationView(
-            token, _field(lines, "owner") or "?", _field(lines, "state") or "?", places
-        )
-    return reservations
 
 
 def _die_with_parent() -> None:
@@ -226,10 +147,10 @@ class LabgridClient:
         )
 
     def places(self) -> dict[str, PlaceView]:
-        return parse_places(self("-v", "places"))
+        return coordinator_view.places(self.address)
 
     def reservations(self) -> dict[str, ReservationView]:
-        return parse_reservations(self("reservations"))
+        return coordinator_view.reservations(self.address)
 
 
 @dataclass
@@ -360,11 +281,10 @@ class Coordinator:
                 raise LabError(f"{choice.describe()}: the reservation is {reservation.state}, with no place")
         else:
             assert choice.place
-            shown = self.client("-p", choice.place, "show")  # labgrid's own name/alias matching
-            found = re.match(r"Place '(.+)':", shown)
-            if found is None:
-                raise LabError(f"{choice.describe()}: labgrid-client show printed no place: {shown[:200]!r}")
-            name = found.group(1)
+            named = [p.name for p in self.places().values() if choice.place in (p.name, *p.aliases)]
+            if not named:
+                raise LabError(f"{choice.describe()}: no such place (or alias) on coordinator {self.address}")
+            name = named[0]
         place = self.places()[name]
         if not place.satisfies(wanted.filters()):
             raise LabError(
