@@ -26,7 +26,7 @@ pairs:
       # straddled the 1 Mbit/s edge: MARGINAL); 8 samples keep the interval far above the edge.
       usb.ethernet.tcp.tx: {unit: Mbit/s, min: 1, max: 1000000, min_samples: 8, max_samples: 8, max_cv: 90%}
       usb.ethernet.udp.throughput: {unit: Mbit/s, min: 1, max: 1000000}
-      usb.ethernet.udp.loss: {unit: '%', max: 100}
+      usb.ethernet.udp.loss: {unit: '%', max: 50}
 """
 
 # Over this PC's loopback for real (its counters do not grow errors), and a scripted run that carries the

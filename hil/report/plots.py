@@ -256,6 +256,23 @@ def trend_plot(
     return _render(trend_figure(points, unit, title, direction, steps))
 
 
+def _mark_steps(ax: Axes, points: Sequence[TrendPoint], steps: Sequence[Step]) -> None:
+    """Each step a dashed line, named by the build after it and its change."""
+    for index, step in enumerate(steps):
+        ax.axvline(step.index - 0.5, color=_STEP_COLOR, ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
+        after = points[step.index]
+        ax.annotate(
+            f"{short(after.build or after.label)} {fmt_pct(step.change, signed=True)}",
+            (step.index - 0.5, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            va="top",
+            fontsize=7,
+            color=_STEP_COLOR,
+        )
+
+
 def trend_figure(
     points: Sequence[TrendPoint],
     unit: str,
@@ -307,19 +324,7 @@ def trend_figure(
                 label=str(verdict),
                 zorder=3,
             )
-    for index, step in enumerate(steps):
-        ax.axvline(step.index - 0.5, color=_STEP_COLOR, ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
-        after = points[step.index]
-        ax.annotate(
-            f"{short(after.build or after.label)} {fmt_pct(step.change, signed=True)}",
-            (step.index - 0.5, 1.0),
-            xycoords=("data", "axes fraction"),
-            xytext=(3, -3),
-            textcoords="offset points",
-            va="top",
-            fontsize=7,
-            color=_STEP_COLOR,
-        )
+    _mark_steps(ax, points, steps)
     every = max(1, len(points) // 10)  # at most ~10 labels stay legible
     ticks = x[::every]
     names = [short(points[i].build or points[i].label) for i in ticks]
