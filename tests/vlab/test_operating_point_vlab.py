@@ -8,21 +8,8 @@ import json
 import textwrap
 from pathlib import Path
 
-from hil.vlab import ENV_FILE
-
+from .test_faults import BOARDS  # vlab-hs, usb.msc.read banded loosely: what moved decides, not the rate
 from .test_suite_run import run_pytest
-
-BOARDS = f"""
-pairs:
-  vlab-hs:
-    env: {ENV_FILE}
-    vlab: true
-    roles: {{host: {{target: vboard}}, device: {{target: vboard}}}}
-    link: {{type: usb, speed: high, udc: dummy_udc.0, driver: {{module: dummy_hcd, params: {{is_super_speed: false}}}},
-            emulated: true}}
-    metrics:
-      usb.msc.read: {{unit: MB/s, min: 1, max: 100000, max_cv: 60%}}
-"""
 
 TESTS = """
 import pytest
