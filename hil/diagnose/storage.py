@@ -161,9 +161,18 @@ def _int(value: str | None) -> int | None:
     return int(value) if value is not None and value.isdigit() else None
 
 
+def _proc_stat(snapshot: str) -> str:
+    """/proc/stat's own lines of a snapshot that also holds the disk's stat line and /proc/interrupts: from its
+    `cpu` total through its last line (`softirq`), which cpuload's parser checks as a whole file."""
+    lines = snapshot.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.startswith("cpu ")), 0)
+    last = next((i for i, line in enumerate(lines) if i > first and line.startswith("softirq ")), len(lines) - 1)
+    return "\n".join(lines[first : last + 1])
+
+
 def _interrupts(controller: probes.Controller, before: str, after: str) -> list[str]:
     """Per-CPU load during the transfer, and the controller's interrupt lines with their CPUs and affinity."""
-    shares = cpuload.cpu_load(cpuload.parse_stat(before), cpuload.parse_stat(after))
+    shares = cpuload.cpu_load(cpuload.parse_stat(_proc_stat(before)), cpuload.parse_stat(_proc_stat(after)))
     cores = [
         f"{name} busy {s.busy:.0f}% (irq+softirq {s.irq_softirq:.0f}%)" for name, s in shares.items() if name != "cpu"
     ]

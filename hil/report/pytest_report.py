@@ -137,6 +137,8 @@ def default_report_paths(config: pytest.Config) -> None:
     if config.option.collectonly:
         return  # a collection writes no report
     reports = config.invocation_params.dir / config.getoption("hil_reports")
+    # Checked here, before pytest-html's configure makes its directory (a traceback otherwise): exit 4
+    _require_writable([reports])
     if config.pluginmanager.has_plugin("html") and not config.getoption("htmlpath", default=None):
         config.option.htmlpath = str(reports / "report.html")
         config.option.self_contained_html = True

@@ -50,8 +50,14 @@ def tiny_disk(tmp_path: Path):
 
 def test_a_disk_that_fills_up_keeps_the_results_so_far_and_ends_cleanly(inner, tiny_disk):
     inner.pytester.makepyfile(test_perf=MANY)
-    # The results database elsewhere: this disk is results.json's (a full database spools: tests/db).
-    result = inner(f"--hil-reports={tiny_disk}/reports", f"--hil-db=sqlite:///{inner.path}/hil.db")
+    # The results database, report.html and junit.xml elsewhere: this disk is results.json's (a full database
+    # spools: tests/db; the other two are pytest-html's and pytest's own files).
+    elsewhere = [
+        f"--hil-db=sqlite:///{inner.path}/hil.db",
+        f"--html={inner.path}/r.html",
+        f"--junitxml={inner.path}/j.xml",
+    ]
+    result = inner(f"--hil-reports={tiny_disk}/reports", *elsewhere)
     assert result.ret == pytest.ExitCode.INTERNAL_ERROR, result.stdout.str()[-3000:]
     result.stdout.fnmatch_lines(["*results.json not updated: No space left on device*keeps the results written before"])
     assert "INTERNALERROR" not in result.stdout.str()

@@ -15,6 +15,7 @@ from hil.errors import LabError
 from hil.inventory.loader import load_inventory
 from hil.lab.board.role import Role
 from hil.lab.network.usbethernet import usb_ethernet
+from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget import udc
 from hil.measure import iperf3, netpath
 
@@ -42,6 +43,8 @@ class _Pair:
 
     def role(self, name: str) -> Role:
         return {"host": self.host, "peer": self.peer}[name]
+
+    record_link = BoardPair.record_link
 
     def settings(self, view: type[View], **kwargs: Any) -> View:
         settings = {**VLAB_USBNET.config.settings, **self.overrides}
