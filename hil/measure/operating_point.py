@@ -2,8 +2,9 @@
 
 Seed 002 fixes the CPU and DDR frequencies and turns ASPM off before measuring; seed 000 takes cores offline
 and pins the governor. A sample during which a core went offline, the CPU clock changed, the SoC throttled,
-a PCIe link retrained to another speed or width, an AER error was counted or a USB device was reset is not a
-figure of the board as declared. One command reads it all from sysfs (what the board lacks it skips):
+a PCIe link retrained to another speed or width or an AER error was counted is not a figure of the board as
+declared. USB resets are read too, not yet decided on (libmtp resets the device after every copy). One command
+reads it all from sysfs (what the board lacks it skips):
 
     online cpuN 0|1                          /sys/devices/system/cpu/cpuN/online (cpu0 often has none)
     freq cpuN KHZ                            cpufreq's scaling_cur_freq
@@ -137,8 +138,8 @@ def moved(before: OperatingPoint, after: OperatingPoint) -> list[str]:
         for name, count in after.aer.items()
         if count > before.aer.get(name, count)
     ]
-    if after.usb_resets > before.usb_resets:
-        changes.append(f"USB device reset {after.usb_resets - before.usb_resets} time(s)")
+    # USB resets are read but not a move: a host tool may reset the device by design (libmtp resets it when it
+    # lets go, every MTP sample); deciding on them needs to know which resets the check itself asked for.
     return changes
 
 
