@@ -44,6 +44,7 @@ for z in /sys/class/thermal/thermal_zone*; do
   [ -r $z/temp ] && echo "temp ${z##*/} $(tr -c 'A-Za-z0-9_\n-' _ < $z/type) $(cat $z/temp 2>/dev/null)"
 done
 for d in /sys/bus/pci/devices/*; do
+  [ "$(cat $d/power/runtime_status 2>/dev/null)" = suspended ] && continue  # reading its link would wake it
   [ -r $d/current_link_speed ] && echo "link ${d##*/} $(tr ' ' _ < $d/current_link_speed) $(cat $d/current_link_width)"
   for a in aer_dev_correctable aer_dev_nonfatal aer_dev_fatal; do
     [ -r $d/$a ] && echo "aer ${d##*/} $a $(awk '/^TOTAL/ {print $2}' $d/$a)"
