@@ -81,10 +81,9 @@ def _under_load(result: MetricResult, load: PcLoad | None) -> MetricResult:
     if not load.busy:
         return result
     result.facts["pc_busy"] = load.note
-    if load.bound is None or result.verdict not in (Verdict.PASS, Verdict.MARGINAL, Verdict.FAIL):
+    if load.bound is None:
         return result
-    reason = f"unstable: {load.note} (pc_load_max {load.bound * 100:g}%); {result.reason}"
-    return replace(result, verdict=Verdict.UNSTABLE, reason=reason)
+    return _unstable(result, f"{load.note} (pc_load_max {load.bound * 100:g}%)")
 
 
 def _off_its_operating_point(result: MetricResult, point: OperatingPoint | None) -> MetricResult:
@@ -94,9 +93,14 @@ def _off_its_operating_point(result: MetricResult, point: OperatingPoint | None)
     if not point.moves:
         return result
     result.facts["operating_point_moved"] = point.note
+    return _unstable(result, point.note)
+
+
+def _unstable(result: MetricResult, why: str) -> MetricResult:
+    """A band's verdict (PASS, MARGINAL, FAIL) the lab cannot vouch for is UNSTABLE, saying why; others stay."""
     if result.verdict not in (Verdict.PASS, Verdict.MARGINAL, Verdict.FAIL):
         return result
-    return replace(result, verdict=Verdict.UNSTABLE, reason=f"unstable: {point.note}; {result.reason}")
+    return replace(result, verdict=Verdict.UNSTABLE, reason=f"unstable: {why}; {result.reason}")
 
 
 def _with_integrity(result: MetricResult, integrity: Integrity | None) -> MetricResult:
