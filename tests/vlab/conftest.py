@@ -11,7 +11,7 @@ from labgrid import Environment
 from hil.lab.board import deploy
 from hil.lab.board.role import Role
 from hil.lab.pair import set_vlab_image_env
-from hil.vlab import ENV_FILE
+from hil.vlab.board import environment
 from hil.vlab.image import VlabImage, ensure_image
 
 
@@ -24,10 +24,8 @@ def vlab_image() -> VlabImage:
 
 @pytest.fixture(scope="session")
 def vlab_env(vlab_image: VlabImage) -> Iterator[Environment]:
-    env = Environment(config_file=str(ENV_FILE))
-    yield env
-    env.get_target("vboard").get_strategy().transition("off")
-    env.cleanup()
+    with environment() as env:
+        yield env
 
 
 @pytest.fixture

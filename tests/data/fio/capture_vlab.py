@@ -9,14 +9,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from labgrid import Environment
-
 from hil.lab.board.role import Role
-from hil.lab.pair import set_vlab_image_env
 from hil.lab.storage import nvme
 from hil.measure import fio
-from hil.vlab import ENV_FILE
-from hil.vlab.image import ensure_image
+from hil.vlab.board import booted
 
 HERE = Path(__file__).resolve().parent
 CASES = {
@@ -38,11 +34,7 @@ def capture(role: Role, name: str, command: str, tool: str, kernel: str) -> None
 
 
 def main() -> None:
-    set_vlab_image_env(ensure_image().directory)
-    env = Environment(config_file=str(ENV_FILE))
-    role = Role("rc", env.get_target("vboard"), "capture")
-    try:
-        role.ensure_ready()
+    with booted("rc") as role:
         namespace = nvme.wait_for_namespace(role, "/dev/nvme0n1")
         tool, kernel = fio.version(role), role.run("uname -r").strip()
         capture(role, "vlab-enghelp", "fio --enghelp", tool, kernel)
@@ -52,9 +44,6 @@ def main() -> None:
         # The fallback engine, as a board without libaio runs it.
         command = fio.command(namespace.node, CASES["vlab-rnd4k-q32t1-read"], engine="psync", size_mb=512, runtime_s=3)
         capture(role, "vlab-rnd4k-q32t1-read-psync", command, tool, kernel)
-    finally:
-        env.get_target("vboard").get_strategy().transition("off")
-        env.cleanup()
 
 
 if __name__ == "__main__":

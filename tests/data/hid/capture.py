@@ -18,14 +18,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from labgrid import Environment
-
 from hil.lab.board.role import Role
-from hil.lab.pair import set_vlab_image_env
 from hil.lab.usb_gadget import udc as link
 from hil.lab.usb_gadget.gadget import Gadget, Hid
-from hil.vlab import ENV_FILE
-from hil.vlab.image import ensure_image
+from hil.vlab.board import booted
 
 HERE = Path(__file__).resolve().parent
 TOOL = "hid_throughput (hil/tools/hid_throughput.c, gcc 12.2.0 -O2 -static)"
@@ -69,11 +65,7 @@ def tool(*args: object) -> str:
 
 
 def main() -> int:
-    set_vlab_image_env(ensure_image().directory)
-    env = Environment(config_file=str(ENV_FILE))
-    board = Role("device", env.get_target("vboard"), "capture")
-    try:
-        board.ensure_ready()
+    with booted("device") as board:
         link.ensure_module(board, "dummy_hcd", {"is_super_speed": "false"})
         for size in (512, 1024):
             with Gadget(board, "dummy_udc.0", [Hid(report_length=size)]):
@@ -120,9 +112,6 @@ def main() -> int:
                     )
         capture(board, "missing-device", tool("read", "/dev/hidraw9", 512, 200, 5))
         capture(board, "bad-report-size", tool("read", HIDRAW, 2, 200, 5))
-    finally:
-        env.get_target("vboard").get_strategy().transition("off")
-        env.cleanup()
     return 0
 
 

@@ -11,24 +11,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from labgrid import Environment
-
 from hil.lab.board import shell
-from hil.lab.board.role import Role
-from hil.lab.pair import set_vlab_image_env
-from hil.vlab import ENV_FILE
-from hil.vlab.image import ensure_image
+from hil.vlab.board import booted
 
 HERE = Path(__file__).resolve().parent
 CASES = {"vlab-nvme-endpoint": "0000:01:00.0", "vlab-root-port": "0000:00:02.0", "vlab-ivshmem": "0000:00:10.0"}
 
 
 def main() -> None:
-    set_vlab_image_env(ensure_image().directory)
-    env = Environment(config_file=str(ENV_FILE))
-    role = Role("rc", env.get_target("vboard"), "capture")
-    try:
-        role.ensure_ready()
+    with booted("rc") as role:
         kernel = role.run("uname -r").strip()
         for name, bdf in CASES.items():
             command = shell.cmd("od", "-An", "-v", "-tx1", f"/sys/bus/pci/devices/{bdf}/config")
@@ -39,9 +30,6 @@ def main() -> None:
                 f"captured: {time.strftime('%Y-%m-%d', time.gmtime())} on the virtual board (hil/vlab, kernel "
                 f"{kernel}, QEMU q35: nvme behind pcie-root-port, ivshmem-plain on pcie.0), via its serial console\n"
             )
-    finally:
-        env.get_target("vboard").get_strategy().transition("off")
-        env.cleanup()
 
 
 if __name__ == "__main__":

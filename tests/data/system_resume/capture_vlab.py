@@ -12,14 +12,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from labgrid import Environment
-
 from hil.lab.board.role import Role
-from hil.lab.pair import set_vlab_image_env
 from hil.lab.usb_host import usbhost
 from hil.measure import system_resume
-from hil.vlab import ENV_FILE
-from hil.vlab.image import ensure_image
+from hil.vlab.board import booted
 
 HERE = Path(__file__).resolve().parent
 CASES = {"vlab-bot-deep": "hil-vlab-bot", "vlab-uas-deep": "hil-vlab-uas", "vlab-no-device-deep": None}
@@ -37,19 +33,12 @@ def capture(role: Role, name: str, command: str, kernel: str) -> None:
 
 
 def main() -> None:
-    set_vlab_image_env(ensure_image().directory)
-    env = Environment(config_file=str(ENV_FILE))
-    role = Role("host", env.get_target("vboard"), "capture")
-    try:
-        role.ensure_ready()
+    with booted("host") as role:
         role.run("modprobe xhci-pci", timeout=60)
         kernel = role.run("uname -r").strip()
         for name, serial in CASES.items():
             sysfs = usbhost.wait_for_device(role, serial).sysfs if serial else "/sys/bus/usb/devices/2-9"
             capture(role, name, system_resume.command(sysfs, state="deep", wake_s=3), kernel)
-    finally:
-        env.get_target("vboard").get_strategy().transition("off")
-        env.cleanup()
 
 
 if __name__ == "__main__":
