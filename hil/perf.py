@@ -30,7 +30,7 @@ from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.board import bound, tuning
 from hil.lab.pair import BoardPair
-from hil.measure import cpuload, netdev, operating_point, pcload
+from hil.measure import board_state, cpuload, netdev, operating_point, pcload
 from hil.report import collect, live
 from hil.report.baselines import BaselineStore
 from hil.report.outcome import raise_for_results
@@ -98,8 +98,7 @@ class Perf:
         sample = pcload.with_pc_load(sample)  # the tool's run only: the lab PC's CPU use outside hil
         if cpu_load_on is not None and cpu_load_on in self.pair.roles:
             # the board doing the work: its per-CPU load, and its operating point held or not (rule 1)
-            sample = cpuload.with_cpu_load(self.pair.role(cpu_load_on), sample)
-            sample = operating_point.with_operating_point(self.pair.role(cpu_load_on), sample)
+            sample = board_state.with_board_state(self.pair.role(cpu_load_on), sample)
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
         with _skipped_when_untunable(), tuning.tuned(board.config.tuning, self.pair.roles) as tuning_facts:
             # Facts first: after sampling, the board may be the thing that failed.

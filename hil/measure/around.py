@@ -16,23 +16,25 @@ T = TypeVar("T")
 Wrapped = Callable[[], Any]
 
 
-def around(sample: Wrapped, fact: str, before: Callable[[], T], after: Callable[[T], Any]) -> Wrapped:
-    """`sample`, with after(before()) — `before` read just before it runs, `after` just after — as the
-    sample's `observed.<fact>`; a bare number becomes a Sample to carry it. `after` returning None stores nothing."""
+def around(sample: Wrapped, before: Callable[[], T], after: Callable[[T], dict[str, Any]]) -> Wrapped:
+    """`sample`, with the facts after(before()) names — `before` read just before it runs, `after` just
+    after — as the sample's `observed.<name>`; a bare number becomes a Sample to carry them. A fact given as
+    None is not stored."""
 
     def watched() -> Any:
         first = before()
         started, clock = time.time(), time.monotonic()
         got = sample()
         took = time.monotonic() - clock
-        detail = after(first)
-        if detail is None:
+        facts = {name: value for name, value in after(first).items() if value is not None}
+        if not facts:
             return got
         if isinstance(got, Measurement | Sample):
-            setattr(got.observed, fact, detail)
+            for name, value in facts.items():
+                setattr(got.observed, name, value)
             return got
         if isinstance(got, numbers.Real) and not isinstance(got, bool):
-            return Sample(value=float(got), started=started, duration_s=took, observed=Observed(**{fact: detail}))
+            return Sample(value=float(got), started=started, duration_s=took, observed=Observed(**facts))
         return got  # the sampler names what is wrong with it
 
     return watched

@@ -2,10 +2,10 @@
 
 Throughput on an embedded board is often bounded by one core drowning in interrupts, not by the bus:
 seed 004 reads per-CPU usr/sys/irq/softirq/iowait during the transfer and looks for a core at 100%.
-hil takes a /proc/stat snapshot on the role before and after every sample (two short commands, no
-background process) and stores the per-CPU shares with the sample.
+hil reads /proc/stat on the role before and after every sample (with its operating point, one command each
+side: hil.measure.board_state; no background process) and stores the per-CPU shares with the sample.
 
-    before = snapshot(role); ...transfer...; load = cpu_load(before, snapshot(role))
+    before = parse_stat(text); ...transfer...; load = cpu_load(before, parse_stat(text_after))
     load["cpu1"].irq_softirq          # percent of cpu1's time in hard and soft interrupts
 """
 
@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from hil.measure.around import around
 from hil.measure.parsing import ascii_int, output_lines, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import CpuLoad, CpuShare, Measurement, Quantity
@@ -70,10 +69,6 @@ def parse_stat(text: str) -> dict[str, tuple[int, ...]]:
     if len(widths) > 1 or over:
         raise ParseError(f"/proc/stat: the cores' lines contradict the cpu total ({', '.join(over) or 'widths'})", text)
     return cpus
-
-
-def snapshot(role: Role) -> dict[str, tuple[int, ...]]:
-    return parse_stat(role.run("cat /proc/stat", timeout=30))
 
 
 def cpu_load(before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[int]]) -> dict[str, CpuShare]:
@@ -143,22 +138,22 @@ log = logging.getLogger("hil")
 BUSIEST = "cpu_busiest"  # the quantity a catalogue metric reads to gate the load (seed 004: the core that stops)
 
 
-def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
-    """`sample`, with the role's per-CPU load during it as the sample's `observed.cpu_load`; a tool's
-    Measurement also gets the busiest core's share as its `cpu_busiest` quantity, for a metric to gate."""
+def load(role: Role, before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[int]]) -> CpuLoad | None:
+    """The role's per-CPU load between two snapshots; None when its set of cores changed."""
+    try:
+        return CpuLoad(role.label, cpu_load(before, after))
+    except CoreSetChanged as exc:
+        # No per-CPU figure from it, but the tool's figure stands: a core that went offline is named by
+        # the operating point around the sample (hil.measure.operating_point), which makes it UNSTABLE.
+        log.warning("%s: no per-CPU load for this sample: %s", role.label, exc)
+        return None
 
-    def load(before: dict[str, tuple[int, ...]]) -> CpuLoad | None:
-        try:
-            return CpuLoad(role.label, cpu_load(before, snapshot(role)))
-        except CoreSetChanged as exc:
-            # No per-CPU figure from it, but the tool's figure stands: a core that went offline is named by
-            # the operating point around the sample (hil.measure.operating_point), which makes it UNSTABLE.
-            log.warning("%s: no per-CPU load for this sample: %s", role.label, exc)
-            return None
 
-    watched = around(sample, "cpu_load", lambda: snapshot(role), load)
+def with_busiest(watched: Callable[[], Any]) -> Callable[[], Any]:
+    """`watched` (a sample with its `observed.cpu_load`), whose tool Measurement also gets the busiest core's
+    share as its `cpu_busiest` quantity, for a metric to gate."""
 
-    def with_busiest() -> Any:
+    def busiest() -> Any:
         got = watched()
         load = got.observed.cpu_load if isinstance(got, Measurement) else None
         share = load.busiest if load is not None else None
@@ -166,7 +161,7 @@ def with_cpu_load(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
             got.values.setdefault(BUSIEST, Quantity(share, "%"))
         return got
 
-    return with_busiest
+    return busiest
 
 
 def summary(samples: Sequence[Sample]) -> tuple[str, list[str]] | None:

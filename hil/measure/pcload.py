@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from hil.measure.around import around
-from hil.verdict.measurement import Measurement
 from hil.verdict.result import Sample
 
 BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system irq softirq steal of /proc/stat's cpu line
@@ -87,23 +86,14 @@ def foreign_percent(before: tuple[int, ...], after: tuple[int, ...]) -> float | 
 def with_pc_load(sample: Callable[[], Any]) -> Callable[[], Any]:
     """`sample`, with the lab PC's CPU use outside hil during it as its `observed.pc_load` (%), and the lab's
     own emulators' as `observed.pc_emulators` when they used any."""
-    emulators: list[float] = []
 
-    def foreign(before: tuple[int, ...]) -> float | None:
+    def foreign(before: tuple[int, ...]) -> dict[str, float | None]:
         both = shares(before, snapshot())
         if both is None:
-            return None
-        emulators.append(both[1])
-        return both[0]
+            return {}
+        return {"pc_load": both[0], "pc_emulators": both[1] or None}
 
-    def watched() -> Any:
-        emulators.clear()
-        got = around(sample, "pc_load", snapshot, foreign)()
-        if emulators and emulators[0] and isinstance(got, Measurement | Sample):
-            got.observed.pc_emulators = emulators[0]
-        return got
-
-    return watched
+    return around(sample, snapshot, foreign)
 
 
 def summary(samples: Sequence[Sample], bound: float | None = None) -> tuple[str, bool] | None:
