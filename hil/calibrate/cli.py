@@ -119,7 +119,7 @@ def _machine(runs: list[StoredRun], board: str) -> str:
         parts.append(f"load average {min(loads):.2f}-{max(loads):.2f} at the runs' start")
     measured = [value for value in busy if value is not None]
     if measured:
-        parts.append(f"the PC at most {max(measured):.0%} busy outside hil while sampling")
+        parts.append(f"the PC at most {max(measured):.0f}% busy outside hil while sampling")
     return f"{hosts} ({', '.join(parts)})"
 
 
