@@ -29,6 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lab": ("hil.vlab.lab", "start, inspect or stop a virtual lab behind a labgrid coordinator"),
     "pipeline": ("hil.pipeline", "Jenkins helpers: the parallel branches, a run's summary line"),
     "trend": ("hil.report.trend", "write the trend page from stored runs"),
+    "calibrate": (
+        "hil.calibrate.cli",
+        "propose a pair's bands in boards.yaml from repeated runs of a known-good build",
+    ),
     "compare": ("hil.report.compare", "the release gate: a candidate build's runs against a reference build's"),
     "serve": ("hil.dashboard.serve", "the results database as a read-only web dashboard (127.0.0.1 by default)"),
     "db": ("hil.db.cli", "the results database: upgrade its schema, import, export, push spooled runs"),

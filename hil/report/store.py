@@ -88,6 +88,8 @@ def host_facts() -> dict[str, Any]:
         "hostname": socket.gethostname(),
         "platform": platform.platform(),
         "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_average": list(os.getloadavg()),  # 1, 5, 15 minutes when the run starts: was the lab PC busy?
         "packages": versions,
     }
     commit = hil_commit()

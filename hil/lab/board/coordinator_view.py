@@ -1,15 +1,16 @@
-"""The coordinator's places and reservations as data: read through labgrid's client session, the API
-labgrid's own RemotePlace resource uses (`labgrid.remote.client.start_session`), never by reading the
-listings `labgrid-client places` prints for people, which labgrid may restyle in any release.
+"""The coordinator's places as data: read through labgrid's client session, the API labgrid's own RemotePlace
+resource uses (`labgrid.remote.client.start_session`), never by reading the listings `labgrid-client places`
+prints for people, which labgrid may restyle in any release. A reservation is seen through the place it is
+allocated to (the place's `reservation` token), as labgrid's client resolves `-p +TOKEN`: labgrid's client
+API has no call that returns reservations, and its generated gRPC stubs are no API of its.
 
-What hil reads of each labgrid object is named here once (PlaceView, ReservationView); a labgrid whose
-objects lack it is one LabError naming labgrid's version, never a wrong place. tests/coordinator checks
-these views against the installed labgrid and a real coordinator.
+What hil reads of each labgrid object is named here once (PlaceView); a labgrid whose objects lack it is one
+LabError naming labgrid's version, never a wrong place. tests/coordinator checks the view against the
+installed labgrid and a real coordinator.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,16 +37,6 @@ class PlaceView:
         return all((self.name if key == "name" else self.tags.get(key)) == value for key, value in filters.items())
 
 
-@dataclass(frozen=True)
-class ReservationView:
-    """A reservation: its owner, state and the places allocated to it."""
-
-    token: str
-    owner: str
-    state: str  # waiting, allocated, acquired, expired, invalid
-    allocations: tuple[str, ...]
-
-
 def labgrid_version() -> str:
     return version("labgrid")
 
@@ -61,7 +52,6 @@ def _read(what: str, address: str, convert: Callable[[Any], T], fetch: Callable[
         raise LabError(f"coordinator {address}: cannot read its {what}: {exc}") from exc
     try:
         raw = fetch(session)
-        raw = session.loop.run_until_complete(raw) if asyncio.iscoroutine(raw) else raw
     finally:
         with contextlib.suppress(Exception):
             session.loop.run_until_complete(session.stop())
@@ -99,25 +89,6 @@ def places(address: str) -> dict[str, PlaceView]:
     )
 
 
-async def _reservations(session: Any) -> list[Any]:
-    # The coordinator's GetReservations, as `labgrid-client reservations` asks it, into labgrid's Reservation.
-    from labgrid.remote.common import Reservation
-    from labgrid.remote.generated import labgrid_coordinator_pb2
-
-    response = await session.stub.GetReservations(labgrid_coordinator_pb2.GetReservationsRequest())
-    return [Reservation.from_pb2(entry) for entry in response.reservations]
-
-
-def _reservation(reservation: Any) -> ReservationView:
-    state = reservation.state
-    return ReservationView(
-        token=str(reservation.token),
-        owner=str(reservation.owner),
-        state=str(getattr(state, "name", state)),
-        allocations=tuple(str(name) for names in dict(reservation.allocations).values() for name in names),
-    )
-
-
-def reservations(address: str) -> dict[str, ReservationView]:
-    """Every reservation the coordinator keeps, by token."""
-    return _read("reservations", address, lambda raw: {r.token: r for r in map(_reservation, raw)}, _reservations)
+def reserved_for(places: dict[str, PlaceView], token: str) -> str | None:
+    """The place allocated to reservation `token`, None while it waits (or when it is gone)."""
+    return next((name for name, place in sorted(places.items()) if place.reservation == token), None)

@@ -48,7 +48,7 @@ from hil.errors import LabError
 from hil.inventory.loader import Board
 from hil.inventory.schema import PlaceConfig
 from hil.lab.board import coordinator_view, holders
-from hil.lab.board.coordinator_view import PlaceView, ReservationView
+from hil.lab.board.coordinator_view import PlaceView, reserved_for
 
 log = logging.getLogger("hil.remote")
 CALL_TIMEOUT_S = 30.0  # one labgrid-client call; a coordinator that does not answer in this is gone
@@ -148,9 +148,6 @@ class LabgridClient:
 
     def places(self) -> dict[str, PlaceView]:
         return coordinator_view.places(self.address)
-
-    def reservations(self) -> dict[str, ReservationView]:
-        return coordinator_view.reservations(self.address)
 
 
 @dataclass
@@ -259,11 +256,10 @@ class Coordinator:
             if waiter.poll() is None:
                 waiter.terminate()
             _, said = waiter.communicate(timeout=10)
-        reservation = self.client.reservations().get(token)
-        if waiter.returncode != 0 or reservation is None or reservation.state != "allocated":
-            state = reservation.state if reservation else "gone"
-            raise LabError(f"reservation {token} for {wanted.describe()} is {state} ({(said or '').strip()})")
-        return reservation.allocations[0]
+        name = reserved_for(self.client.places(), token)
+        if waiter.returncode != 0 or name is None:
+            raise LabError(f"reservation {token} for {wanted.describe()} got no place ({(said or '').strip()})")
+        return name
 
     def _take_users_choice(
         self, wanted: PlaceConfig, wait_s: float, holding: dict[str, HeldPlace], key: str
@@ -272,13 +268,8 @@ class Coordinator:
         assert choice is not None
         started = time.monotonic()
         if choice.token:
-            reservation = self.client.reservations().get(choice.token)
-            if reservation is None:
-                raise LabError(f"{choice.describe()}: no such reservation on coordinator {self.address}")
-            name = self._wait(choice.token, wanted, wait_s, started) if reservation.state == "waiting" else None
-            name = name or (reservation.allocations[0] if reservation.allocations else None)
-            if name is None:
-                raise LabError(f"{choice.describe()}: the reservation is {reservation.state}, with no place")
+            # Not allocated yet, or no such reservation: `labgrid-client wait` waits, or says why it cannot.
+            name = reserved_for(self.places(), choice.token) or self._wait(choice.token, wanted, wait_s, started)
         else:
             assert choice.place
             named = [p.name for p in self.places().values() if choice.place in (p.name, *p.aliases)]
@@ -320,14 +311,12 @@ class Coordinator:
 
     def holders(self, wanted: PlaceConfig) -> str:
         """Who holds each place matching `wanted`, for an error message."""
-        reservations = self.client.reservations()
         parts = []
         for name, place in sorted(self.matching(wanted).items()):
             if place.acquired:
                 parts.append(f"{name} is acquired by {place.acquired}")
-            elif place.reservation in reservations:
-                owner = reservations[place.reservation].owner
-                parts.append(f"{name} is reserved by {owner} (reservation {place.reservation})")
+            elif place.reservation:
+                parts.append(f"{name} is allocated to reservation {place.reservation}")
             else:
                 parts.append(f"{name} is free")
         return "; ".join(parts) or "no place matches"

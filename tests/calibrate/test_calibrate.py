@@ -1,0 +1,92 @@
+"""`hil calibrate --from-runs`: bands proposed from two real runs of the virtual lab's vlab-msc pair, stored by the
+results database's writer in a lab repository made by `hil init` (tests/data/results/calibrate-*.json, their
+README.source says how they were taken); runs of another build or pair are refused naming the run."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from pathlib import Path
+
+import pytest
+
+from hil.calibrate.bands import significant
+from hil.calibrate.cli import main as calibrate
+from hil.db.engine import open_db
+from hil.db.write import write_run
+from hil.inventory.loader import load_inventory
+from hil.labrepo import make
+from hil.report.store import load_run
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "results"
+RUNS = [load_run(DATA / name) for name in ("calibrate-vlab-msc-1.json", "calibrate-vlab-msc-2.json")]
+IDS = [stored.run.id for stored in RUNS]
+OTHER_BUILD = load_run(DATA / "vlab-build-msc.json")  # vlab-hs, build vlab-ref 2026.11
+
+
+@pytest.fixture
+def lab(tmp_path, monkeypatch) -> Path:
+    """A lab repository whose results database holds the runs, written as a session writes them."""
+    make(tmp_path / "lab")
+    (tmp_path / "lab" / "reports").mkdir()
+    engine = open_db(f"sqlite:///{tmp_path / 'lab' / 'reports' / 'hil.db'}")
+    for stored in [*RUNS, OTHER_BUILD]:
+        write_run(engine, stored.run, stored.results)
+    engine.dispose()
+    monkeypatch.chdir(tmp_path / "lab")
+    return tmp_path / "lab"
+
+
+def _medians() -> list[float]:
+    return [r.stats.median for stored in RUNS for r in stored.results if r.metric == "usb.msc.read"]
+
+
+def test_the_proposal_is_a_diff_of_the_bands_lines_and_write_makes_it(lab, capsys):
+    original = (lab / "boards.yaml").read_text()
+    assert calibrate(["--from-runs", *IDS]) == 0
+    out = capsys.readouterr().out
+    medians = _medians()
+    assert len(medians) == 2 and f"| `usb.msc.read[bs=1M]` | {medians[0]:.4g}"[:30] in out
+    diff = (lab / "reports" / "calibrate-vlab-msc.diff").read_text()
+    assert diff.startswith("--- a/boards.yaml\n+++ b/boards.yaml\n")
+    changed = [line for line in diff.splitlines()[2:] if line[:1] in "+-"]
+    assert all(re.match(r"[+-]( {8}(min|max|run_spread|source): | {10}\S)", line) for line in changed), changed
+    assert (lab / "boards.yaml").read_text() == original  # a proposal, nothing edited
+
+    assert calibrate(["--from-runs", *IDS, "--write"]) == 0
+    edited = (lab / "boards.yaml").read_text()
+    entry = load_inventory(lab / "boards.yaml").boards["vlab-msc"].config.metrics["usb.msc.read"]
+    spread = statistics.stdev(medians) / statistics.fmean(medians)
+    assert (entry.min, entry.max) == (significant(0.4 * min(medians), up=False), significant(3 * max(medians), up=True))
+    assert entry.run_spread == max(math.ceil(spread * 100), 1) / 100
+    for word in [*IDS, RUNS[0].run.host["hostname"], RUNS[0].run.started[:10], "0.4x the lowest run median"]:
+        assert word in " ".join(entry.source.split()), word
+    assert [line for line in original.splitlines() if line.lstrip().startswith("#")] == [
+        line for line in edited.splitlines() if line.lstrip().startswith("#")
+    ]  # every comment kept
+    assert edited.split("usb.msc.write:")[1] == original.split("usb.msc.write:")[1]  # not measured: as it was
+
+
+def test_a_figure_outside_the_band_by_more_than_the_spread_is_a_warning_naming_the_metric(lab, capsys):
+    boards = lab / "boards.yaml"
+    floor = round(2 * max(_medians()))  # the band asks twice what the board measured
+    boards.write_text(boards.read_text().replace("        min: 4\n", f"        min: {floor}\n", 1))
+    assert calibrate(["--from-runs", *IDS]) == 0
+    out = capsys.readouterr().out
+    assert re.search(rf"WARNING vlab-msc usb\.msc\.read\[bs=1M\]: .* below the current band's min {floor} ", out), out
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--from-runs", IDS[0], OTHER_BUILD.run.id], f"run {OTHER_BUILD.run.id} measured build vlab-ref 2026.11"),
+        (["--board", "vlab-hs", "--from-runs", *IDS], f"run {IDS[0]} measured vlab-msc, not pair vlab-hs"),
+        (["--from-runs", IDS[0], "20261128T000000Z-0"], "run 20261128T000000Z-0: not in the results database"),
+    ],
+    ids=["another build", "another pair", "no such run"],
+)
+def test_runs_that_do_not_belong_together_are_refused_naming_the_run(lab, capsys, args, said):
+    assert calibrate(args) == 4
+    assert said in capsys.readouterr().err
+    assert not (lab / "reports" / "calibrate-vlab-msc.diff").exists()
