@@ -71,26 +71,3 @@ def test_a_history_entry_that_is_a_directory_is_skipped(inner, capsys):
     data = _first_run(inner)
     (inner.path / "reports" / "history" / "20200101T000000Z-dir000.json").mkdir()
     assert "20200101T000000Z-dir000.json: cannot read" in _import(inner, capsys, data["run"]["id"])
-
-
-BASELINE_TEST = PASSING.replace("def test_read(request):", "def test_read(request, hil_baselines):").replace(
-    "    result = example_result(values=[41.0, 42.0, 43.0])",
-    "    assert hil_baselines.load('vboard-hs') is None\n    result = example_result(values=[41.0, 42.0, 43.0])",
-)
-
-
-@pytest.mark.parametrize(
-    "content",
-    [b"\xff\xfe not utf-8", b'{"board": "vboard-hs", "metrics": {"m": {"unit": "MB/s", "samples": [Infinity]}}}',
-     b"[1, 2, 3]", b'{"board": "vboard-hs", "run": "r", "created": "c", "metrics": {"m": [1]}}'],
-    ids=["bad-utf8", "infinity", "list", "metric-not-an-object"],
-)  # fmt: skip
-def test_an_unreadable_baseline_is_skipped_with_a_warning_and_the_run_passes(inner, content):
-    inner.pytester.makepyfile(test_perf=BASELINE_TEST)
-    path = inner.path / "baselines" / "vboard-hs.json"
-    path.parent.mkdir()
-    path.write_bytes(content)
-    result = inner("--baseline")
-    assert result.ret == 0, result.stdout.str()
-    result.stdout.fnmatch_lines([f"baseline file skipped: {path}: *"])
-    assert "Traceback" not in result.stdout.str()
