@@ -77,7 +77,8 @@ def _import(args: argparse.Namespace) -> int:
         except baselines.BaselineFileError as exc:
             print(f"hil db import: skipped {exc}", file=sys.stderr)
             skipped += 1
-    print(f"{describe(engine.url)}: imported {runs} run(s), {rows} baseline run(s), skipped {skipped} file(s)")
+    held = f", {rows} baseline run(s)" if baseline_files else ""
+    print(f"{describe(engine.url)}: imported {runs} run(s){held}, skipped {skipped} file(s)")
     return HilExit.OK if not skipped else HilExit.GATE_FAILED
 
 

@@ -51,7 +51,7 @@ from hil.report.exitcodes import pipeline_exit_status
 from hil.report.files import atomic_write_text, jsonable
 from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
-from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultStore, RunInfo, StoredRun
+from hil.report.store import RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
 from hil.report.tally import OutcomeTally, counts_text, phase_outcome
 from hil.verdict.result import MetricResult
@@ -78,7 +78,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--hil-reports",
         metavar="DIR",
         default="reports",
-        help=f"write {RESULTS_FILE}, {HISTORY_DIR}/ and {TREND_FILE} here (default: reports)",
+        help=f"write {RESULTS_FILE}, {TREND_FILE} and the results database's default file here (default: reports)",
     )
     group.addoption(
         "--hil-db",
@@ -113,7 +113,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--reference-build",
         metavar="NAME",
         default=None,
-        help="the release gate: compare this run with the stored runs of build NAME (in the reports' history) "
+        help="the release gate: compare this run with the stored runs of build NAME (in the results database) "
         "and write gate.md, gate.html and gate.json; a regression blocks (exit 1), a metric without a verdict "
         "leaves the gate incomplete (exit 6)",
     )
@@ -276,7 +276,6 @@ class ReportSession:
         self.store = ResultStore(
             self.reports_dir / RESULTS_FILE,
             RunInfo.start(command, **self.config.stash.get(RUN_IDENTITY, {})),
-            history_dir=self.reports_dir / HISTORY_DIR,
         )
         self._saved(self.store.begin, "results.json not started")
         if self.engine is not None:
@@ -469,15 +468,14 @@ class ReportSession:
             if self.config.getoption("update_baseline"):
                 self._update_baselines(session)  # may turn the exit status into a failure
         finally:
-            # then results.json and its history copy are final
+            # then results.json is final
             self._saved(lambda: store.finish(int(session.exitstatus)), "results.json not finished")
             self._finish_database()
         if self.unsaved and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # measured, but not all of it is on disk
         if store.results or self.measurement_errors:
             self.written.append(("results", store.path))
-        if store.results and store.history_path is not None:
-            self.written.append(("history", store.history_path))
+        if store.results:
             self._write_trend()
         if self.measurement_errors and self.junit_path is not None and self.junit_path.exists():
             junit.mark_measurement_errors(self.junit_path)

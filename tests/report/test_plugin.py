@@ -101,7 +101,6 @@ def test_end_to_end(run):
             "vboard-hs*usb.msc.read[[]bs=1M,case=fail[]]*41.35*MB/s*[[]38, 48[]]*5.5%*8*FAIL*decided",
             "vboard-hs*usb.msc.write[[]bs=1M[]]*–*MB/s*>= 30*–*0*ERROR*error",
             "results: reports/results.json",
-            "history: reports/history/*.json",
             "trend: reports/trend.html",
             "ERROR test_perf.py::test_unparseable - MeasurementErrorOutcome: usb.msc.write*",
             "FAILED test_perf.py::test_read[[]FAIL[]] - Failed: usb.msc.read*",
@@ -118,9 +117,7 @@ def test_end_to_end(run):
         ("test_read[REGRESSION]", "1M"): "REGRESSION", ("test_unparseable", "1M"): "ERROR",
         ("test_two_metrics", "4k"): "PASS", ("test_two_metrics", "1M"): "PASS",
     }  # fmt: skip
-    history = list((run.path / "reports" / "history").iterdir())
-    assert [p.name for p in history] == [f"{data['run']['id']}.json"]
-    assert json.loads(history[0].read_text()) == data
+    assert not (run.path / "reports" / "history").exists()  # the database is the history
     assert (run.path / "reports" / "trend.html").read_text().count("<img ") == 7  # 7 keys with a median
 
     suite, cases = _cases(run.path)
@@ -206,14 +203,13 @@ def test_update_then_compare_baselines(inner):
     inner("--baseline").assert_outcomes(passed=1)
 
 
-def test_a_run_without_metrics_stays_quiet_and_out_of_the_history(inner):
+def test_a_run_without_metrics_stays_quiet(inner):
     inner.pytester.makepyfile("def test_plain(): pass")
     result = inner()
     result.assert_outcomes(passed=1)
     assert "hil metrics" not in result.stdout.str()
     data = _results(inner.path)
     assert (data["results"], data["run"]["finished"] is not None) == ([], True)
-    assert not (inner.path / "reports" / "history").exists()
 
 
 def test_collect_only_writes_nothing(run):

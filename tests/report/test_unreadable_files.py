@@ -1,4 +1,4 @@
-"""Unreadable history files are skipped by `hil db import`, and baseline files by a run, with a warning
+"""Unreadable history files (as earlier versions kept them) are skipped by `hil db import`, with a warning
 naming the file; a run whose tests passed still exits 0 (the corrupt contents are the ones a crashed writer
 or a bad merge leaves)."""
 
@@ -26,11 +26,13 @@ def test_read(request):
 
 
 def _first_run(inner) -> dict:
-    """A clean run, whose history file the tests then corrupt."""
+    """A clean run, kept in a history directory as earlier versions did; the tests put corrupt files beside it."""
     inner.pytester.makepyfile(test_perf=PASSING)
     inner().assert_outcomes(passed=1)
-    (history,) = (inner.path / "reports" / "history").iterdir()
-    return json.loads(history.read_text())
+    data = json.loads((inner.path / "reports" / "results.json").read_text())
+    (inner.path / "reports" / "history").mkdir()
+    (inner.path / "reports" / "history" / f"{data['run']['id']}.json").write_text(json.dumps(data))
+    return data
 
 
 def _corruptions(data: dict) -> dict[str, bytes]:
