@@ -27,6 +27,7 @@ import pytest
 from hil import diagnose
 from hil.catalogue import cpu
 from hil.db.baselines import Baselines
+from hil.db.convert import identity_of
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.board import bound, tuning
@@ -211,7 +212,7 @@ class Perf:
                 direction=result.direction,
                 min_effect=spec.min_effect,
                 spread=spread,
-                baseline_run=baseline.run_for(key),
+                baseline_run=baseline.run_for(key, identity_of(result.facts)),
             )
 
         comparison = against_baseline(result.values)

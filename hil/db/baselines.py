@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 
-from hil.db.convert import board_of, moment
+from hil.db.convert import board_of, moment, other_board
 from hil.db.schema import BaselineRow, Result
 from hil.db.write import insert_into
 from hil.report.files import UnreadableJson, read_json
@@ -63,10 +63,13 @@ class Baseline:
         """Every metric's run medians: what the run-to-run spread is estimated from."""
         return {key: [run.median for run in metric.runs] for key, metric in self.metrics.items()}
 
-    def run_for(self, key: str) -> str:
-        """The runs a metric's samples came from, as a comparison names them."""
+    def run_for(self, key: str, candidate: dict[str, Any] | None = None) -> str:
+        """The runs a metric's samples came from, as a comparison names them, and the board they were measured
+        on when it is not the `candidate`'s (its facts: hil.db.convert.identity_of)."""
         runs = self.metrics[key].runs
-        return runs[0].run if len(runs) == 1 else f"{len(runs)} runs {runs[0].run} .. {runs[-1].run}"
+        named = runs[0].run if len(runs) == 1 else f"{len(runs)} runs {runs[0].run} .. {runs[-1].run}"
+        other = other_board([run.board for run in runs], board_of(candidate))
+        return f"{named} ({other})" if other else named
 
 
 @dataclass(frozen=True)

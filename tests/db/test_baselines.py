@@ -135,3 +135,14 @@ def test_a_bad_baseline_file_is_skipped_naming_it(db_url, tmp_path, capsys, cont
     assert db(["--hil-db", db_url, "import", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert f"hil db import: skipped {bad}" in err and message in err and "Traceback" not in err
+
+
+def test_a_baseline_measured_on_another_board_names_both(engine):
+    result = _result("1M")
+    result.facts.update({"lab": "place imx8-a", "arch.device": "aarch64", "kernel.device": "6.1.0"})
+    _update(engine, [result])
+    baseline = Baselines(engine).load("vboard-hs")
+    candidate = {"lab": "place imx8-b", "arch.device": "aarch64", "kernel.device": "6.6.0"}
+    said = "run-1 (reference measured on board lab place imx8-a, candidate on lab place imx8-b)"
+    assert baseline.run_for(KEY, candidate) == said
+    assert baseline.run_for(KEY, {**candidate, "lab": "place imx8-a"}) == "run-1"  # another kernel: same board
