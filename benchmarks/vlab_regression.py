@@ -4,7 +4,7 @@
                                          [--cpu-quota 0.8] [--out DIR] [-- extra pytest args]
 
 1. The MSC suite (testcases/usb_device/test_msc.py, both virtual pairs) runs `--baseline-runs` times with
-   `--update-baseline` into a fresh baseline directory: a baseline of that many runs, each its own boot.
+   `--update-baseline` into a fresh results database: a baseline of that many runs, each its own boot.
 2. It runs `--clean-runs` times with `--baseline`: nothing changed, so every REGRESSION is a false alarm.
 3. It runs `--slow-runs` times with `--baseline` while the virtual board's emulator is slowed from
    outside the board: every QEMU the run starts is moved into a cgroup (v1 `cpu` controller) whose CFS
@@ -79,12 +79,12 @@ def _qemu_pids() -> list[int]:
     return pids
 
 
-def run_suite(out: Path, baselines: Path, mode: str, extra: list[str]) -> tuple[list[dict], float]:
+def run_suite(out: Path, database: str, mode: str, extra: list[str]) -> tuple[list[dict], float]:
     out.mkdir(parents=True)
     command = [
         sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "testcases/usb_device/test_msc.py",
         f"--hil-reports={out}", f"--html={out}/report.html", f"--junitxml={out}/junit.xml",
-        f"--baseline-dir={baselines}", mode, *extra,
+        f"--hil-db={database}", mode, *extra,
     ]  # fmt: skip
     started = time.monotonic()
     proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=3600)
@@ -107,11 +107,11 @@ def main() -> None:
     parser.add_argument("pytest_args", nargs="*")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="hil-vlab-regression-"))
-    baselines = out / "baselines"
+    database = f"sqlite:///{out / 'hil.db'}"  # the baselines and every run
     print(f"reports in {out}")
 
     for index in range(args.baseline_runs):
-        results, took = run_suite(out / f"baseline-{index + 1}", baselines, "--update-baseline", args.pytest_args)
+        results, took = run_suite(out / f"baseline-{index + 1}", database, "--update-baseline", args.pytest_args)
         print(f"baseline run {index + 1}: {len(results)} metrics, {took:.0f} s", flush=True)
 
     totals = {"clean": [0, 0, 0], "slow": [0, 0, 0, 0]}  # clean: comparisons, alarms, suspected
@@ -119,10 +119,10 @@ def main() -> None:
         for index in range(runs):
             if kind == "slow":
                 with Throttle(args.cpu_quota) as throttle:
-                    results, took = run_suite(out / f"{kind}-{index + 1}", baselines, "--baseline", args.pytest_args)
+                    results, took = run_suite(out / f"{kind}-{index + 1}", database, "--baseline", args.pytest_args)
                 moved = f", {len(throttle.moved)} QEMU throttled"
             else:
-                results, took = run_suite(out / f"{kind}-{index + 1}", baselines, "--baseline", args.pytest_args)
+                results, took = run_suite(out / f"{kind}-{index + 1}", database, "--baseline", args.pytest_args)
                 moved = ""
             compared = [r for r in results if r.get("baseline")]
             alarms = [r for r in compared if r["verdict"] == "REGRESSION" or r["baseline"]["regression"]]

@@ -26,13 +26,14 @@ import pytest
 
 from hil import diagnose
 from hil.catalogue import cpu
+from hil.db.baselines import Baselines
+from hil.db.convert import identity_of
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.board import bound, tuning
 from hil.lab.pair import BoardPair
 from hil.measure import board_state, cpuload, netdev, operating_point, pcload
 from hil.report import collect, live
-from hil.report.baselines import BaselineStore
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import compare, confirm, run_spread
 from hil.verdict.errors import DataCorruption, MeasurementError
@@ -50,7 +51,7 @@ class PerfOptions:
     """What the plugin resolves once per test for `perf.check` (as pytest-benchmark's plugin builds its fixture)."""
 
     samples: int | None = None  # --samples: a fixed count instead of adaptive sampling
-    baselines: BaselineStore | None = None  # --baseline's store; None: no comparison
+    baselines: Baselines | None = None  # --baseline's; None: no comparison
     first_attempts: Mapping[str, MetricResult] = field(default_factory=dict)  # a confirmation's first, by key
     suspect: Callable[[MetricResult], None] | None = None  # re-measure a suspected regression; None: call it now
 
@@ -199,9 +200,7 @@ class Perf:
         key = metric_key(result.metric, result.params)
         runs = baseline.runs_for(key) if baseline else None
         if not runs or len(result.samples) < 2:
-            path = str(store.path_for(result.board))
-            unreadable = [problem for problem in store.unreadable if problem.startswith(path)]
-            result.facts["baseline"] = f"skipped: {unreadable[0]}" if unreadable else f"none stored for {key}"
+            result.facts["baseline"] = f"none stored for {key}"
             return None
         spread = run_spread(baseline.run_medians(), key, floor=spec.min_run_spread)
 
@@ -212,7 +211,7 @@ class Perf:
                 direction=result.direction,
                 min_effect=spec.min_effect,
                 spread=spread,
-                baseline_run=baseline.run_for(key) or baseline.run_id,
+                baseline_run=baseline.run_for(key, identity_of(result.facts)),
             )
 
         comparison = against_baseline(result.values)

@@ -24,13 +24,13 @@ from hil import confirmation, diagnose, rootdir, signals
 from hil import parametrization as matrix
 from hil.build import Build, BuildError, load_build
 from hil.catalogue import UnknownName
+from hil.db.baselines import Baselines
 from hil.errors import HilError, InventoryError
 from hil.inventory import yamlfile
 from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.lab.board.steplog import keep_step_log
 from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
 from hil.perf import Perf, PerfOptions
-from hil.report.baselines import BaselineStore
 from hil.report.outcome import MeasurementErrorOutcome
 from hil.report.pytest_report import RUN_IDENTITY
 from hil.scheduling import board_groups
@@ -419,9 +419,9 @@ def _tools_needed(item: pytest.Item) -> dict[str, list[str]]:
 
 @pytest.fixture
 def perf(
-    request: pytest.FixtureRequest, pair: BoardPair, hil_inventory: LoadedInventory, hil_baselines: BaselineStore | None
+    request: pytest.FixtureRequest, pair: BoardPair, hil_inventory: LoadedInventory, hil_baselines: Baselines | None
 ) -> Perf:
-    """`perf.check`, with the command line and the baseline store resolved here, once."""
+    """`perf.check`, with the command line and the baselines resolved here, once."""
     item = request.node
     options = PerfOptions(
         samples=request.config.getoption("samples"),

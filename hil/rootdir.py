@@ -27,7 +27,7 @@ def space_form_value(args: list[str], option: str) -> str | None:
     return None
 
 
-PATH_OPTIONS = ("--boards", "--hil-reports", "--baseline-dir")
+PATH_OPTIONS = ("--boards", "--hil-reports")
 
 
 def repair(

@@ -10,15 +10,14 @@ a run's own page, which says when it is not.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import Engine, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from hil.db import convert
-from hil.db.schema import Result, Run, SampleRow
+from hil.db import read
+from hil.db.schema import Result, Run
 from hil.report.compare import WITHOUT_VERDICT, Gate
 from hil.report.store import StoredRun
 from hil.verdict.result import Verdict
@@ -135,40 +134,16 @@ def previous(engine: Engine, build: str) -> tuple[str | None, str | None]:
 def side_runs(engine: Engine, build: str | None, run_id: str | None, board: str | None = None) -> list[StoredRun]:
     """The newest GATE_RUNS complete runs of `build` (or the one run `run_id`), oldest first, with their results
     (on `board` only, when given) and samples."""
-    runs = select(Run).where(Run.complete, Run.build_name == build if run_id is None else Run.id == run_id)
+    runs = select(Run.id).where(Run.complete, Run.build_name == build if run_id is None else Run.id == run_id)
     if board is not None:
         runs = runs.where(select(Result.id).where(Result.run_id == Run.id, Result.board == board).exists())
-    with Session(engine) as session:
-        found = list(session.scalars(runs.order_by(Run.started.desc(), Run.id.desc()).limit(GATE_RUNS)))[::-1]
-        return _stored(session, found, board)
+    return read.newest_runs(engine, runs, GATE_RUNS, board)
 
 
 def run(engine: Engine, run_id: str) -> tuple[StoredRun, bool] | None:
     """A run with all its results and samples, and whether it is complete; None when there is no such run."""
-    with Session(engine) as session:
-        row = session.get(Run, run_id)
-        if row is None:
-            return None
-        return _stored(session, [row], None)[0], row.complete
-
-
-def _stored(session: Session, runs: Sequence[Run], board: str | None) -> list[StoredRun]:
-    results: dict[str, list[Result]] = {run.id: [] for run in runs}
-    samples: dict[int, list[SampleRow]] = {}
-    ids = list(results)
-    for start in range(0, len(ids), _BATCH):
-        query = select(Result).where(Result.run_id.in_(ids[start : start + _BATCH]))
-        if board is not None:
-            query = query.where(Result.board == board)
-        batch = list(session.scalars(query.order_by(Result.run_id, Result.ordinal)))
-        for row in batch:
-            results[row.run_id].append(row)
-        result_ids = [row.id for row in batch]
-        for first in range(0, len(result_ids), _BATCH):
-            chunk = result_ids[first : first + _BATCH]
-            for sample in session.scalars(select(SampleRow).where(SampleRow.result_id.in_(chunk))):
-                samples.setdefault(sample.result_id, []).append(sample)
-    return [
-        StoredRun(convert.run_info(r), [convert.metric_result(row, samples.get(row.id, [])) for row in results[r.id]])
-        for r in runs
-    ]
+    found = read.runs_by_id(engine, [run_id], complete_only=False)
+    if not found:
+        return None
+    with engine.connect() as connection:
+        return found[0], bool(connection.scalar(select(Run.complete).where(Run.id == run_id)))

@@ -1,7 +1,8 @@
 """`hil db`: the results database's upkeep.
 
     hil db upgrade                 # create the schema, or take an earlier one to this hil's (Alembic)
-    hil db import PATH...          # results.json files and history/ directories; a bad file is skipped, named
+    hil db import PATH...          # results.json files, history/ and baselines/ directories; a bad file is
+                                   # skipped, named
     hil db export DIR              # every run back as a results.json document: DIR/<run-id>.json
     hil db push                    # deliver the runs spooled under reports/db-spool/ while the database was down
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from hil.db import migrate
+from hil.db import baselines, migrate
 from hil.db.engine import DatabaseError, describe, engine_for, open_db, resolve_url
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
@@ -57,17 +58,27 @@ def _import(args: argparse.Namespace) -> int:
     files: list[Path] = []
     for path in args.paths:
         files += sorted(path.glob("*.json")) if path.is_dir() else [path]
-    imported, skipped = 0, 0
-    for path in files:
+    baseline_files = [path for path in files if baselines.is_baseline_file(path)]
+    runs, rows, skipped = 0, 0, 0
+    for path in files:  # the runs first: a baseline's rows are linked to their results
         try:
+            if path in baseline_files:
+                continue
             stored = load_run(path)
         except ResultsFileError as exc:
             print(f"hil db import: skipped {exc}", file=sys.stderr)
             skipped += 1
             continue
         write_run(engine, stored.run, stored.results)
-        imported += 1
-    print(f"{describe(engine.url)}: imported {imported} run(s), skipped {skipped} file(s)")
+        runs += 1
+    for path in baseline_files:
+        try:
+            rows += baselines.import_file(engine, path)
+        except baselines.BaselineFileError as exc:
+            print(f"hil db import: skipped {exc}", file=sys.stderr)
+            skipped += 1
+    held = f", {rows} baseline run(s)" if baseline_files else ""
+    print(f"{describe(engine.url)}: imported {runs} run(s){held}, skipped {skipped} file(s)")
     return HilExit.OK if not skipped else HilExit.GATE_FAILED
 
 
@@ -104,7 +115,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil db") -> int:
     add_options(parser)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("upgrade", help="create the schema or take it forward to this hil's")
-    importing = commands.add_parser("import", help="load results.json files and history directories")
+    importing = commands.add_parser("import", help="load results.json files, history and baselines directories")
     importing.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     exporting = commands.add_parser("export", help="write every run as a results.json document into DIR")
     exporting.add_argument("directory", type=Path, metavar="DIR")

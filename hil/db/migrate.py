@@ -6,9 +6,10 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 SCRIPT_LOCATION = "hil.db:migrations"
+MIGRATION_LOCK = 0x68696C  # the advisory lock schema changes take on PostgreSQL ("hil")
 
 
 def _config(connection: object | None = None) -> Config:
@@ -31,6 +32,10 @@ def current(engine: Engine) -> str | None:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Take the database forward to `revision` (each migration in its own transaction)."""
+    """Take the database forward to `revision`, in one transaction. On PostgreSQL one upgrade at a time: two
+    builds starting on an empty database both try to create it (the second then finds it made, and does
+    nothing) instead of one failing on the other's half-made tables."""
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         command.upgrade(_config(connection), revision)

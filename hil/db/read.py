@@ -18,7 +18,7 @@ from hil.report.store import StoredRun
 _BATCH = 500  # run ids per IN (...): SQLite binds at most 32766 parameters, PostgreSQL 65535
 
 
-def _runs(engine: Engine, query: Select[Any], *, samples: bool = True) -> list[StoredRun]:
+def _runs(engine: Engine, query: Select[Any], *, samples: bool = True, board: str | None = None) -> list[StoredRun]:
     # Core rows, not ORM objects: a comparison reads thousands of results, and building mapped instances
     # for them cost more than the query (benchmarks/results_db.py).
     results, sample_table = Result.__table__, SampleRow.__table__
@@ -28,13 +28,14 @@ def _runs(engine: Engine, query: Select[Any], *, samples: bool = True) -> list[S
         sample_rows: dict[int, list[Row[Any]]] = {}
         ids = list(by_run)
         for start in range(0, len(ids), _BATCH):
-            batch = ids[start : start + _BATCH]
-            rows = select(results).where(results.c.run_id.in_(batch)).order_by(results.c.ordinal)
-            for row in connection.execute(rows):
+            mine = [results.c.run_id.in_(ids[start : start + _BATCH])]
+            if board is not None:
+                mine.append(results.c.board == board)
+            for row in connection.execute(select(results).where(*mine).order_by(results.c.ordinal)):
                 by_run[row.run_id].append(row)
             if samples:
                 joined = select(sample_table).join(results, sample_table.c.result_id == results.c.id)
-                for sample in connection.execute(joined.where(results.c.run_id.in_(batch))):
+                for sample in connection.execute(joined.where(*mine)):
                     sample_rows.setdefault(sample.result_id, []).append(sample)
     return [
         StoredRun(
@@ -53,6 +54,13 @@ def runs_of_build(engine: Engine, build: str) -> list[StoredRun]:
 def runs_by_id(engine: Engine, run_ids: Sequence[str], *, complete_only: bool = True) -> list[StoredRun]:
     query = select(Run.__table__).where(Run.id.in_(list(run_ids)))
     return _runs(engine, query.where(Run.complete) if complete_only else query)
+
+
+def newest_runs(engine: Engine, query: Select[Any], limit: int, board: str | None = None) -> list[StoredRun]:
+    """The newest `limit` runs `query` (of run ids) selects, oldest first, with their results (on `board` only,
+    when given) and samples."""
+    newest = query.order_by(Run.started.desc(), Run.id.desc()).limit(limit)
+    return _runs(engine, select(Run.__table__).where(Run.id.in_(newest)), board=board)
 
 
 def history(engine: Engine, *, samples: bool = False, limit: int | None = None) -> list[StoredRun]:

@@ -104,3 +104,24 @@ class SampleRow(Base):
     observed: Mapped[dict[str, Any]] = mapped_column(default=dict)
 
     __table_args__ = (UniqueConstraint("result_id", "warmup", "position", name="uq_samples_result_position"),)
+
+
+class BaselineRow(Base):
+    """One run's samples of a metric in a board pair's baseline (`--update-baseline`, `hil db import`): the
+    baseline of (board, params_key) is its rows, the newest `--baseline-runs` kept, oldest first by id."""
+
+    __tablename__ = "baselines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    board: Mapped[str] = mapped_column(String(255))
+    params_key: Mapped[str] = mapped_column(Text)  # hil.verdict.result.metric_key
+    unit: Mapped[str] = mapped_column(String(64))
+    run_id: Mapped[str] = mapped_column(String(64))  # the run the samples came from
+    # The result they are, when it is stored (a baseline file imported without its run has none).
+    result_id: Mapped[int | None] = mapped_column(ForeignKey("results.id", ondelete="SET NULL"))
+    samples: Mapped[list[float]] = mapped_column(JSON)
+    median: Mapped[float] = mapped_column(Float)
+    set_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    set_by: Mapped[str] = mapped_column(Text)  # user@host, and the command when it was an import
+
+    __table_args__ = (UniqueConstraint("board", "params_key", "run_id", name="uq_baselines_board_key_run"),)

@@ -28,20 +28,20 @@ from hil.report.store import RunInfo
 from hil.verdict.result import MetricResult, metric_key
 
 
-def _insert(connection: Connection, table: Any) -> Insert:
+def insert_into(connection: Connection, table: Any) -> Insert:
     dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
     return dialect.insert(table)
 
 
 def insert_run(connection: Connection, info: RunInfo) -> None:
-    statement = _insert(connection, Run).values(**convert.run_values(info), inventory_bands={})
+    statement = insert_into(connection, Run).values(**convert.run_values(info), inventory_bands={})
     connection.execute(statement.on_conflict_do_nothing(index_elements=["id"]))
 
 
 def insert_result(connection: Connection, info: RunInfo, ordinal: int, result: MetricResult) -> None:
     values = convert.result_values(result, info.id, ordinal, convert.moment(info.started))
     statement = (
-        _insert(connection, Result)
+        insert_into(connection, Result)
         .values(**values)
         .on_conflict_do_nothing(index_elements=["run_id", "ordinal"])
         .returning(Result.id)
@@ -50,7 +50,7 @@ def insert_result(connection: Connection, info: RunInfo, ordinal: int, result: M
     if result_id is not None:  # None: this result was written before, its samples with it
         samples = convert.sample_values(result, result_id)
         if samples:
-            connection.execute(_insert(connection, SampleRow), samples)
+            connection.execute(insert_into(connection, SampleRow), samples)
 
 
 def finish_run(connection: Connection, info: RunInfo, result_count: int, bands: dict[str, Any]) -> None:

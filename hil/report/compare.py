@@ -38,7 +38,7 @@ from sqlalchemy import Engine
 
 from hil.build.manifest import build_label
 from hil.db import cli as db_cli
-from hil.db.convert import judged_by
+from hil.db.convert import board_of, identity_of, judged_by, other_board
 from hil.db.engine import DatabaseError
 from hil.db.read import runs_of_build
 from hil.errors import InventoryError
@@ -260,6 +260,10 @@ def _row(
     gate, band_why, worst = _band_gate(candidate, measured)
     row = Row(board, key, last.unit, gate, "", band_verdict=worst, reference_runs=len(reference))
     reasons = [band_why] if band_why else []
+    boards = [board_of(identity_of(r.facts)) for r in reference]
+    other = other_board(boards, board_of(identity_of(last.facts)))
+    if other:
+        reasons.append(other)
     if measured:
         row.candidate_median = statistics.median(statistics.median(v) for v in measured)
     baseline = [r.values for r in reference if len(r.values) >= 1]

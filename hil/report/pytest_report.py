@@ -1,4 +1,4 @@
-"""pytest plugin of the report layer: results store, HTML extras and summary, JUnit, terminal, baselines.
+"""pytest plugin of the report layer: results store and database, HTML extras and summary, JUnit, terminal.
 
 Registered through the `pytest11` entry point `hil_report`. Data flow, the same with or without
 pytest-xdist (without it, "worker" and "controller" are the one process):
@@ -37,12 +37,12 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from hil import hookspecs
 from hil.build.manifest import build_label
-from hil.db.engine import DatabaseError, describe, open_db, resolve_url
+from hil.db.baselines import DEFAULT_RUNS_KEPT, Baselines, BaselineUpdate
+from hil.db.engine import DatabaseError, describe, engine_for, open_db, resolve_url
 from hil.db.spool import Spool, spool_path
 from hil.db.write import RunWriter
 from hil.paths import shown
 from hil.report import junit, live
-from hil.report.baselines import DEFAULT_RUNS_KEPT, BaselineFileError, BaselineStore, BaselineUpdate
 from hil.report.collect import take_unreported
 from hil.report.compare import EXIT as GATE_EXIT
 from hil.report.compare import CompareError, Comparison, Gate, Side, compare_sides, gate_banner, load_side, markdown
@@ -51,7 +51,7 @@ from hil.report.exitcodes import pipeline_exit_status
 from hil.report.files import atomic_write_text, jsonable
 from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
-from hil.report.store import HISTORY_DIR, RESULTS_FILE, ResultStore, RunInfo, StoredRun
+from hil.report.store import RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
 from hil.report.tally import OutcomeTally, counts_text, phase_outcome
 from hil.verdict.result import MetricResult
@@ -78,7 +78,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--hil-reports",
         metavar="DIR",
         default="reports",
-        help=f"write {RESULTS_FILE}, {HISTORY_DIR}/ and {TREND_FILE} here (default: reports)",
+        help=f"write {RESULTS_FILE}, {TREND_FILE} and the results database's default file here (default: reports)",
     )
     group.addoption(
         "--hil-db",
@@ -90,12 +90,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--baseline",
         action="store_true",
-        help="compare each metric with its board's stored baseline (regression check)",
+        help="compare each metric with its board pair's baseline in the results database (regression check)",
     )
     group.addoption(
         "--update-baseline",
         action="store_true",
-        help="after the run, write this run's samples into the baseline files (review the diff)",
+        help="after the run, add this run's results to the baselines in the results database",
     )
     group.addoption(
         "--baseline-runs",
@@ -113,15 +113,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--reference-build",
         metavar="NAME",
         default=None,
-        help="the release gate: compare this run with the stored runs of build NAME (in the reports' history) "
+        help="the release gate: compare this run with the stored runs of build NAME (in the results database) "
         "and write gate.md, gate.html and gate.json; a regression blocks (exit 1), a metric without a verdict "
         "leaves the gate incomplete (exit 6)",
-    )
-    group.addoption(
-        "--baseline-dir",
-        metavar="DIR",
-        default=None,
-        help="baseline files, one per board (default: baselines/ in the rootdir)",
     )
 
 
@@ -157,10 +151,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def hil_baselines(pytestconfig: pytest.Config) -> BaselineStore | None:
-    """The baseline store to compare against, or None when --baseline was not given."""
+def hil_baselines(pytestconfig: pytest.Config) -> Baselines | None:
+    """The baselines to compare against, or None when --baseline was not given."""
     session = pytestconfig.stash[_SESSION]
-    return session.baselines if pytestconfig.getoption("baseline") else None
+    return session.baselines() if pytestconfig.getoption("baseline") else None
 
 
 def _require_writable(directories: list[Path]) -> None:
@@ -184,14 +178,10 @@ class ReportSession:
         self.config = config
         self.is_worker = hasattr(config, "workerinput")
         here = config.invocation_params.dir
-        # Reports sit beside --html/--junitxml, which pytest resolves from the invocation directory;
-        # baselines are committed files and belong to the repository, i.e. the rootdir.
+        # Reports sit beside --html/--junitxml, which pytest resolves from the invocation directory.
         self.reports_dir = here / config.getoption("hil_reports")
-        baseline_dir = config.getoption("baseline_dir")
-        self.baselines = BaselineStore(
-            here / baseline_dir if baseline_dir else config.rootpath / "baselines",
-            runs_kept=max(1, config.getoption("baseline_runs")),
-        )
+        self.db_url = resolve_url(config.getoption("hil_db"), self.reports_dir)
+        self._baselines: Baselines | None = None
         self.with_html = bool(config.getoption("htmlpath", default=None))
         xmlpath = config.getoption("xmlpath", default=None)
         # As junitxml resolves --junitxml: variables, ~, then relative to the current directory.
@@ -217,11 +207,17 @@ class ReportSession:
         self.gate_refused = False  # the reference's runs are not comparable with this one (exit 4)
 
     def open_database(self) -> None:
-        url = resolve_url(self.config.getoption("hil_db"), self.reports_dir)
         try:
-            self.engine = open_db(url)
+            self.engine = open_db(self.db_url)
         except DatabaseError as exc:
             raise pytest.UsageError(f"results database: {exc}") from None
+
+    def baselines(self) -> Baselines:
+        if self._baselines is None:
+            if self.engine is None:  # an xdist worker: the controller has checked the schema
+                self.engine = engine_for(self.db_url)
+            self._baselines = Baselines(self.engine, runs_kept=max(1, self.config.getoption("baseline_runs")))
+        return self._baselines
 
     def pytest_unconfigure(self) -> None:
         if self.engine is not None:
@@ -280,7 +276,6 @@ class ReportSession:
         self.store = ResultStore(
             self.reports_dir / RESULTS_FILE,
             RunInfo.start(command, **self.config.stash.get(RUN_IDENTITY, {})),
-            history_dir=self.reports_dir / HISTORY_DIR,
         )
         self._saved(self.store.begin, "results.json not started")
         if self.engine is not None:
@@ -309,8 +304,6 @@ class ReportSession:
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         lines = []
-        if config.getoption("baseline") or config.getoption("update_baseline"):
-            lines.append(f"hil baselines: {shown(self.baselines.directory)}")
         if self.store is not None:
             lines.append(f"hil run: {self.store.run.id} -> {shown(self.store.path)}")
         return lines
@@ -475,15 +468,14 @@ class ReportSession:
             if self.config.getoption("update_baseline"):
                 self._update_baselines(session)  # may turn the exit status into a failure
         finally:
-            # then results.json and its history copy are final
+            # then results.json is final
             self._saved(lambda: store.finish(int(session.exitstatus)), "results.json not finished")
             self._finish_database()
         if self.unsaved and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # measured, but not all of it is on disk
         if store.results or self.measurement_errors:
             self.written.append(("results", store.path))
-        if store.results and store.history_path is not None:
-            self.written.append(("history", store.history_path))
+        if store.results:
             self._write_trend()
         if self.measurement_errors and self.junit_path is not None and self.junit_path.exists():
             junit.mark_measurement_errors(self.junit_path)
@@ -525,16 +517,18 @@ class ReportSession:
             self.written.append(("trend", target))
 
     def _update_baselines(self, session: pytest.Session) -> None:
-        assert self.store is not None
+        assert self.store is not None and self.db is not None
         try:
-            self.baseline_updates = self.baselines.update_all(self.store.results, self.store.run.id)
-        except (BaselineFileError, OSError) as exc:
-            self.problems.append(f"baselines not updated: {exc}")
+            if self.db.failure is not None:
+                raise DatabaseError("the results database did not take this run")
+            self.baseline_updates = self.baselines().update_all(self.store.results, self.store.run.id)
+        except (DatabaseError, SQLAlchemyError) as exc:
+            self.problems.append(f"baselines not updated: {type(exc).__name__}: {exc}")
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # --update-baseline was asked and failed
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        notes = self.problems or self.warnings or self.baselines.unreadable
+        notes = self.problems or self.warnings
         if self.store is None or not (self.store.results or notes or self.baseline_updates):
             return
         tr = terminalreporter
@@ -559,7 +553,7 @@ class ReportSession:
                 if fewest < 2:
                     held += ": the run-to-run spread stays unknown until it holds 2 or more"
             tr.write_line(
-                f"baseline {update.status}: {shown(update.path)} "
+                f"baseline {update.status}: {update.board} "
                 f"({len(update.written)} metric(s) from this run{held}{skipped})",
                 yellow=update.status != "unchanged",
             )
@@ -567,8 +561,6 @@ class ReportSession:
             tr.write_line(f"{label}: {shown(path)}")
         if self.db is not None and self.db.failure is None and self.store.results:
             tr.write_line(f"database: {describe(self.db.engine.url)}")
-        for problem in self.baselines.unreadable:
-            tr.write_line(f"baseline file skipped: {problem}", yellow=True)
         for warning in self.warnings:
             tr.write_line(warning, yellow=True)
         for problem in self.problems:

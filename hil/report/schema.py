@@ -1,4 +1,4 @@
-"""The JSON Schema of results.json (and of every history file), generated from the classes that write it.
+"""The JSON Schema of results.json (and of what `hil db export` writes), generated from the classes that write it.
 
     python -m hil.report.schema > hil/report/results.schema.json
 

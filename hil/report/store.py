@@ -1,8 +1,8 @@
 """The results store: `reports/results.json`, one JSON document per run, valid at every instant.
 
 The whole document is rewritten atomically after every result, so after Ctrl-C, a crash or a
-killed Jenkins job the file holds every result finished so far. The same document is copied to
-`history/<run-id>.json`, which is kept across runs and feeds the trend page.
+killed Jenkins job the file holds every result finished so far. The runs before it are in the results
+database (hil.db), which `hil db export` writes back as these documents.
 Plain module: no pytest.
 """
 
@@ -29,7 +29,6 @@ from hil.verdict.result import MetricResult
 
 SCHEMA = 1
 RESULTS_FILE = "results.json"
-HISTORY_DIR = "history"
 
 # Tool versions that change what a number means; recorded so a trend step can be explained.
 _VERSIONED = ("pytest", "pytest-html", "pytest-xdist", "labgrid", "numpy", "scipy")
@@ -142,7 +141,7 @@ class RunInfo:
 
 @dataclass
 class StoredRun:
-    """One run as read back from results.json or the history."""
+    """One run as read back from results.json or the results database."""
 
     run: RunInfo
     results: list[MetricResult]
@@ -150,17 +149,12 @@ class StoredRun:
 
 
 class ResultStore:
-    """Collects a run's results and keeps `path` (and its history copy) current after each one."""
+    """Collects a run's results and keeps `path` current after each one."""
 
-    def __init__(self, path: Path, run: RunInfo, history_dir: Path | None = None) -> None:
+    def __init__(self, path: Path, run: RunInfo) -> None:
         self.path = path
         self.run = run
-        self.history_dir = history_dir
         self.results: list[MetricResult] = []
-
-    @property
-    def history_path(self) -> Path | None:
-        return None if self.history_dir is None else self.history_dir / f"{self.run.id}.json"
 
     def document(self) -> dict[str, Any]:
         return {
@@ -184,15 +178,12 @@ class ResultStore:
         self.flush()
 
     def flush(self) -> None:
-        text = dumps(self.document(), indent=1)
-        atomic_write_text(self.path, text)
-        # A run without results has no trend point: keep it out of the history (unit-test runs).
-        if self.history_path is not None and self.results:
-            atomic_write_text(self.history_path, text)
+        atomic_write_text(self.path, dumps(self.document(), indent=1))
 
 
 def load_run(path: Path) -> StoredRun:
-    """Read a results.json or history file; anything malformed is a ResultsFileError naming the file."""
+    """Read a results.json (or an earlier version's history file); anything malformed is a ResultsFileError
+    naming the file."""
     try:
         data = read_json(path)
     except UnreadableJson as exc:

@@ -6,9 +6,13 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from hil.db import migrate
+from hil.db.baselines import Baselines
 from hil.db.cli import main as db
 from hil.db.engine import engine_for, open_db
 from hil.db.read import history
+from hil.db.write import write_run
+from hil.report.store import RunInfo
+from hil.report.testing import example_result
 
 FIRST = "0001"
 
@@ -28,12 +32,19 @@ def test_a_database_made_by_the_first_revision_upgrades_to_head_keeping_its_runs
                 "result_count) VALUES ('r1', '2025-11-01 10:00:00+00:00', true, '0.1.0', 'pytest', '{}', '{}', '{}', 0)"
             )
         )
+    info = RunInfo.start("pytest testcases")
+    write_run(engine, info, [example_result()])  # and one through the writer, which the first revision had
+    assert migrate.current(engine) == FIRST
     engine.dispose()
     assert db(["--hil-db", db_url, "upgrade"]) == 0
     engine = open_db(db_url, create=False)
     assert migrate.current(engine) == migrate.head()
-    (run,) = history(engine)
-    assert run.run.id == "r1" and run.run.started == "2025-11-01T10:00:00+00:00"
+    old, written = history(engine, samples=True)
+    assert old.run.id == "r1" and old.run.started == "2025-11-01T10:00:00+00:00"
+    assert written.run.id == info.id and written.results[0].values == example_result().values
+    # The tables a later revision added work on the runs stored before it.
+    Baselines(engine).update_all(written.results, info.id)
+    assert Baselines(engine).load("vboard-hs").run_for("usb.msc.read[bs=1M]") == info.id
     engine.dispose()
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import multiprocessing
 import time
 from pathlib import Path
+from typing import Any
 
-from hil.db.engine import open_db
+from hil.db.engine import DatabaseError, open_db
 from hil.db.spool import Spool
 from hil.db.write import RunWriter
 from hil.report.store import RunInfo
@@ -36,3 +37,13 @@ def concurrent_runs(url: str, writers: int, results: int, spool_dir: Path) -> li
     open_db(url).dispose()  # the schema first: `hil db upgrade` before a lab's branches start
     with multiprocessing.get_context("spawn").Pool(writers) as pool:
         return pool.starmap(write_one_run, [(url, results, str(spool_dir))] * writers)
+
+
+def open_at_once(url: str, barrier: Any) -> str:
+    """Open `url` (an empty database: the schema is made) the moment every other process does; what it said."""
+    barrier.wait()
+    try:
+        open_db(url).dispose()
+    except DatabaseError as exc:
+        return str(exc)
+    return "opened"

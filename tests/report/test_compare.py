@@ -212,3 +212,22 @@ def test_a_database_that_is_not_one_is_named(tmp_path, capsys):
     bad.write_text("a results.json, perhaps, but no database")
     assert main(["rc0", "rc1", "--hil-db", f"sqlite:///{bad}"]) == 4
     assert f"SQLite file {bad}: cannot be opened" in capsys.readouterr().err
+
+
+def _on(results, place: str, kernel: str):
+    for result in results:
+        result.facts.update({"lab": f"place {place} on coordinator lab:20408", "arch.device": "aarch64",
+                             "kernel.device": kernel})  # fmt: skip
+    return results
+
+
+def test_a_reference_measured_on_another_board_says_so_and_is_still_compared(db):
+    for values in REFERENCE_RUNS:
+        _run(db, "rc0", _on(_results(values, values), "imx8-a", "6.1.0"))
+    same = REFERENCE_RUNS[0]
+    _run(db, "rc1", _on(_results(same, same), "imx8-b", "6.6.0"))  # a new kernel is the build, not the board
+    _run(db, "rc2", _on(_results(same, same), "imx8-a", "6.6.0"))
+    gate = db.gate("rc0", "rc1")
+    said = "reference measured on board lab place imx8-a on coordinator lab:20408, candidate on lab place imx8-b"
+    assert gate["gate"] == "PASS" and all(said in row["why"] and "kernel" not in row["why"] for row in gate["rows"])
+    assert not any("measured on board" in row["why"] for row in db.gate("rc0", "rc2")["rows"])

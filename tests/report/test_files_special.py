@@ -57,8 +57,9 @@ def test_a_directory_is_refused(tmp_path):
 
 
 def test_trend_output_on_a_device_symlink_writes_through_it(tmp_path):
-    history = tmp_path / "history"
-    store = ResultStore(tmp_path / "results.json", RunInfo.start("pytest"), history_dir=history)
+    history = tmp_path / "history"  # as earlier versions kept every run's results.json
+    history.mkdir()
+    store = ResultStore(history / "run.json", RunInfo.start("pytest"))
     store.add(example_result())
     store.finish()
     database = f"sqlite:///{tmp_path / 'hil.db'}"
@@ -85,8 +86,9 @@ def test_an_input_that_is_no_regular_file_is_refused_at_once(tmp_path, kind):
 
 
 def test_a_history_with_a_fifo_and_a_zero_link_still_imports_its_good_runs(tmp_path, capsys):
-    history = tmp_path / "history"
-    store = ResultStore(tmp_path / "results.json", RunInfo.start("pytest"), history_dir=history)
+    history = tmp_path / "history"  # as earlier versions kept every run's results.json
+    history.mkdir()
+    store = ResultStore(history / "run.json", RunInfo.start("pytest"))
     store.add(example_result())
     store.finish()
     os.mkfifo(history / "20200101T000000Z-fifo00.json")

@@ -6,6 +6,10 @@ import xml.etree.ElementTree as ET
 from html import unescape
 
 import pytest
+from sqlalchemy import text
+
+from hil.db.cli import main as db
+from hil.db.engine import open_db
 
 TESTS = """
 import pytest
@@ -97,7 +101,6 @@ def test_end_to_end(run):
             "vboard-hs*usb.msc.read[[]bs=1M,case=fail[]]*41.35*MB/s*[[]38, 48[]]*5.5%*8*FAIL*decided",
             "vboard-hs*usb.msc.write[[]bs=1M[]]*–*MB/s*>= 30*–*0*ERROR*error",
             "results: reports/results.json",
-            "history: reports/history/*.json",
             "trend: reports/trend.html",
             "ERROR test_perf.py::test_unparseable - MeasurementErrorOutcome: usb.msc.write*",
             "FAILED test_perf.py::test_read[[]FAIL[]] - Failed: usb.msc.read*",
@@ -114,9 +117,7 @@ def test_end_to_end(run):
         ("test_read[REGRESSION]", "1M"): "REGRESSION", ("test_unparseable", "1M"): "ERROR",
         ("test_two_metrics", "4k"): "PASS", ("test_two_metrics", "1M"): "PASS",
     }  # fmt: skip
-    history = list((run.path / "reports" / "history").iterdir())
-    assert [p.name for p in history] == [f"{data['run']['id']}.json"]
-    assert json.loads(history[0].read_text()) == data
+    assert not (run.path / "reports" / "history").exists()  # the database is the history
     assert (run.path / "reports" / "trend.html").read_text().count("<img ") == 7  # 7 keys with a median
 
     suite, cases = _cases(run.path)
@@ -175,8 +176,8 @@ from hil.report.testing import example_result
 def test_read(request, hil_baselines):
     if request.config.getoption("baseline"):
         baseline = hil_baselines.load("vboard-hs")
-        assert baseline.samples_for("usb.msc.read[bs=1M]") == [41.0, 42.0, 43.0]
-        assert baseline.samples_for("usb.msc.read[bs=4k]") == [9.0, 9.5]  # kept from before
+        assert baseline.runs_for("usb.msc.read[bs=1M]") == [[41.0, 42.0, 43.0]]
+        assert baseline.runs_for("usb.msc.read[bs=4k]") == [[9.0, 9.5]]  # imported before
     else:
         assert hil_baselines is None
     result = example_result(values=[41.0, 42.0, 43.0])
@@ -193,30 +194,22 @@ def test_update_then_compare_baselines(inner):
         "board": "vboard-hs", "run": "old", "created": "2025-01-01T00:00:00+00:00", "facts": {},
         "metrics": {"usb.msc.read[bs=4k]": {"unit": "MB/s", "samples": [9.0, 9.5], "median": 9.25}},
     }))  # fmt: skip
+    assert db(["--hil-db", f"sqlite:///{inner.path / 'reports' / 'hil.db'}", "import", str(path.parent)]) == 0
     result = inner("--update-baseline")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(
-        ["baseline updated: baselines/vboard-hs.json (1 metric(s) from this run, holding 1 run(s): the run-to-run*"]
+        ["baseline updated: vboard-hs (1 metric(s) from this run, holding 1 run(s): the run-to-run*"]
     )
-    stored = json.loads(path.read_text())
-    assert stored["run"] == _results(inner.path)["run"]["id"]
-    assert stored["metrics"]["usb.msc.read[bs=1M]"]["runs"][0]["samples"] == [41.0, 42.0, 43.0]
-
     inner("--baseline").assert_outcomes(passed=1)
-    custom = inner.path / "elsewhere"
-    custom.mkdir()
-    (custom / "vboard-hs.json").write_text(path.read_text())
-    inner("--baseline", "--baseline-dir", "elsewhere").assert_outcomes(passed=1)
 
 
-def test_a_run_without_metrics_stays_quiet_and_out_of_the_history(inner):
+def test_a_run_without_metrics_stays_quiet(inner):
     inner.pytester.makepyfile("def test_plain(): pass")
     result = inner()
     result.assert_outcomes(passed=1)
     assert "hil metrics" not in result.stdout.str()
     data = _results(inner.path)
     assert (data["results"], data["run"]["finished"] is not None) == ([], True)
-    assert not (inner.path / "reports" / "history").exists()
 
 
 def test_collect_only_writes_nothing(run):
@@ -231,11 +224,13 @@ def test_reports_directory_option(run):
 
 def test_a_failed_baseline_update_fails_the_run(inner):
     inner.pytester.makepyfile(test_base=BASELINE_TESTS)
-    (inner.path / "baselines").mkdir()
-    (inner.path / "baselines" / "vboard-hs.json").write_text("{")
+    engine = open_db(f"sqlite:///{inner.path / 'reports' / 'hil.db'}")
+    with engine.begin() as connection:  # a database that refuses the baselines' rows
+        connection.execute(text("CREATE TRIGGER no BEFORE INSERT ON baselines BEGIN SELECT RAISE(ABORT, 'no'); END"))
+    engine.dispose()
     result = inner("--update-baseline")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["baselines not updated: */baselines/vboard-hs.json: not valid JSON*"])
+    result.stdout.fnmatch_lines(["baselines not updated: IntegrityError: *no*"])
     assert _results(inner.path)["run"]["exit_status"] == 1
 
 

@@ -14,7 +14,7 @@ from hil.verdict.result import Verdict
 
 @pytest.fixture
 def store(tmp_path):
-    return ResultStore(tmp_path / "results.json", RunInfo.start("pytest -k x"), history_dir=tmp_path / "history")
+    return ResultStore(tmp_path / "results.json", RunInfo.start("pytest -k x"))
 
 
 def test_document_layout(store):
@@ -45,15 +45,6 @@ def test_round_trip_keeps_the_result(store):
     assert load_run(store.path).results[0].to_dict() == result.to_dict()
 
 
-def test_history_copy_only_once_there_are_results(store):
-    store.begin()
-    assert not store.history_path.exists()  # a run that measured nothing is no trend point
-    store.add(example_result())
-    store.finish()
-    assert store.history_path.name == f"{store.run.id}.json"
-    assert store.history_path.read_text() == store.path.read_text()
-
-
 def test_crash_during_a_write_keeps_the_previous_complete_file(store, monkeypatch):
     store.add(example_result(Verdict.PASS))
     before = store.path.read_text()
@@ -67,7 +58,7 @@ def test_crash_during_a_write_keeps_the_previous_complete_file(store, monkeypatc
     monkeypatch.undo()
     assert store.path.read_text() == before
     assert len(load_run(store.path).results) == 1
-    assert sorted(p.name for p in store.path.parent.iterdir()) == ["history", "results.json"]  # no .tmp
+    assert sorted(p.name for p in store.path.parent.iterdir()) == ["results.json"]  # no .tmp
 
 
 _WRITER = """

@@ -13,6 +13,8 @@ import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from hil.db.engine import open_db
+from hil.db.schema import BaselineRow
 from hil.vlab import ENV_FILE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -172,7 +174,7 @@ def test_hung_board_and_wrong_link_speed_are_errors_and_the_run_goes_on(tmp_path
 
 
 def test_baseline_is_stored_then_a_slower_run_is_a_regression(tmp_path, vlab_subprocess_env):
-    baselines = tmp_path / "baselines"
+    url = f"sqlite:///{tmp_path / 'hil.db'}"
     # The suite's test on a pair whose band is loose about spread: this is about the baseline, not the CV.
     loose = tmp_path / "boards.yaml"
     loose.write_text(
@@ -189,21 +191,20 @@ def test_baseline_is_stored_then_a_slower_run_is_a_regression(tmp_path, vlab_sub
         "5",
         f"--boards={loose}",
     ]
-    first = run_pytest(
-        [*select, "--update-baseline", f"--baseline-dir={baselines}"], vlab_subprocess_env, tmp_path / "r1"
-    )
+    first = run_pytest([*select, "--update-baseline", f"--hil-db={url}"], vlab_subprocess_env, tmp_path / "r1")
     assert first.returncode == 0, first.stdout[-6000:]
-    stored = json.loads((baselines / "vlab-hs.json").read_text())
-    run = stored["metrics"]["usb.msc.read[bs=1M]"]["runs"][0]
-    assert len(run["samples"]) == 5
+    engine, table = open_db(url), BaselineRow.__table__
+    with engine.connect() as connection:
+        (run,) = connection.execute(table.select())
+    assert run.params_key == "usb.msc.read[bs=1M]" and len(run.samples) == 5
 
     # The same board measured against an earlier release that was 3x faster (more than a busy machine's
     # run-to-run swing): the real samples of this run must come out as a regression, confirmed by a
     # re-measure after a power cycle.
-    run["samples"] = [value * 3 for value in run["samples"]]
-    run["median"] *= 3
-    (baselines / "vlab-hs.json").write_text(json.dumps(stored))
-    second = run_pytest([*select, "--baseline", f"--baseline-dir={baselines}"], vlab_subprocess_env, tmp_path / "r2")
+    with engine.begin() as connection:
+        connection.execute(table.update().values(samples=[value * 3 for value in run.samples], median=run.median * 3))
+    engine.dispose()
+    second = run_pytest([*select, "--baseline", f"--hil-db={url}"], vlab_subprocess_env, tmp_path / "r2")
     assert second.returncode == 1, second.stdout[-6000:]
     result = json.loads((tmp_path / "r2" / "results.json").read_text())["results"][0]
     assert result["verdict"] == "REGRESSION", result["reason"]
