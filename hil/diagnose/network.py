@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from hil.diagnose import probes, steps
 from hil.lab.board import shell
 from hil.lab.network.path import NetEnd
-from hil.measure import iperf3
+from hil.measure import iperf3, udp_two_step
 from hil.measure.iperf3 import Endpoint
 from hil.verdict.measurement import CpuShare, Measurement
 
@@ -50,7 +50,7 @@ class NetworkDiagnosis:
             SOFTIRQS,
             shell.quote(f"/sys/class/net/{ifname}/queues") + "/rx-*/rps_cpus",
         ]
-        rmem = self.receiver.role.run(shell.cmd("cat", *(f"/proc/sys/net/core/{name}" for name in RMEM)), timeout=30)
+        rmem = udp_two_step.receive_buffers(self.receiver.role)
         before = self._snapshot("before", files)
         measurement = self.transfer()
         after = self._snapshot("after", files)
@@ -61,7 +61,7 @@ class NetworkDiagnosis:
         lines += steps.interrupt_lines(controller, before, after)
         if "loss" in measurement.values:
             udp = [probes.parse_snmp(side[SNMP]) for side in (before, after)]
-            lines.append(socket_line(*udp, dict(zip(RMEM, rmem.split(), strict=False))))
+            lines.append(socket_line(*udp, rmem))
         if time.monotonic() > deadline:
             lines.append("stopped at its time bound before the operating point")
             return
