@@ -111,7 +111,7 @@ def _controller_walk() -> str:
         'f=$p; c=; u=; while [ -n "$p" ] && [ "$p" != /sys/devices ] && [ "$p" != / ]; do '
         'case "${p##*/}" in usb[0-9]*) [ -n "$u" ] || u=${p%/*};; esac; '
         '{ [ -d "$p/msi_irqs" ] || { [ -r "$p/irq" ] && [ "$(cat "$p/irq")" != 0 ]; }; } && { c=$p; break; }; '
-        'p=${p%/*}; done; c=${c:-${u:-$f}}; echo "controller $c"; '
+        'p=${p%/*}; done; c=${c:-${u:-${f:-none}}}; echo "controller $c"; '
         'for i in $(ls "$c/msi_irqs" 2>/dev/null || cat "$c/irq" 2>/dev/null); do [ "$i" = 0 ] && continue; '
         'echo "irq $i $(cat /proc/irq/$i/smp_affinity_list 2>/dev/null || echo -)"; done; true'
     )
