@@ -41,7 +41,7 @@ from hil.verdict.final import Integrity, OperatingPoint, PcLoad, final_verdict
 from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import BaselineComparison, MetricResult, Sample, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
-from hil.verdict.spec import MetricSpec
+from hil.verdict.spec import Band, MetricSpec
 
 log = logging.getLogger("hil")
 
@@ -133,6 +133,10 @@ class Perf:
         diagnose.after_verdict(self.node, results, diagnosis)
         raise_for_results(results)
         return results[0] if isinstance(metrics, str) else results
+
+    def band(self, metric: str, **params: Any) -> Band | None:
+        """The band boards.yaml gives `metric` on this pair for these parameters (None: it gates nothing)."""
+        return self.pair.board.spec_for(self.inventory.inventory, metric, params).band
 
     def _note_cpu_load(self, result: MetricResult) -> None:
         """The median per-CPU load over the counted samples, and a core at its limit (the bottleneck)."""

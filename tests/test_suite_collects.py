@@ -47,6 +47,7 @@ FULL_GADGET_MATRIX = {
     "test_uvc.py::test_uvc_fps": 3 * 4,
     "test_usb_net.py::test_usb_net_tcp": 3 * 2,
     "test_usb_net.py::test_usb_net_udp": 3 * 2,
+    "test_usb_net_knee.py::test_usb_net_udp_knee": 2,  # ECM only, tx and rx
     "test_hid.py::test_hid_throughput": 2 * 2 * 2,
 }
 

@@ -23,6 +23,7 @@ from hil.verdict.spec import Direction
 
 IPERF = 'seed 000 "USB Ethernet 传输速率分析" (iperf), "USB Rndis 传输速率分析"'
 UDP = 'seed 000 "USB Ethernet 传输速率分析": UDP at the link rate, then at the measured rate'
+KNEE = "seed 004: the offered UDP rate raised step by step (-b 50M, 100M, 150M ...) until the loss passes its band"
 
 
 def _udp_metrics(prefix: str) -> tuple[Metric, ...]:
@@ -77,6 +78,8 @@ class NetSettings:
     duration_s: int
     udp_start_mbps: float
     carrier_timeout_s: int
+    udp_sweep_step_mbps: float
+    udp_sweep_top_mbps: float
 
 
 NET = Family(
@@ -105,6 +108,16 @@ NET = Family(
         cpu_busiest("usb.net.tcp.tx", seed=CPU_SEED),
         cpu_busiest("usb.net.tcp.rx", seed=CPU_SEED),
         *_udp_metrics("usb.net"),
+        Metric(
+            "usb.net.udp.knee",
+            unit="Mbit/s",
+            direction=Direction.HIGHER,
+            reads="knee",
+            seed=KNEE,
+            description="the highest offered UDP rate whose loss stays inside usb.net.udp.loss's band (one sweep "
+            "of net.udp_sweep_step_mbps steps per sample)",
+            check_cv=False,
+        ),
     ),
     settings=(
         Setting("net.duration_s", int, 10, "seconds per iperf3 run", 1, 3600),
@@ -117,6 +130,15 @@ NET = Family(
             100000,
         ),
         Setting("net.carrier_timeout_s", int, 20, "bound for the link's carrier to come up (NCM may never)", 1, 600),
+        Setting("net.udp_sweep_step_mbps", float, 50.0, "the knee's sweep: offered UDP rate step, Mbit/s", 0.1, 100000),
+        Setting(
+            "net.udp_sweep_top_mbps",
+            float,
+            0.0,
+            "the knee's sweep: the highest rate offered, Mbit/s (0: the link's theoretical rate)",
+            0,
+            100000,
+        ),
     ),
 )
 

@@ -1,9 +1,13 @@
-"""What the diagnosis reads on a role around a transfer: the block layer's counters, the interrupts, the CPUs.
+"""What the diagnosis reads on a role around a transfer: the block layer's counters, the interrupts, the CPUs,
+the network stack's.
 
-Each probe is one shell command with a parser of its own (real outputs in tests/data/diagnose):
+Files read around a transfer come in one command as sections (`snapshot_script`, `parse_sections`); each
+file has a parser of its own (real outputs in tests/data/diagnose):
 - `/sys/block/<disk>/stat`: requests and sectors per direction, so the merged request size is their quotient;
-- `/proc/interrupts` and the interrupt lines of the disk's controller (its PCI MSI vectors or its one `irq`,
-  found by walking up from the disk's sysfs node), with each line's `smp_affinity_list`;
+- `/proc/interrupts` and the interrupt lines of a device's controller (its PCI MSI vectors or its one `irq`,
+  found by walking up from the device's sysfs node), with each line's `smp_affinity_list`;
+- `/proc/softirqs`: where the kernel ran each kind of softirq (NET_RX: the receive path), per CPU;
+- `/proc/net/snmp`: the UDP counters, among them the datagrams a full socket receive buffer dropped;
 (the operating point is hil.measure.operating_point's snapshot).
 """
 
@@ -87,16 +91,27 @@ def interrupt_deltas(
 
 
 def controller_script(node: str) -> str:
-    """Prints `controller PATH` and one `irq N AFFINITY` per interrupt line of the disk's controller: the first
-    device above the disk with interrupts of its own (PCI MSI vectors or an `irq`), else the device above its
-    USB bus (a software controller such as dummy_hcd has none)."""
+    """The controller of the disk at device node `node` (see `_controller_walk`)."""
     return (
         f"n={shell.quote(node)}; "
-        'p=$(readlink -f "/sys/class/block/$(basename "$(readlink -f "$n")")/device"); c=; u=; '
-        'while [ -n "$p" ] && [ "$p" != /sys/devices ] && [ "$p" != / ]; do '
+        'p=$(readlink -f "/sys/class/block/$(basename "$(readlink -f "$n")")/device"); ' + _controller_walk()
+    )
+
+
+def interface_controller_script(ifname: str) -> str:
+    """The controller of the network interface `ifname` (see `_controller_walk`)."""
+    return f"p=$(readlink -f {shell.quote(f'/sys/class/net/{ifname}/device')}); " + _controller_walk()
+
+
+def _controller_walk() -> str:
+    """From the sysfs device in $p, prints `controller PATH` and one `irq N AFFINITY` per interrupt line of its
+    controller: the first device above it with interrupts of its own (PCI MSI vectors or an `irq`), else the
+    device above its USB bus, else the device itself (a software controller such as dummy_hcd has none)."""
+    return (
+        'f=$p; c=; u=; while [ -n "$p" ] && [ "$p" != /sys/devices ] && [ "$p" != / ]; do '
         'case "${p##*/}" in usb[0-9]*) [ -n "$u" ] || u=${p%/*};; esac; '
         '{ [ -d "$p/msi_irqs" ] || { [ -r "$p/irq" ] && [ "$(cat "$p/irq")" != 0 ]; }; } && { c=$p; break; }; '
-        'p=${p%/*}; done; c=${c:-${u:-$p}}; echo "controller $c"; '
+        'p=${p%/*}; done; c=${c:-${u:-${f:-none}}}; echo "controller $c"; '
         'for i in $(ls "$c/msi_irqs" 2>/dev/null || cat "$c/irq" 2>/dev/null); do [ "$i" = 0 ] && continue; '
         'echo "irq $i $(cat /proc/irq/$i/smp_affinity_list 2>/dev/null || echo -)"; done; true'
     )
@@ -123,3 +138,48 @@ def parse_controller(text: str) -> Controller:
     if not path:
         raise ParseError("the controller probe printed no `controller` line", text)
     return Controller(path, irqs)
+
+
+SECTION = "@@hil "  # a section's header line: the marker, the snapshot's tag, the file's path
+
+
+def snapshot_script(tag: str, paths: list[str]) -> str:
+    """One command printing each file under a header of its own (a glob in a path reads every file it finds)."""
+    quoted = " ".join(path if "*" in path else shell.quote(path) for path in paths)
+    return f'for f in {quoted}; do echo "{SECTION}{tag} $f"; cat "$f" 2>/dev/null; done'
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    """`snapshot_script`'s output (several joined): "TAG PATH" -> that file's text."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith(SECTION):
+            current = sections.setdefault(line.removeprefix(SECTION).strip(), [])
+        elif current is not None:
+            current.append(line)
+    if not sections:
+        raise ParseError("the snapshot printed none of its sections", text)
+    return {name: "\n".join(lines) for name, lines in sections.items()}
+
+
+def parse_softirqs(text: str) -> dict[str, tuple[int, ...]]:
+    """/proc/softirqs: kind (NET_RX, TIMER, ...) -> its per-CPU counts."""
+    lines = [line for line in without_kernel_messages(text).splitlines() if line.strip()]
+    if not lines or not all(re.fullmatch(r"CPU[0-9]+", c) for c in lines[0].split()):
+        raise ParseError("/proc/softirqs does not start with its CPU header", text)
+    found = {}
+    for line in lines[1:]:
+        kind, _, rest = line.partition(":")
+        found[kind.strip()] = tuple(ascii_int(word, f"{kind.strip()} count", text) for word in rest.split())
+    if "NET_RX" not in found:
+        raise ParseError("/proc/softirqs has no NET_RX line", text)
+    return found
+
+
+def parse_snmp(text: str, protocol: str = "Udp") -> dict[str, int]:
+    """/proc/net/snmp's counters of one protocol: a header line of names, then one of values."""
+    rows = [line.split()[1:] for line in without_kernel_messages(text).splitlines() if line.startswith(f"{protocol}:")]
+    if len(rows) < 2 or len(rows[0]) != len(rows[1]):
+        raise ParseError(f"/proc/net/snmp has no {protocol} header and values of one length", text)
+    return {name: ascii_int(value, f"{protocol} {name}", text) for name, value in zip(rows[0], rows[1], strict=True)}

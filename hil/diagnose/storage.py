@@ -17,11 +17,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from hil.diagnose import probes
+from hil.diagnose import probes, steps
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.storage import queue
-from hil.measure import cpuload, dd, operating_point
+from hil.measure import dd
 
 LOSS = 0.7  # a layer below 70% of the one beneath it is where the rate goes (the samples' spread is < 20%)
 MAX_MB = 64  # each layer moves at most this much: long enough to time, short enough to bound the diagnosis
@@ -73,21 +73,26 @@ class StorageDiagnosis:
         queue_of = queue.read(self.role, self.disk)
         stat = f"/sys/block/{queue_of.disk}/stat"
         controller = probes.parse_controller(self.role.run(probes.controller_script(self.disk), timeout=30))
-        snapshot = shell.cmd("cat", stat, "/proc/stat", "/proc/interrupts")
+        files = [stat, steps.PROC_STAT, steps.INTERRUPTS]
         command = dd.read_command if direction == "read" else dd.write_command
         self.role.run(dd.DROP_CACHES, timeout=60)
-        marker = "@@hil-diagnose"
         moved = command(self.disk, self.block_size, self.mb)
-        output = self.role.run(f"{snapshot}; echo {marker}; {moved} 2>&1; echo {marker}; {snapshot}", timeout=120)
-        before, dd_output, after = output.split(marker + "\n") if output.count(marker) == 2 else (output, "", "")
-        rate = dd.parse(dd_output, expected_bytes=None).mb_per_s
+        output = self.role.run(
+            f"{probes.snapshot_script('before', files)}; echo '{probes.SECTION}dd'; {moved} 2>&1; "
+            f"{probes.snapshot_script('after', files)}",
+            timeout=120,
+        )
+        sections = probes.parse_sections(output)
+        before, after = ({path: sections.get(f"{tag} {path}", "") for path in files} for tag in ("before", "after"))
+        rate = dd.parse(sections.get("dd", output), expected_bytes=None).mb_per_s
         rates["raw"] = rate
         lines = [
             f"the raw device {queue_of.disk} {_verb(direction)} {rate:.1f} MB/s ({self.block_size} blocks, dd direct)"
         ]
-        lines += requests_line(queue_of, _split_stat(before), _split_stat(after), direction, self.block_size)
-        lines += _interrupts(controller, before, after)
-        return lines
+        stats = [probes.parse_block_stat(side[stat]) for side in (before, after)]
+        lines += requests_line(queue_of, *stats, direction, self.block_size)
+        lines.append(steps.cpu_line(steps.cpu_shares(before, after)))
+        return lines + steps.interrupt_lines(controller, before, after)
 
     def _file_system(self, rates: dict[str, float]) -> list[str]:
         if self.mount is None:
@@ -115,8 +120,7 @@ class StorageDiagnosis:
         return [f"{self.far.label()} {_verb(self.direction)} {rates['far']:.1f} MB/s (a file there, dd)"]
 
     def _operating_point(self, rates: dict[str, float]) -> list[str]:
-        roles = [self.role] + ([self.far.role] if self.far and self.far.role is not self.role else [])
-        return [_operating_point(role) for role in roles]
+        return steps.operating_points([self.role] + ([self.far.role] if self.far else []))
 
 
 def _verb(direction: str) -> str:
@@ -132,10 +136,6 @@ def _file_rate(role: Role, path: str, direction: str, mb: int) -> float:
         return written.mb_per_s
     role.run(dd.DROP_CACHES, timeout=60)
     return dd.parse(role.run(f"{read} 2>&1", timeout=120), expected_bytes=mb * 1024 * 1024).mb_per_s
-
-
-def _split_stat(snapshot: str) -> probes.BlockStat:
-    return probes.parse_block_stat(snapshot.strip().splitlines()[0])
 
 
 def requests_line(
@@ -159,62 +159,6 @@ def requests_line(
 
 def _int(value: str | None) -> int | None:
     return int(value) if value is not None and value.isdigit() else None
-
-
-def _proc_stat(snapshot: str) -> str:
-    """/proc/stat's own lines of a snapshot that also holds the disk's stat line and /proc/interrupts: from its
-    `cpu` total through its last line (`softirq`), which cpuload's parser checks as a whole file."""
-    lines = snapshot.splitlines()
-    first = next((i for i, line in enumerate(lines) if line.startswith("cpu ")), 0)
-    last = next((i for i, line in enumerate(lines) if i > first and line.startswith("softirq ")), len(lines) - 1)
-    return "\n".join(lines[first : last + 1])
-
-
-def _interrupts(controller: probes.Controller, before: str, after: str) -> list[str]:
-    """Per-CPU load during the transfer, and the controller's interrupt lines with their CPUs and affinity."""
-    shares = cpuload.cpu_load(cpuload.parse_stat(_proc_stat(before)), cpuload.parse_stat(_proc_stat(after)))
-    cores = [
-        f"{name} busy {s.busy:.0f}% (irq+softirq {s.irq_softirq:.0f}%)" for name, s in shares.items() if name != "cpu"
-    ]
-    saturated = cpuload.saturated(shares)
-    lines = [f"CPUs during the transfer: {', '.join(cores)}" + (f"; at the limit: {saturated[0]}" if saturated else "")]
-    deltas = probes.interrupt_deltas(_interrupt_table(before), _interrupt_table(after))
-    if not controller.irqs:
-        busiest = max(((irq, sum(d)) for irq, d in deltas.items()), key=lambda item: item[1], default=None)
-        other = f"; the busiest line was {busiest[0]} ({busiest[1]} interrupts)" if busiest and busiest[1] else ""
-        return [*lines, f"the controller {controller.name} has no interrupt line of its own{other}"]
-    for irq, affinity in controller.irqs.items():
-        counts = deltas.get(irq)
-        if counts is None:
-            lines.append(f"the controller's IRQ {irq} is not in /proc/interrupts")
-            continue
-        spread = ", ".join(f"cpu{index} {count}" for index, count in enumerate(counts) if count)
-        lines.append(
-            f"the controller {controller.name}'s IRQ {irq} fired {sum(counts)} times ({spread or 'on no CPU'}), "
-            f"affinity {affinity}"
-        )
-    return lines
-
-
-def _interrupt_table(snapshot: str) -> dict[str, probes.InterruptLine]:
-    start = snapshot.find("CPU0")
-    return probes.parse_interrupts(snapshot[start:] if start >= 0 else snapshot)
-
-
-def _operating_point(role: Role) -> str:
-    return operating_point_line(role.name, operating_point.snapshot(role))
-
-
-def operating_point_line(role: str, point: operating_point.OperatingPoint) -> str:
-    """CPUs offline, their clocks, the hottest zone: a slow figure's usual suspects on a board nobody tuned
-    (seed 000 takes cores offline and pins the governor, seed 002 §3 fixes the frequencies)."""
-    offline = sorted(cpu for cpu, up in point.online.items() if not up)
-    parts = [f"{', '.join(offline)} offline" if offline else "no CPU offline"]
-    clocks = sorted({khz // 1000 for cpu, khz in point.freq_khz.items() if point.online.get(cpu, True)})
-    parts.append(f"clocks {'/'.join(str(mhz) for mhz in clocks)} MHz" if clocks else "no cpufreq")
-    hottest = max(point.temp_c.items(), key=lambda item: item[1], default=None)
-    parts.append(f"hottest {hottest[0].split()[-1]} {hottest[1]:.0f} °C" if hottest else "no thermal zone")
-    return f"operating point of {role}: " + ", ".join(parts)
 
 
 def where(rates: dict[str, float], direction: str) -> list[str]:

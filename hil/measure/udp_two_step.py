@@ -1,18 +1,25 @@
-"""Seed 000 §2.2's UDP procedure, for every network family: offer the link's rate first, then measure at the
-rate that first run achieved (a sender far above the link's rate only measures its own drops).
+"""The seeds' UDP procedures, for every network family.
+
+Seed 000 §2.2: offer the link's rate first, then measure at the rate that first run achieved (a sender far
+above the link's rate only measures its own drops).
 
     first = udp_two_step.first_run(lambda rate: udp(rate), udp_two_step.start_rate_mbps(pair.link.speed))
     perf.check(UDP_METRICS, facts={"udp_first_run": first.describe()}, sample=lambda: udp(first.measured_mbps))
+
+Seed 004: raise the offered rate step by step (50 -> 100 -> 150 Mbit/s) until the loss passes its band; the
+knee is the highest rate whose loss stayed inside it (`knee`, one sweep per sample).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from hil.lab.board import shell
+from hil.lab.board.role import Role
 from hil.measure import iperf3, netpath
 from hil.verdict import ceilings
-from hil.verdict.measurement import Measurement
+from hil.verdict.measurement import Measurement, Quantity
 
 
 def start_rate_mbps(usb_speed: str, ethernet_mbps: float | None = None) -> float:
@@ -43,3 +50,38 @@ class FirstRun:
 def first_run(udp: Callable[[float], Measurement], offered_mbps: float) -> FirstRun:
     """Run the first UDP measurement at `offered_mbps` (not a counted sample: it finds the rate)."""
     return FirstRun(offered_mbps, udp(offered_mbps))
+
+
+def sweep_rates(step_mbps: float, top_mbps: float) -> list[float]:
+    """Seed 004's offered rates: one step, two steps, ... up to `top_mbps` (at least the first step)."""
+    if not step_mbps > 0:
+        raise ValueError(f"the sweep's step must be > 0 Mbit/s, got {step_mbps}")
+    return [step_mbps * n for n in range(1, max(1, int(top_mbps / step_mbps + 1e-9)) + 1)]
+
+
+def knee(udp: Callable[[float], Measurement], rates: Sequence[float], loss_max: float) -> Measurement:
+    """One sweep: each offered rate in turn until a run loses more than `loss_max` (%); its `knee` is the highest
+    rate before that (0 when the first already did), the runs' offered rate and loss in its details."""
+    found, steps, raw, seconds = 0.0, [], [], 0.0
+    for rate in rates:
+        run = udp(rate)
+        loss = run.values["loss"].value
+        steps.append(f"{rate:g} Mbit/s {loss:.2f}%")
+        raw.append(run.raw)
+        seconds += run.duration_s or 0.0
+        if loss > loss_max:
+            break
+        found = rate
+    return Measurement(
+        {"knee": Quantity(found, "Mbit/s")},
+        raw="\n".join(raw),
+        duration_s=seconds,
+        details={"offered_and_lost": steps, "loss_max_percent": loss_max},
+    )
+
+
+def receive_buffers(role: Role) -> dict[str, str]:
+    """The socket receive buffer a UDP socket gets by default and the most one may ask for (bytes)."""
+    names = ("rmem_default", "rmem_max")
+    words = role.run(shell.cmd("cat", *(f"/proc/sys/net/core/{name}" for name in names)), timeout=30).split()
+    return dict(zip(names, words, strict=False))

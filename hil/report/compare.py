@@ -104,6 +104,7 @@ class Row:
     reference_runs: int = 0
     smallest_drop: float | None = None  # the smallest worsening this row could call a regression
     runs_needed: int | None = None  # reference runs that would make a min_effect drop visible
+    diagnosis: list[str] = field(default_factory=list)  # where the candidate's missed figure lost its rate
 
 
 @dataclass
@@ -259,6 +260,7 @@ def _row(
     measured = [r.values for r in candidate if len(r.values) >= 2]
     gate, band_why, worst = _band_gate(candidate, measured)
     row = Row(board, key, last.unit, gate, "", band_verdict=worst, reference_runs=len(reference))
+    row.diagnosis = next((list(r.facts["diagnosis"]) for r in reversed(candidate) if r.facts.get("diagnosis")), [])
     reasons = [band_why] if band_why else []
     boards = [board_of(identity_of(r.facts)) for r in reference]
     other = other_board(boards, board_of(identity_of(last.facts)))

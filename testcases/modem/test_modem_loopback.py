@@ -2,12 +2,15 @@
 to the modem at `modem.rate_mbps` per stream, the modem sends each datagram back `modem.replication` times,
 and the board's iperf 2 server reads the rate, jitter and loss; the board's busiest core says where the rate
 stops. One stream, and the seed's ten (`-P 10`) in the full suite. The seed's tuning is the pair's `tuning:`.
+A FAIL or REGRESSION is diagnosed: the board's receive path and its sockets during one more run
+(hil.diagnose.network).
 """
 
 import pytest
 
 import hil
 from hil.catalogue.modem import ModemSettings
+from hil.diagnose.network import NetworkDiagnosis
 from hil.lab.network.modem import modem_link
 from hil.measure import iperf2, netpath
 
@@ -27,12 +30,9 @@ pytestmark = [
 def test_modem_loopback(pair, perf, streams):
     modem = pair.settings(ModemSettings)
     with modem_link(pair) as link:
-        perf.check(
-            METRICS,
-            streams=streams,
-            cpu_load_on="host",  # the board: the core at its irq/softirq limit is the seed's finding
-            facts={"tool": iperf2.version(pair.host), **link.facts},
-            sample=lambda: netpath.measure(
+
+        def loopback():
+            return netpath.measure(
                 link.path(),
                 lambda: iperf2.loopback(
                     link.board,
@@ -42,5 +42,13 @@ def test_modem_loopback(pair, perf, streams):
                     streams=streams,
                     replication=modem.replication,
                 ),
-            ),
+            )
+
+        perf.check(
+            METRICS,
+            streams=streams,
+            cpu_load_on="host",  # the board: the core at its irq/softirq limit is the seed's finding
+            facts={"tool": iperf2.version(pair.host), **link.facts},
+            sample=loopback,
+            diagnosis=NetworkDiagnosis(link.board, link.board, loopback),
         )

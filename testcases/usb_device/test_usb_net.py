@@ -2,13 +2,15 @@
 directions, and UDP first at the link's theoretical rate, then at the rate that run measured.
 
 The board runs the gadget and the iperf3 server; the host runs the client. Directions are the board's
-(tx: the gadget sends). Every sample must show in both interfaces' byte counters.
+(tx: the gadget sends). Every sample must show in both interfaces' byte counters. A FAIL or REGRESSION is
+diagnosed: the board's receive path and the receiving sockets during one more run (hil.diagnose.network).
 """
 
 import pytest
 
 import hil
 from hil.catalogue.usb_network import NetSettings
+from hil.diagnose.network import NetworkDiagnosis
 from hil.lab.network.netns import usb_network
 from hil.lab.usb_gadget.gadget import network_function
 from hil.measure import iperf3, netpath, udp_two_step
@@ -38,14 +40,19 @@ def test_usb_net_tcp(pair, perf, function, direction):
         usb_network(gadget, carrier_timeout_s=net.carrier_timeout_s) as link,
         iperf3.server(link.device),
     ):
+
+        def tcp():
+            return netpath.measure(
+                link.path(device_sends=direction == "tx"),
+                lambda: iperf3.tcp(link.host, link.device.address, duration_s=seconds, reverse=direction == "tx"),
+            )
+
         perf.check(
             f"usb.net.tcp.{direction}",
             function=function,
             facts={"tool": iperf3.version(pair.host)},
-            sample=lambda: netpath.measure(
-                link.path(device_sends=direction == "tx"),
-                lambda: iperf3.tcp(link.host, link.device.address, duration_s=seconds, reverse=direction == "tx"),
-            ),
+            sample=tcp,
+            diagnosis=NetworkDiagnosis(link.device, link.receiver(device_sends=direction == "tx"), tcp),
         )
 
 
@@ -76,4 +83,7 @@ def test_usb_net_udp(pair, perf, function, direction):
             direction=direction,
             facts={"tool": iperf3.version(pair.host), "udp_first_run": first.describe()},
             sample=lambda: udp(first.measured_mbps),
+            diagnosis=NetworkDiagnosis(
+                link.device, link.receiver(device_sends=direction == "tx"), lambda: udp(first.measured_mbps)
+            ),
         )

@@ -6,12 +6,15 @@ Directions are the board's (tx: the board sends).
 Before any figure: the adapter enumerated at the pair's USB speed, its driver and Ethernet rate are recorded,
 and the board's route to the PC goes through it (hil.lab.network.usbethernet). Every sample must show in the
 adapter's byte counters; its error and drop counters are stored with each sample, errors that grew flagged.
+A FAIL or REGRESSION is diagnosed: the board's receive path and the receiving sockets during one more run
+(hil.diagnose.network).
 """
 
 import pytest
 
 import hil
 from hil.catalogue.usb_network import EthernetSettings
+from hil.diagnose.network import NetworkDiagnosis
 from hil.lab.network.usbethernet import usb_ethernet
 from hil.measure import iperf3, netpath, udp_two_step
 
@@ -41,6 +44,11 @@ def nic(pair):
         yield link, port
 
 
+def _diagnosis(link, direction, transfer):
+    """The board's receive path, and the sockets of the end that receives (the PC when the board sends)."""
+    return NetworkDiagnosis(link.board, link.peer if direction == "tx" else link.board, transfer)
+
+
 def _tools(pair, link):
     return f"{iperf3.version(pair.host)} (board), {iperf3.version(link.peer.role)} (peer)"
 
@@ -49,14 +57,19 @@ def _tools(pair, link):
 def test_usb_ethernet_tcp(pair, perf, nic, direction):
     link, port = nic
     seconds = pair.settings(EthernetSettings).duration_s
+
+    def tcp():
+        return netpath.measure(
+            link.path(board_sends=direction == "tx"),
+            lambda: iperf3.tcp(link.board, link.peer.address, duration_s=seconds, reverse=direction == "rx", port=port),
+        )
+
     perf.check(
         f"usb.ethernet.tcp.{direction}",
         cpu_load_on="host",
         facts={"tool": _tools(pair, link)},
-        sample=lambda: netpath.measure(
-            link.path(board_sends=direction == "tx"),
-            lambda: iperf3.tcp(link.board, link.peer.address, duration_s=seconds, reverse=direction == "rx", port=port),
-        ),
+        sample=tcp,
+        diagnosis=_diagnosis(link, direction, tcp),
         **link.params,
     )
 
@@ -88,5 +101,6 @@ def test_usb_ethernet_udp(pair, perf, nic, direction):
         cpu_load_on="host",
         facts={"tool": _tools(pair, link), "udp_first_run": first.describe()},
         sample=lambda: udp(first.measured_mbps),
+        diagnosis=_diagnosis(link, direction, lambda: udp(first.measured_mbps)),
         **link.params,
     )

@@ -15,6 +15,14 @@ from hil.verdict.result import Verdict
 
 BUILDS = 25
 STEP = 15  # from this build on, reads are 20% slower
+# The failed build's diagnosis: lines of a real one (docs/failures.md), one with a character HTML escapes.
+DIAGNOSIS = [
+    "the raw device sda reads 2.0 MB/s (1M blocks, dd direct)",
+    "requests averaged 32 KiB for 1024 KiB blocks (max_sectors_kb 32, controller 1024): max_sectors_kb caps the "
+    "requests below what the controller takes; the loss is in the block layer",
+    "operating point of host: no CPU offline, no cpufreq, no thermal zone <none>",
+    "diagnosed in 42 s",
+]
 
 
 class _Args:
@@ -31,7 +39,9 @@ def _store(reports) -> None:
         info.build = {"name": f"rc{build}", "version": ""}
         level = 40.0 * (0.8 if build >= STEP else 1.0) * (1 + (build % 3) / 500)
         verdict = Verdict.FAIL if build == BUILDS - 1 else Verdict.PASS
-        write_run(engine, info, [example_result(verdict, values=[level * f for f in (0.99, 1.0, 1.01, 1.005)])])
+        facts = {"diagnosis": DIAGNOSIS} if verdict is Verdict.FAIL else {}
+        values = [level * f for f in (0.99, 1.0, 1.01, 1.005)]
+        write_run(engine, info, [example_result(verdict, values=values, facts=facts)])
     engine.dispose()
 
 
@@ -60,6 +70,11 @@ def test_the_matrix_pages_the_history_steps_and_the_gate_takes_the_build_before(
     _, gate, _ = server.get(url("/gate", candidate="rc24", board="vboard-hs"))
     assert "Release gate: candidate rc24 (1 run)" in gate and "Reference: rc23 (1 run)" in gate
     assert "BLOCKED: vboard-hs usb.msc.read[bs=1M] (band)" in gate
+    # The candidate's diagnosis under its row, each line escaped, on the gate page and on its run's page.
+    shown = "<br/>".join(html.escape(line, quote=False) for line in DIAGNOSIS)
+    assert f'<tr class="hil-diagnosis"><td></td><td colspan="8">diagnosis: {shown}</td></tr>' in gate
+    _, run, _ = server.get(url(f"/run/20251125T100000Z-{BUILDS - 1:06d}"))
+    assert f"<th>diagnosis</th><td>{shown}</td>" in run
 
 
 def test_no_database_yet_is_a_usage_error_that_creates_nothing(tmp_path, capsys):

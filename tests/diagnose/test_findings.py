@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hil.diagnose import probes
-from hil.diagnose.storage import operating_point_line, requests_line, where
+from hil.diagnose import network, probes
+from hil.diagnose.pcie import tlp_lines
+from hil.diagnose.steps import operating_point_line
+from hil.diagnose.storage import requests_line, where
+from hil.lab.pcie.link import TrainedLink
+from hil.lab.pcie.payload import parse_config
 from hil.lab.storage.queue import BlockQueue
-from hil.measure import operating_point
+from hil.measure import operating_point, pcie_dmatest
+from hil.verdict.measurement import CpuShare
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "operating_point"
+TESTDATA = DATA.parent
 
 
 def stats(kib_per_request: float, requests: int = 64) -> tuple[probes.BlockStat, probes.BlockStat]:
@@ -85,3 +91,78 @@ def test_the_operating_point_names_the_clocks_and_the_hottest_zone():
     )
     line = operating_point_line("device", point)
     assert line == "operating point of device: cpu4 offline, clocks 600/1416 MHz, hottest soc-thermal 72 °C"
+
+
+def udp(in_datagrams: int, rcvbuf_errors: int) -> dict[str, int]:
+    counters = probes.parse_snmp((TESTDATA / "diagnose" / "snmp.txt").read_text())
+    return {**counters, "InDatagrams": in_datagrams, "RcvbufErrors": rcvbuf_errors}
+
+
+def test_datagrams_a_full_socket_buffer_dropped_put_the_loss_in_the_receiving_socket():
+    line = network.socket_line(udp(1000, 0), udp(1871, 5121), {"rmem_default": "4096", "rmem_max": "4096"})
+    assert line == (
+        "the receiving sockets dropped 5121 datagrams for a full buffer (RcvbufErrors), 871 were read "
+        "(net.core.rmem_default 4096, rmem_max 4096): the loss is in the receiving socket, not on the link"
+    )
+
+
+def test_a_socket_that_kept_up_is_not_blamed():
+    line = network.socket_line(udp(1000, 3), udp(9000, 4), {"rmem_default": "212992", "rmem_max": "212992"})
+    assert line.endswith(
+        "dropped 1 datagrams for a full buffer (RcvbufErrors), 8000 were read "
+        "(net.core.rmem_default 212992, rmem_max 212992): the loss is not the socket's"
+    )
+
+
+def snapshot_with_net_rx(counts: tuple[int, ...], rps: str) -> dict[str, str]:
+    sections = probes.parse_sections((TESTDATA / "diagnose" / "snapshot-lo.txt").read_text())
+    softirqs = sections["before /proc/softirqs"].splitlines()
+    softirqs = [line if "NET_RX:" not in line else "NET_RX: " + " ".join(map(str, counts)) for line in softirqs]
+    return {"/proc/softirqs": "\n".join(softirqs), "/sys/class/net/usb0/queues/rx-0/rps_cpus": rps}
+
+
+def test_a_receive_path_held_on_a_saturated_core_without_rps_is_named():
+    before, after = snapshot_with_net_rx((100, 100), "0"), snapshot_with_net_rx((9100, 300), "0")
+    shares = {"cpu0": CpuShare(user=2, system=10, irq=8, softirq=78, iowait=0, idle=2)}
+    line = network.receive_path_line("usb0", before, after, shares)
+    assert line.startswith("the receive path (NET_RX softirqs) ran on cpu0 98%, cpu1 2%; RPS of usb0: off (rx-0 0)")
+    assert line.endswith(
+        "it is held on cpu0, busy 98% (irq+softirq 86%); RPS (rps_cpus) or the interrupt's affinity can spread it"
+    )
+
+
+def test_a_receive_path_spread_by_rps_is_only_described():
+    before, after = snapshot_with_net_rx((100, 100), "2"), snapshot_with_net_rx((4100, 4100), "2")
+    shares = {"cpu0": CpuShare(user=50, system=45, irq=0, softirq=0, iowait=0, idle=5)}
+    line = network.receive_path_line("usb0", before, after, shares)
+    assert line == "the receive path (NET_RX softirqs) ran on cpu0 50%, cpu1 50%; RPS of usb0: on (rx-0 2)"
+
+
+def test_a_dma_figure_is_shown_against_the_tlp_bound_of_the_trained_link_and_the_read_back_mps():
+    # A real DMA write (the RK3588 endpoint's 1 MB, tests/data/pcie_dmatest) on the Gen3 x4 link of the ROCK 5B's
+    # M.2 slot at MPS 256 (the capture does not state its trained link), and the virtual board's NVMe MPS (128 B).
+    log = (TESTDATA / "pcie_dmatest" / "epf-test-rk3588-rock5b-ep.txt").read_text()
+    write = [line for line in log.splitlines() if "WRITE" in line and "DMA: YES" in line and "1024000 B" in line]
+    mb_s = pcie_dmatest.parse_epf_test(write[0]).mb_per_s
+    [line] = tlp_lines("DMA write", mb_s, TrainedLink(3, 4, 3, 4), 256)
+    assert line == "DMA write 2106 MB/s is 59% of the Gen3 x4 TLP bound at MPS 256 (3550.2 MB/s)"
+    config = bytes(int(word, 16) for word in (TESTDATA / "pcie_config" / "vlab-nvme-endpoint.txt").read_text().split())
+    [line] = tlp_lines("DMA write", mb_s, TrainedLink(3, 2, 3, 2), parse_config("nvme", config).mps)
+    assert line == (
+        "DMA write 2106 MB/s is 130% of the Gen3 x2 TLP bound at MPS 128 (1615.8 MB/s): above it: the transfer "
+        "did not take this link at this MPS (its timing, or another link)"
+    )
+    [line] = tlp_lines("DMA write", 1500.0, TrainedLink(3, 2, 3, 2), 128)
+    assert line.endswith("(1615.8 MB/s): at the link's bound (more needs a faster or wider link, or a larger MPS)")
+
+
+def test_a_slow_dma_on_a_link_trained_below_its_device_names_both():
+    lines = tlp_lines("DMA read", 210.0, TrainedLink(2, 1, 3, 2), 256)
+    assert lines == [
+        "DMA read 210 MB/s is 47% of the Gen2 x1 TLP bound at MPS 256 (450.7 MB/s): far below the link: the DMA "
+        "engine, its transfer size or the memory's clocks bound it",
+        "the link trained at Gen2 x1, below the Gen3 x2 its device takes",
+    ]
+    assert tlp_lines("DMA read", 100.0, TrainedLink(2, 1, 2, 1), None) == [
+        "DMA read 100 MB/s; the endpoint has no PCIe capability: no MPS to bound it with"
+    ]

@@ -64,6 +64,34 @@ def test_the_controller_of_a_disk_with_its_interrupts_and_affinity():
     assert set(controller.irqs) <= set(interrupts)  # the lines it names are the machine's
 
 
+def test_a_snapshot_gives_each_file_under_its_tag_and_path_with_a_glob_expanded():
+    sections = probes.parse_sections(captured("snapshot-lo"))
+    assert set(sections) == {
+        "before /proc/stat",
+        "before /proc/interrupts",
+        "before /proc/softirqs",
+        "before /sys/class/net/lo/queues/rx-0/rps_cpus",
+    }
+    assert sections["before /proc/stat"].startswith("cpu ")
+    assert probes.parse_interrupts(sections["before /proc/interrupts"])
+    assert int(sections["before /sys/class/net/lo/queues/rx-0/rps_cpus"], 16) == 0  # RPS off
+
+
+def test_softirqs_give_the_receive_path_per_cpu():
+    text = captured("softirqs")
+    net_rx = probes.parse_softirqs(text)["NET_RX"]
+    line = next(line for line in text.splitlines() if line.strip().startswith("NET_RX:"))
+    assert net_rx == tuple(int(word) for word in line.split()[1:])
+    assert len(net_rx) == len(text.splitlines()[0].split())
+
+
+def test_snmp_gives_the_udp_counters_by_name():
+    udp = probes.parse_snmp(captured("snmp"))
+    header, values = (line.split()[1:] for line in captured("snmp").splitlines() if line.startswith("Udp:"))
+    assert udp == dict(zip(header, map(int, values), strict=True))
+    assert "RcvbufErrors" in udp and "InDatagrams" in udp
+
+
 @pytest.mark.parametrize(
     ("parse", "text"),
     [
@@ -71,6 +99,9 @@ def test_the_controller_of_a_disk_with_its_interrupts_and_affinity():
         (probes.parse_block_stat, "cat: /sys/block/sdz/stat: No such file or directory"),
         (probes.parse_interrupts, "sh: 1: cannot open /proc/interrupts: No such file"),
         (probes.parse_controller, "readlink: missing operand"),
+        (probes.parse_sections, "sh: 1: cat: not found"),
+        (probes.parse_softirqs, "cat: /proc/softirqs: No such file or directory"),
+        (probes.parse_snmp, "Udp: InDatagrams NoPorts\nUdp: 12"),
     ],
 )
 def test_output_that_is_not_the_probes_is_a_parse_error_with_the_raw_text(parse, text):

@@ -135,6 +135,7 @@ def test_rk3399_gadget_example_declares_every_gadget_metric_and_says_how_each_ba
         "usb.msc.fs.write.async",
         "usb.net.udp.jitter",
         "usb.net.udp.out_of_order",
+        "usb.net.udp.knee",
     }
     for name, extra in (("rk3399-evb-usb3", set()), ("rk3399-evb-usb2", {"usb.msc.read"})):
         metrics = loaded.boards[name].config.metrics

@@ -45,6 +45,10 @@ class UsbNetLink:
     device: NetEnd
     host: NetEnd
 
+    def receiver(self, *, device_sends: bool) -> NetEnd:
+        """The end whose sockets receive the run's traffic."""
+        return self.host if device_sends else self.device
+
     def path(self, *, device_sends: bool) -> NetPath:
         """Where one run's traffic must show: the sender's tx and the receiver's rx bytes."""
         sender, receiver = (self.device, self.host) if device_sends else (self.host, self.device)

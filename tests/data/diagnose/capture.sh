@@ -13,3 +13,6 @@ capture() {  # NAME COMMAND
 capture "$disk-stat" "cat /sys/block/$disk/stat"
 capture interrupts "cat /proc/interrupts"
 capture "controller-$disk" "$("$py" -c "from hil.diagnose import probes; print(probes.controller_script('/dev/$disk'))")"
+capture softirqs "cat /proc/softirqs"
+capture snmp "cat /proc/net/snmp"
+capture snapshot-lo "$("$py" -c "from hil.diagnose import probes; print(probes.snapshot_script('before', ['/proc/stat', '/proc/interrupts', '/proc/softirqs', \"'/sys/class/net/lo/queues'/rx-*/rps_cpus\"]))")"

@@ -1,0 +1,115 @@
+"""Where a network figure loses its rate: the board's receive path during one more run of the check's tool
+(seed 004's triage, seed 000 §2.2's for USB Ethernet).
+
+Seed 004 finds the core that stops a UDP rate (a core at its irq/softirq limit, `mpstat -P ALL`), then
+spreads the receive path with RPS and sizes the socket buffers (`net.core.rmem_*`). `NetworkDiagnosis` runs
+the check's transfer once more with the counters around it and says, one line each: the rate and loss of
+that run; the CPUs; where the kernel ran the receive path (NET_RX softirqs per CPU) and the interface's RPS
+masks; the interface's interrupt lines and their affinity; for UDP, the datagrams the receiving socket
+dropped for a full buffer (/proc/net/snmp RcvbufErrors) against its size; each role's operating point:
+
+    the receiving sockets dropped 5121 datagrams for a full buffer (RcvbufErrors), 871 were read
+    (net.core.rmem_default 4096, rmem_max 4096): the loss is in the receiving socket, not on the link
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from hil.diagnose import probes, steps
+from hil.lab.board import shell
+from hil.lab.network.path import NetEnd
+from hil.measure import iperf3, udp_two_step
+from hil.measure.iperf3 import Endpoint
+from hil.verdict.measurement import CpuShare, Measurement
+
+SOFTIRQS, SNMP = "/proc/softirqs", "/proc/net/snmp"
+RMEM = ("rmem_default", "rmem_max")
+HELD = 0.8  # the receive path is held on one core when it ran this share of the NET_RX softirqs there
+SOCKET_LOSS = 0.01  # a socket that dropped this share of the datagrams is where the loss is
+
+
+@dataclass(frozen=True)
+class NetworkDiagnosis:
+    """The check's transfer (`transfer`: one more run, a Measurement) and where to look: the board's interface
+    (`board`: its CPUs, interrupts, RPS) and the end that receives (`receiver`: its UDP sockets)."""
+
+    board: NetEnd
+    receiver: Endpoint
+    transfer: Callable[[], Measurement]
+
+    def __call__(self, deadline: float, lines: list[str]) -> None:
+        ifname = self.board.ifname
+        script = shell.cmd("sh", "-c", probes.interface_controller_script(ifname))
+        controller = probes.parse_controller(self.board.run(script, timeout=30))
+        files = [
+            steps.PROC_STAT,
+            steps.INTERRUPTS,
+            SOFTIRQS,
+            shell.quote(f"/sys/class/net/{ifname}/queues") + "/rx-*/rps_cpus",
+        ]
+        rmem = udp_two_step.receive_buffers(self.receiver.role)
+        before = self._snapshot("before", files)
+        measurement = self.transfer()
+        after = self._snapshot("after", files)
+        lines.append(transfer_line(measurement))
+        shares = steps.cpu_shares(before, after)
+        lines.append(steps.cpu_line(shares))
+        lines.append(receive_path_line(ifname, before, after, shares))
+        lines += steps.interrupt_lines(controller, before, after)
+        if "loss" in measurement.values:
+            udp = [probes.parse_snmp(side[SNMP]) for side in (before, after)]
+            lines.append(socket_line(*udp, rmem))
+        if time.monotonic() > deadline:
+            lines.append("stopped at its time bound before the operating point")
+            return
+        lines += steps.operating_points([self.board.role, self.receiver.role])
+
+    def _snapshot(self, tag: str, files: list[str]) -> dict[str, str]:
+        """The board's files and the receiver's UDP counters (each in its own namespace), keyed by path."""
+        found = probes.parse_sections(self.board.run(shell.cmd("sh", "-c", probes.snapshot_script(tag, files))))
+        snmp = probes.snapshot_script(tag, [SNMP])
+        found.update(probes.parse_sections(self.receiver.role.run(self.receiver.wrap(shell.cmd("sh", "-c", snmp)))))
+        return {name.removeprefix(f"{tag} "): text for name, text in found.items()}
+
+
+def transfer_line(measurement: Measurement) -> str:
+    loss = measurement.values.get("loss")
+    lost = f", {loss.value:.1f}% lost" if loss is not None else ""
+    return f"the transfer again: {iperf3.mbps(measurement):.1f} Mbit/s received{lost}"
+
+
+def receive_path_line(
+    ifname: str, before: Mapping[str, str], after: Mapping[str, str], shares: Mapping[str, CpuShare]
+) -> str:
+    """Where the NET_RX softirqs ran, the interface's RPS masks, and a receive path held on a core at its limit."""
+    start, end = (probes.parse_softirqs(side[SOFTIRQS])["NET_RX"] for side in (before, after))
+    counts = [b - a for a, b in zip(start, end, strict=True)]
+    total = sum(counts)
+    masks = {path.split("/")[-2]: text.strip() for path, text in after.items() if path.endswith("/rps_cpus")}
+    rps = "off" if all(int(mask.replace(",", "") or "0", 16) == 0 for mask in masks.values()) else "on"
+    shown = ", ".join(f"{queue} {mask}" for queue, mask in sorted(masks.items())) or "no rx queue"
+    spread = ", ".join(f"cpu{i} {100 * count / total:.0f}%" for i, count in enumerate(counts) if count) if total else ""
+    line = f"the receive path (NET_RX softirqs) ran on {spread or 'no CPU'}; RPS of {ifname}: {rps} ({shown})"
+    held = max(range(len(counts)), key=counts.__getitem__, default=None)
+    share = shares.get(f"cpu{held}") if held is not None and total else None
+    if share is not None and counts[held] >= HELD * total and share.busy >= 90:
+        return (
+            f"{line}: it is held on cpu{held}, busy {share.busy:.0f}% (irq+softirq {share.irq_softirq:.0f}%); "
+            "RPS (rps_cpus) or the interrupt's affinity can spread it"
+        )
+    return line
+
+
+def socket_line(before: Mapping[str, int], after: Mapping[str, int], rmem: Mapping[str, str]) -> str:
+    """The datagrams the receiving sockets dropped for a full buffer against those read, and the buffer's size."""
+    dropped = after.get("RcvbufErrors", 0) - before.get("RcvbufErrors", 0)
+    read = after.get("InDatagrams", 0) - before.get("InDatagrams", 0)
+    sizes = ", ".join(f"{'net.core.' if not i else ''}{name} {rmem.get(name, '?')}" for i, name in enumerate(RMEM))
+    line = f"the receiving sockets dropped {dropped} datagrams for a full buffer (RcvbufErrors), {read} were read"
+    line += f" ({sizes})"
+    if dropped > 0 and dropped >= SOCKET_LOSS * (dropped + read):
+        return f"{line}: the loss is in the receiving socket, not on the link"
+    return f"{line}: the loss is not the socket's"

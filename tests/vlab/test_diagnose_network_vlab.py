@@ -1,0 +1,32 @@
+"""The network diagnosis on the virtual lab: the receiving socket starved on purpose
+(tests/vlab/small_socket_buffer_fault.py keeps net.core.rmem_default at 4096 bytes), the UDP loss FAILs its
+band, and the diagnosis that runs after the verdict names the receiving socket, with the receive path, the
+CPUs and the interface's interrupt beside it, in results.json."""
+
+from __future__ import annotations
+
+import json
+
+from tests.vlab.small_socket_buffer_fault import RMEM_DEFAULT
+from tests.vlab.test_suite_run import run_pytest
+
+
+def test_a_starved_receive_buffer_is_named_by_the_diagnosis_of_the_lossy_udp(tmp_path, vlab_subprocess_env):
+    out = tmp_path / "reports"
+    selection = ["testcases/usb_device/test_usb_net.py", "-k", "udp and ecm and tx", "--matrix", "full"]
+    selection += ["--board", "vlab-ss", "--samples", "2", "-p", "tests.vlab.small_socket_buffer_fault"]
+    proc = run_pytest(selection, vlab_subprocess_env, out)
+    assert proc.returncode == 1, proc.stdout[-4000:] + proc.stderr[-2000:]
+    results = {result["metric"]: result for result in json.loads((out / "results.json").read_text())["results"]}
+    loss = results["usb.net.udp.loss"]
+    assert loss["verdict"] in ("FAIL", "UNSTABLE") and loss["side"] == "high", loss["reason"]
+    lines = loss["facts"]["diagnosis"]
+    socket = [line for line in lines if "(RcvbufErrors)" in line]
+    assert socket, lines
+    assert f"(net.core.rmem_default {RMEM_DEFAULT}, " in socket[0]
+    assert socket[0].endswith("the loss is in the receiving socket, not on the link")
+    assert lines[0].startswith("the transfer again: ") and "% lost" in lines[0]
+    assert any(line.startswith("the receive path (NET_RX softirqs) ran on cpu") for line in lines), lines
+    assert any(line.startswith("CPUs during the transfer: cpu0 busy ") for line in lines), lines
+    assert any(line.startswith("operating point of device: no CPU offline") for line in lines), lines
+    assert lines[-1].startswith("diagnosed in ")
