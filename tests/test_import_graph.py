@@ -21,12 +21,13 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path, *, load_time_only: bool) -> set[str]:
-    """Modules `path` imports (`from a.b import c` counts as a.b and a.b.c: c may be a module)."""
+def _imports(path: Path, *, load_time_only: bool, typing_too: bool = False) -> set[str]:
+    """Modules `path` imports (`from a.b import c` counts as a.b and a.b.c: c may be a module); typing_too:
+    with those under TYPE_CHECKING."""
     tree = ast.parse(path.read_text(), filename=str(path))
     skipped: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not typing_too and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skipped.update(id(child) for child in ast.walk(node))
         if load_time_only and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             skipped.update(id(child) for child in ast.walk(node) if child is not node)
@@ -57,16 +58,26 @@ def test_lab_imports_neither_measurement_nor_verdict_nor_report_nor_pytest():
     assert not offending, "\n".join(offending)
 
 
-def test_no_import_cycle_in_hil():
-    modules = _hil_modules()
+def _assert_no_cycle(modules: dict[str, Path], **which: bool) -> None:
     graph = {
-        name: {imported for imported in _imports(path, load_time_only=True) if imported in modules and imported != name}
+        name: {imported for imported in _imports(path, **which) if imported in modules and imported != name}
         for name, path in modules.items()
     }
     try:
         tuple(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as exc:
         raise AssertionError(f"import cycle: {' -> '.join(exc.args[1])}") from None
+
+
+def test_no_import_cycle_in_hil():
+    _assert_no_cycle(_hil_modules(), load_time_only=True)
+
+
+def test_no_circle_in_the_board_layer_even_for_the_type_checker():
+    """hil.lab.board imports one way also under TYPE_CHECKING and inside functions: role uses background and
+    deploy, which type against hil.lab.board.shell.Shell instead of importing role back."""
+    board = {name: path for name, path in _hil_modules().items() if name.startswith("hil.lab.board")}
+    _assert_no_cycle(board, load_time_only=False, typing_too=True)
 
 
 def test_the_checks_see_what_they_look_for():

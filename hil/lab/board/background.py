@@ -27,12 +27,9 @@ import re
 import secrets
 import shlex
 from types import TracebackType
-from typing import TYPE_CHECKING
 
 from hil.errors import BoardTimeout, LabError
-
-if TYPE_CHECKING:
-    from hil.lab.board.role import Role
+from hil.lab.board.shell import Shell
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +62,7 @@ class Background:
 
     def __init__(
         self,
-        role: Role,
+        role: Shell,
         command: str,
         *,
         ready: str | None = None,

@@ -25,7 +25,6 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import xmodem
 from labgrid import Target
@@ -35,9 +34,7 @@ from hil import programs
 from hil.errors import CommandFailed, LabError
 from hil.lab.board import shell
 from hil.lab.board.local import LocalShellDriver
-
-if TYPE_CHECKING:
-    from hil.lab.board.role import Role
+from hil.lab.board.shell import Shell
 
 DEPLOY_ROOT = "/var/lib/hil/programs"
 BUNDLE = "hil-programs.tar.xz"
@@ -85,7 +82,7 @@ class Deployment:
         return f"hil programs {self.digest} ({self.arch}, {len(self.sha256)} files) {action} in {self.seconds:.1f} s"
 
 
-def ensure(role: Role) -> Deployment:
+def ensure(role: Shell) -> Deployment:
     """The role's board holds hil's programs for its architecture, checked, on its PATH (see module doc)."""
     boot = role.power_cycles
     known = role.deployment
@@ -100,7 +97,7 @@ def ensure(role: Role) -> Deployment:
     return deployment
 
 
-def _on_the_lab_pc(role: Role, boot: int, started: float) -> Deployment:
+def _on_the_lab_pc(role: Shell, boot: int, started: float) -> Deployment:
     build = programs.build(platform.machine())
     return Deployment(
         arch=build.arch,
@@ -114,7 +111,7 @@ def _on_the_lab_pc(role: Role, boot: int, started: float) -> Deployment:
     )
 
 
-def _on_a_board(role: Role, boot: int, started: float) -> Deployment:
+def _on_a_board(role: Shell, boot: int, started: float) -> Deployment:
     arch = role.run("uname -m", timeout=30).strip()
     build = programs.build(arch)
     expected = build.sha256()
@@ -145,7 +142,7 @@ def _on_a_board(role: Role, boot: int, started: float) -> Deployment:
     )
 
 
-def _sha256_on_board(role: Role, directory: str, expected: dict[str, str]) -> dict[str, str]:
+def _sha256_on_board(role: Shell, directory: str, expected: dict[str, str]) -> dict[str, str]:
     """sha256 of each expected file as the board computes it ({} when the directory is not there)."""
     command = f"cd {shell.quote(directory)} 2>/dev/null && sha256sum " + " ".join(shell.quote(n) for n in expected)
     code, output = role.run_status(command, timeout=120)
@@ -171,7 +168,7 @@ def _bundle(build: programs.ProgramsBuild) -> bytes:
     return lzma.compress(buffer.getvalue(), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32, preset=6)
 
 
-def _require_room(role: Role, bundle_bytes: int, unpacked_bytes: int) -> None:
+def _require_room(role: Shell, bundle_bytes: int, unpacked_bytes: int) -> None:
     """Enough free space where the programs go (a full filesystem is named, not a half-written program).
     statfs through `stat -f`, not df: df looks the path up in the mount table, which an initramfs lacks."""
     role.run(shell.cmd("mkdir", "-p", DEPLOY_ROOT), timeout=30)
@@ -189,7 +186,7 @@ def _require_room(role: Role, bundle_bytes: int, unpacked_bytes: int) -> None:
         )
 
 
-def _transfer(role: Role, bundle: bytes, directory: str) -> str:
+def _transfer(role: Shell, bundle: bytes, directory: str) -> str:
     """Copy the bundle with the target's file transfer and unpack it into `directory`; returns how."""
     remote = f"{DEPLOY_ROOT}/.{BUNDLE}"
     target = role.target
@@ -236,7 +233,7 @@ def _transfer(role: Role, bundle: bytes, directory: str) -> str:
     return via
 
 
-def _put_over_console(role: Role, console: object, bundle: bytes, remote: str) -> None:
+def _put_over_console(role: Shell, console: object, bundle: bytes, remote: str) -> None:
     """XMODEM-1K through the ShellDriver's console, trimmed with `head -c`.
 
     labgrid's ShellDriver.put speaks XMODEM with 128-byte blocks, one ACK each: on the virtual board 32 KiB
@@ -261,7 +258,7 @@ def _put_over_console(role: Role, console: object, bundle: bytes, remote: str) -
 _XMODEM_HELPERS = ("_get_xmodem_rx_cmd", "_start_xmodem_transfer", "_xmodem_getc", "_xmodem_putc", "console", "prompt")
 
 
-def _put_in_pieces(role: Role, console: object, bundle: bytes, remote: str) -> None:
+def _put_in_pieces(role: Shell, console: object, bundle: bytes, remote: str) -> None:
     """labgrid's ShellDriver.put, in pieces of CONSOLE_PIECE bytes joined on the board (its `dd bs=1` trim
     of each piece stays under its fixed 30 s bound)."""
     pieces = [bundle[i : i + CONSOLE_PIECE] for i in range(0, len(bundle), CONSOLE_PIECE)]
@@ -271,7 +268,7 @@ def _put_in_pieces(role: Role, console: object, bundle: bytes, remote: str) -> N
     role.run(f"cat {' '.join(shell.quote(n) for n in names)} > {shell.quote(remote)} && rm -f {shell.quote(remote)}.*")
 
 
-def _check_runs(role: Role, directory: str, arch: str) -> None:
+def _check_runs(role: Shell, directory: str, arch: str) -> None:
     """The board executes what it got: each program, run without arguments, prints its usage and exits 2 (a
     wrong architecture or a missing loader shows here, by name, instead of in a measurement)."""
     for name in programs.names():

@@ -1,10 +1,37 @@
-"""Build shell command lines from values without pasting strings: every value is quoted."""
+"""Build shell command lines from values without pasting strings: every value is quoted; and what runs them.
+
+`Shell` is what runs commands on a board, as hil.lab.board.background and deploy need it: hil.lab.board.role's
+Role is one. They type against it, so role imports them and neither imports role back (no import circle).
+"""
 
 from __future__ import annotations
 
 import math
 import shlex
 from collections.abc import Iterable
+from typing import Any, Protocol
+
+from labgrid import Target
+
+
+class Shell(Protocol):
+    """A board's shell (hil.lab.board.role.Role): commands with bounded time, and the board's state."""
+
+    name: str
+    target: Target
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def power_cycles(self) -> int: ...
+    @property
+    def suspect_reason(self) -> str | None: ...
+    def mark_suspect(self, reason: str) -> None: ...
+    def run(self, command: str, *, timeout: float = 60.0, check: bool = True) -> str: ...
+    def run_status(self, command: str, *, timeout: float = 60.0) -> tuple[int, str]: ...
+    def command_driver(self) -> Any: ...
+    def register_background(self, process: Any) -> None: ...
+    def unregister_background(self, process: Any) -> None: ...
 
 
 def cmd(*argv: object) -> str:
