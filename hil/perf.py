@@ -101,9 +101,12 @@ class Perf:
             # the board doing the work: its per-CPU load, and its operating point held or not (rule 1)
             sample = board_state.with_board_state(self.pair.role(cpu_load_on), sample)
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
-        with _skipped_when_untunable(), tuning.tuned(board.config.tuning, self.pair.roles) as tuning_facts:
+        with _skipped_when_untunable(), tuning.tuned(board.config.tuning, self.pair.roles) as tuned:
             # Facts first: after sampling, the board may be the thing that failed.
-            known = {**self._facts(), **tuning_facts, **(facts or {})}
+            known = self.pair.facts_now()
+            for target, line in tuned.items():
+                known.board(target).tuning = line
+            known.note(facts or {})
             results = measure_metrics(
                 specs,
                 _bounded_by_the_warmup(_lab_errors_as_measurement_errors(sample)),
@@ -115,14 +118,14 @@ class Perf:
         point = self._operating_point(results[0])
         warned: set[str] = set()  # the metrics of one check share their runs: one warning for all
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
-            result.facts.update(known)
+            result.facts = known.copy()
             self._note_cpu_load(result)
             self._note_interface_errors(result, warned)
             entry = board.config.metrics.get(result.metric)
             if entry is not None and entry.source:
-                result.facts["band_source"] = entry.source
+                result.facts.band_source = entry.source
             if spec.floor is not None:
-                result.facts["standard_floor"] = spec.floor.describe()
+                result.facts.standard_floor = spec.floor.describe()
             comparison = self._comparison(result, spec)
             results[index] = final_verdict(
                 result, pc_load=pc_load, operating_point=point, comparison=comparison, integrity=integrity
@@ -144,9 +147,9 @@ class Perf:
         if load is None:
             return
         line, saturated = load
-        result.facts["cpu_load"] = line
+        result.facts.cpu_load = line
         if saturated:
-            result.facts["cpu_saturated"] = ", ".join(saturated)
+            result.facts.cpu_saturated = ", ".join(saturated)
             log.warning("%s %s: CPU at its limit during the transfer: %s", self.pair.name, result.metric, saturated[0])
 
     def _pc_load(self, result: MetricResult, bound: float | None) -> PcLoad | None:
@@ -178,22 +181,14 @@ class Perf:
         if counted is None:
             return
         line, grew = counted
-        result.facts["interface_errors"] = line
+        result.facts.interface_errors = line
         if grew:
-            result.facts["interface_errors_grew"] = ", ".join(grew)
+            result.facts.interface_errors_grew = ", ".join(grew)
             if line not in warned:
                 warned.add(line)
                 message = f"{self.pair.name}: interface error counters grew while measuring {result.metric}: {line}"
                 log.warning(message)
                 warnings.warn(netdev.InterfaceErrorsWarning(message), stacklevel=3)
-
-    def _facts(self) -> dict[str, Any]:
-        if "kernel" not in self.pair.facts:
-            board = self.pair.board_facts()
-            for what in ("kernel", "arch"):
-                self.pair.facts[what] = ", ".join(sorted({v for k, v in board.items() if k.startswith(f"{what}.")}))
-            self.pair.facts.update({k: v for k, v in board.items() if k.startswith(("bootloader.", "build"))})
-        return {**self.pair.facts, **self.pair.boot_facts()}
 
     def _comparison(self, result: MetricResult, spec: MetricSpec) -> BaselineComparison | None:
         """The comparison with the stored baseline, confirming a first attempt's suspicion (hil.confirmation)."""
@@ -204,7 +199,7 @@ class Perf:
         key = metric_key(result.metric, result.params)
         runs = baseline.runs_for(key) if baseline else None
         if not runs or len(result.samples) < 2:
-            result.facts["baseline"] = f"none stored for {key}"
+            result.facts.baseline = f"none stored for {key}"
             return None
         spread = run_spread(baseline.run_medians(), key, floor=spec.min_run_spread)
 

@@ -110,7 +110,7 @@ def _number(value: float) -> str:
 def _machine(runs: list[StoredRun], board: str) -> str:
     hosts = ", ".join(sorted({str(stored.run.host.get("hostname", "?")) for stored in runs}))
     cpus = {stored.run.host.get("cpus") for stored in runs} - {None}
-    facts = [r.facts.get("pc_load", "") for stored in runs for r in stored.results if r.board == board]
+    facts = [r.facts.pc_load or "" for stored in runs for r in stored.results if r.board == board]
     cpus |= {int(m.group(1)) for m in (re.search(r"(\d+) CPUs", str(fact)) for fact in facts) if m}
     loads = [stored.run.host["load_average"][0] for stored in runs if stored.run.host.get("load_average")]
     busy = [s.observed.pc_load for st in runs for r in st.results if r.board == board for s in r.samples]

@@ -10,13 +10,12 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
+from hil.facts import Facts
 from hil.report.files import jsonable
 from hil.report.store import RunInfo
 from hil.verdict.result import MetricResult, metric_key
 
-# The facts that say which board it was (hil.lab.pair.board_facts), as opposed to how the measurement went.
-IDENTITY_FACTS = ("arch.", "kernel.", "bootloader.", "build.", "lab")
-# Of those, the ones that say what the board ran rather than which board it was: they change with the build.
+# Of a board's identity (hil.facts.Facts.identity), what says what it ran rather than which board it was.
 SOFTWARE_FACTS = ("kernel.", "bootloader.", "build")
 
 
@@ -33,9 +32,9 @@ def iso(value: datetime | None) -> str | None:
     return aware.isoformat(timespec="seconds")
 
 
-def identity_of(facts: dict[str, Any]) -> dict[str, Any]:
+def identity_of(facts: Facts) -> dict[str, Any]:
     """A result's `board_identity`: its facts that say which board it was."""
-    return {name: value for name, value in facts.items() if name.startswith(IDENTITY_FACTS)}
+    return facts.identity()
 
 
 def board_of(identity: dict[str, Any] | None) -> dict[str, Any]:
@@ -139,7 +138,7 @@ _RESULT_FIELDS = [
 
 def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:
     data = jsonable(result.to_dict())  # what results.json holds: numpy scalars unwrapped, no NaN
-    identity = identity_of(data["facts"])
+    identity = identity_of(result.facts)
     return {
         **{name: data[name] for name in _RESULT_FIELDS},
         "run_id": run_id,

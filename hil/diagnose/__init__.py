@@ -68,7 +68,7 @@ def after_verdict(item: pytest.Item, results: Sequence[MetricResult], diagnose: 
     for line in lines:
         log.warning("%s %s diagnosis: %s", targets[0].board, targets[0].metric, line)
     for result in targets:
-        result.facts[FACT] = list(lines)
+        result.facts.notes[FACT] = list(lines)
 
 
 def run(diagnose: Diagnosis, seconds: float) -> list[str]:

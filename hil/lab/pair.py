@@ -11,7 +11,7 @@ import os
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,9 +20,11 @@ from labgrid import Environment
 from hil import programs
 from hil.build.manifest import Build
 from hil.errors import LabError
+from hil.facts import Facts
 from hil.inventory.loader import Board
 from hil.inventory.schema import Link, UsbLink
 from hil.lab.board import deploy, places, shell
+from hil.lab.board.identify import identify
 from hil.lab.board.provision import provision
 from hil.lab.board.role import Role, strategy_of
 from hil.lab.storage import queue
@@ -133,9 +135,9 @@ class GadgetOnLink:
     usb_device: usbhost.UsbDevice
 
     def block_device(self, *, timeout_s: float = 30.0) -> str:
-        """The host's /dev node of the gadget's disk; its block queue goes into the pair's facts."""
+        """The host's /dev node of the gadget's disk; its block queue goes into the pair's notes."""
         node = usbhost.wait_for_block_device(self.pair.host, self.usb_device, timeout_s=timeout_s)
-        self.pair.facts["block_queue"] = queue.read(self.pair.host, node).describe()
+        self.pair.note(block_queue=queue.read(self.pair.host, node).describe())
         return node
 
 
@@ -144,8 +146,9 @@ class BoardPair:
     board: Board
     env: Environment
     roles: dict[str, Role] = field(default_factory=dict)
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)  # every result's (hil.facts): where, the link, each board
     lease: places.Lease | None = None  # the places it holds, when it runs on a shared lab
+    identified: dict[str, int] = field(default_factory=dict)  # target: its power-ons when last identified
 
     @classmethod
     def open(cls, board: Board, environments: Environments) -> BoardPair:
@@ -159,9 +162,9 @@ class BoardPair:
             raise
         if lease is not None:
             pair.lease = lease
-            pair.facts.update(lease.facts())  # every result names the place and exporter it ran on
+            lease.record(pair.facts)  # every result names the place and exporter it ran on
         else:
-            pair.facts["lab"] = f"labgrid environment {shown(board.env_path)} on this PC ({socket.gethostname()})"
+            pair.facts.lab = f"labgrid environment {shown(board.env_path)} on this PC ({socket.gethostname()})"
         return pair
 
     def close(self, environments: Environments) -> None:
@@ -204,7 +207,11 @@ class BoardPair:
 
     def record_link(self, negotiated: str) -> None:
         """The link as it negotiated or trained (USB speed; PCIe generation, width, payload): the reports' link."""
-        self.facts[LINK_FACT] = negotiated
+        self.facts.link_speed = negotiated
+
+    def note(self, **notes: Any) -> None:
+        """Facts only a person reads (the device measured, its block queue): hil.facts.Facts.note."""
+        self.facts.note(notes)
 
     def settings(self, view: type[View], *, required: tuple[str, ...] = (), example: str = "") -> View:
         """A family's settings on this pair, typed (boards.yaml's, validated at load, or the catalogue's defaults):
@@ -234,8 +241,8 @@ class BoardPair:
             params = {name: str(value).lower() for name, value in cfg.driver.params.items()}
             if udc.ensure_module(self.device, cfg.driver.module, params):
                 # A freshly loaded UDC drops whatever was bound: record it so the report shows the reload.
-                self.facts["link_driver"] = f"{cfg.driver.module} {params}"
-        self.facts.setdefault("link", _describe_link(cfg))
+                self.facts.link_driver = f"{cfg.driver.module} {params}"
+        self.facts.link = self.facts.link or _describe_link(cfg)
 
     def require_tools(self, needed: dict[str, list[str]]) -> None:
         """Every program a test runs is on its role's board: hil's own are deployed there first (cold: built
@@ -248,7 +255,7 @@ class BoardPair:
             if role is None or not wanted:
                 continue
             if (own | libraries) & set(wanted):
-                self.facts[f"programs.{role.target.name}"] = deploy.ensure(role).describe()
+                self.facts.board(role.target.name).programs = deploy.ensure(role).describe()
             tools = [name for name in wanted if name not in libraries]  # a library is no command to look for
             if not tools:
                 continue
@@ -267,34 +274,30 @@ class BoardPair:
                 distinct.append(role)
         return distinct
 
-    def board_facts(self) -> dict[str, str]:
-        """What each board says it is: its architecture and kernel (`uname -m`, `uname -r`), and the boot
-        loader that started it when its strategy asked it (U-Boot's `version`)."""
-        facts = {}
+    def facts_now(self) -> Facts:
+        """The pair's facts for a result, a copy: each board identified once per boot (its architecture, kernel,
+        model, serial number and MAC: hil.lab.board.identify, one command), its boot loader, build and last boot
+        as its strategy knows them."""
         for role in self._distinct_roles():
-            lines = role.run("uname -m; uname -r", timeout=30).split()
-            if len(lines) != 2:
-                raise LabError(f"{role.label}: `uname -m; uname -r` answered {lines!r}")
-            facts[f"arch.{role.target.name}"], facts[f"kernel.{role.target.name}"] = lines
-            version = getattr(role.strategy, "bootloader_version", None)
-            if version:
-                facts[f"bootloader.{role.target.name}"] = version
-            build = getattr(role.strategy, "build", None)
-            if build is not None:  # the build it was given, and what it said of it after its last boot
-                facts["build"] = build.label
-                facts[f"build.{role.target.name}"] = role.strategy.build_view or "not checked yet"
-        return facts
-
-    def boot_facts(self) -> dict[str, str]:
-        """Power-on to shell of each board's last boot, and how often it was power-cycled this session."""
-        facts = {}
-        for role in self._distinct_roles():
-            strategy = role.strategy
-            if strategy is not None and getattr(strategy, "boot_times_s", None):
-                facts[f"boot.{role.target.name}"] = (
+            board, strategy = self.facts.board(role.target.name), role.strategy
+            if self.identified.get(role.target.name) != role.power_cycles:
+                board.arch, board.kernel, identity = identify(role)
+                board.identity = replace(identity, place=board.identity.place)
+                self.identified[role.target.name] = role.power_cycles
+            if strategy is None:
+                continue
+            board.bootloader = getattr(strategy, "bootloader_version", None) or board.bootloader
+            if strategy.build is not None:  # the build it was given, and what it said of it after its last boot
+                self.facts.build = strategy.build.label
+                board.build = strategy.build_view or "not checked yet"
+            if strategy.boot_times_s:
+                board.boot = (
                     f"{strategy.boot_times_s[-1]:.1f} s to shell, {strategy.power_cycles} power-on(s) this session"
                 )
-        return facts
+        boards = self.facts.boards.values()
+        self.facts.kernel = ", ".join(sorted({board.kernel for board in boards if board.kernel})) or None
+        self.facts.arch = ", ".join(sorted({board.arch for board in boards if board.arch})) or None
+        return self.facts.copy()
 
     @contextmanager
     def gadget(
@@ -330,12 +333,12 @@ class BoardPair:
         speed, and the device's sysfs path the tests use.
         """
         cfg = self.link
-        self.facts["gadget"] = gadget.describe()
+        self.note(gadget=gadget.describe())
         speed = cfg.speed
         if gadget.max_speed is not None and usbhost.SPEED_MBPS[gadget.max_speed] < usbhost.SPEED_MBPS[speed]:
             speed = gadget.max_speed  # the gadget cannot run faster than this on any link: recorded, not hidden
-            self.facts["gadget_max_speed"] = f"{gadget.max_speed} ({gadget.describe()}) on a {cfg.speed}-speed link"
-        self.facts.update(usb_enumeration.confirm_gadget(self.host, gadget.identity, speed, timeout_s=timeout_s))
+            self.note(gadget_max_speed=f"{gadget.max_speed} ({gadget.describe()}) on a {cfg.speed}-speed link")
+        self.facts.note(usb_enumeration.confirm_gadget(self.host, gadget.identity, speed, timeout_s=timeout_s))
         device = usbhost.wait_for_device(self.host, gadget.serial, timeout_s=timeout_s)
         self.record_link(f"{device.speed_mbps:g} Mb/s ({device.speed})")
         usbhost.require_speed(device, speed, f"{self.name} ({self.host.label})")
@@ -351,9 +354,6 @@ class BoardPair:
 
             return AndroidGadget(self.device, cfg.udc, functions, cfg.android_gadget, on_disconnect=host_lets_go)
         return Gadget(self.device, cfg.udc, functions)
-
-
-LINK_FACT = "link_speed"  # hil.report.summary reads the link here, else the declared one ("link")
 
 
 def _describe_link(cfg: Link) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from hil.report.summary import band_text, fmt_pct, key_of, link_speed
+from hil.report.summary import band_text, fmt_pct, key_of
 from hil.verdict.result import MetricResult
 
 RESULTS = pytest.StashKey[list[MetricResult]]()
@@ -65,7 +65,7 @@ def junit_properties(result: MetricResult) -> list[tuple[str, str]]:
     ]
     if result.efficiency is not None:
         props.append(("efficiency_percent", fmt_pct(result.efficiency).rstrip("%")))
-    speed = link_speed(result.facts)
+    speed = result.facts.link_seen
     if speed is not None:
         props.append(("link_speed", speed))
     props += baseline_properties(result)

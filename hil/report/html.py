@@ -22,7 +22,6 @@ from hil.report.summary import (
     fmt_p,
     fmt_pct,
     key_of,
-    link_fact,
     summary_row,
     verdict_counts,
     verdict_text,
@@ -90,14 +89,14 @@ def stats_rows(result: MetricResult) -> StatsRows:
             f"{'REGRESSION' if base.regression else 'no regression'}"
         )
         rows.append(("baseline", text + (f" ({base.reason})" if base.reason else "")))
-    link = link_fact(result.facts)
-    if link is not None:
-        rows.append(("link", link[1]))
-    diagnosis = result.facts.get("diagnosis")  # hil.diagnose: where a missed figure lost its rate
+    facts = result.facts
+    if facts.link_seen:
+        rows.append(("link", facts.link_seen))
+    diagnosis = facts.notes.get("diagnosis")  # hil.diagnose: where a missed figure lost its rate
     if diagnosis:
         rows.append(("diagnosis", Markup("<br/>").join(str(line) for line in diagnosis)))  # each line escaped
-    shown = {"diagnosis", link[0] if link else ""}
-    other = {k: v for k, v in result.facts.items() if k not in shown}
+    shown = {"diagnosis", "link_speed" if facts.link_speed else "link"}
+    other = {k: v for k, v in facts.to_dict().items() if k not in shown}
     if other:
         rows.append(("facts", ", ".join(f"{k}={v}" for k, v in sorted(other.items()))))
     return StatsRows(verdict_text(result), rows)

@@ -364,7 +364,7 @@ class ReportSession:
     def _note_lab(self, result: MetricResult) -> None:
         """The Environment table's `lab` row: where each pair's boards were (an environment file on this PC, or
         places and their exporters on a coordinator), as the pair's results say; known once a pair has run."""
-        where = result.facts.get("lab")
+        where = result.facts.lab
         if not where or self.environment_table is None or self.lab.get(result.board) == where:
             return
         self.lab[result.board] = where

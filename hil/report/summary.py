@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from hil.verdict.result import MetricResult, SampleStats, Verdict, metric_key
 
@@ -34,9 +33,6 @@ TERMINAL_MARKUP: dict[Verdict, dict[str, bool]] = {
     Verdict.ERROR: {"red": True, "bold": True},
     Verdict.INFO: {},
 }
-
-# The link as it negotiated or trained (hil.lab.pair.BoardPair.record_link), else as declared.
-LINK_SPEED_FACTS = ("link_speed", "link")
 
 
 def fmt_num(value: float | None) -> str:
@@ -78,19 +74,6 @@ def band_text(result: MetricResult, *, with_unit: bool = False) -> str:
 
 def key_of(result: MetricResult) -> str:
     return metric_key(result.metric, result.params)
-
-
-def link_fact(facts: dict[str, Any]) -> tuple[str, str] | None:
-    """(fact name, value) of the negotiated link speed, if the measuring side recorded one."""
-    for name in LINK_SPEED_FACTS:
-        if facts.get(name) not in (None, ""):
-            return name, str(facts[name])
-    return None
-
-
-def link_speed(facts: dict[str, Any]) -> str | None:
-    fact = link_fact(facts)
-    return None if fact is None else fact[1]
 
 
 def regressed(result: MetricResult) -> bool:

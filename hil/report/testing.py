@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as st
 
+from hil.facts import Facts
 from hil.verdict.result import (
     BaselineComparison,
     MetricResult,
@@ -112,7 +113,7 @@ def example_result(
         ceiling=Ceiling(ceiling, unit, "USB 2.0 high-speed bulk") if ceiling is not None else None,
         efficiency=stats.median / ceiling if stats is not None and ceiling else None,
         baseline=comparison,
-        facts={"kernel": "6.1.0-27-amd64", "link_speed": "480M"} if facts is None else facts,
+        facts=Facts.from_dict({"kernel": "6.1.0-27-amd64", "link_speed": "480M"} if facts is None else facts),
         started=started,
         finished=started + 2 * len(values),
         test_id=test_id,

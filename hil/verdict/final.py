@@ -66,7 +66,7 @@ def final_verdict(
     integrity: Integrity | None = None,
 ) -> MetricResult:
     """`result` as decided on its band, with the lab's rules applied (module docstring); a new record."""
-    result = replace(result, facts=dict(result.facts))
+    result = replace(result, facts=result.facts.copy())
     result = _under_load(result, pc_load)
     result = _off_its_operating_point(result, operating_point)
     if comparison is not None:
@@ -77,10 +77,10 @@ def final_verdict(
 def _under_load(result: MetricResult, load: PcLoad | None) -> MetricResult:
     if load is None:
         return result
-    result.facts["pc_load"] = load.line
+    result.facts.pc_load = load.line
     if not load.busy:
         return result
-    result.facts["pc_busy"] = load.note
+    result.facts.pc_busy = load.note
     if load.bound is None:
         return result
     return _unstable(result, f"{load.note} (pc_load_max {load.bound * 100:g}%)")
@@ -89,10 +89,10 @@ def _under_load(result: MetricResult, load: PcLoad | None) -> MetricResult:
 def _off_its_operating_point(result: MetricResult, point: OperatingPoint | None) -> MetricResult:
     if point is None:
         return result
-    result.facts["operating_point"] = point.line
+    result.facts.operating_point = point.line
     if not point.moves:
         return result
-    result.facts["operating_point_moved"] = point.note
+    result.facts.operating_point_moved = point.note
     return _unstable(result, point.note)
 
 
@@ -106,7 +106,7 @@ def _unstable(result: MetricResult, why: str) -> MetricResult:
 def _with_integrity(result: MetricResult, integrity: Integrity | None) -> MetricResult:
     if integrity is None:
         return result
-    result.facts["integrity"] = integrity.line
+    result.facts.integrity = integrity.line
     if integrity.verdict is None or integrity.verdict.severity <= result.verdict.severity:
         return result
     if integrity.verdict is Verdict.FAIL:

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from hil.facts import Facts
 from hil.verdict.measurement import Observed
 from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
 
@@ -128,7 +129,7 @@ class MetricResult:
     ceiling: Ceiling | None = None
     efficiency: float | None = None  # median / ceiling
     baseline: BaselineComparison | None = None
-    facts: dict[str, Any] = field(default_factory=dict)  # kernel, tool versions, negotiated link speed
+    facts: Facts = field(default_factory=Facts)  # the lab's and the verdict's (hil.facts): kernel, link, loads
     started: float = 0.0
     finished: float = 0.0
     test_id: str = ""
@@ -146,6 +147,7 @@ class MetricResult:
         data["direction"] = str(self.direction)
         data["verdict"] = str(self.verdict)
         data["stop_reason"] = str(self.stop_reason)
+        data["facts"] = self.facts.to_dict()
         return data
 
     @classmethod
@@ -157,6 +159,7 @@ class MetricResult:
         data["stop_reason"] = StopReason(data["stop_reason"])
         data["samples"] = [Sample.from_dict(s) for s in data.get("samples", [])]
         data["warmup"] = [Sample.from_dict(s) for s in data.get("warmup", [])]
+        data["facts"] = Facts.from_dict(data.get("facts") or {})
         if data.get("stats"):
             data["stats"] = SampleStats(**data["stats"])
         if data.get("ceiling"):

@@ -76,4 +76,4 @@ def _record_payload(pair: BoardPair) -> None:
     """The endpoint's MPS as the root complex reads it back; on a real link it must be the declared one."""
     bdf = pair.settings(PcieSettings).ep_bdf
     where = f"{pair.name} ({pair.role('rc').label}) {bdf}"
-    pair.facts["pcie_payload"] = payload.checked(pair.role("rc"), f"/sys/bus/pci/devices/{bdf}", pair.link, where)
+    pair.note(pcie_payload=payload.checked(pair.role("rc"), f"/sys/bus/pci/devices/{bdf}", pair.link, where))

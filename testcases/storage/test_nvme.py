@@ -42,13 +42,12 @@ def drive(pair):
     namespace = nvme.wait_for_namespace(rc, settings.device)
     nvme.require_span(namespace, settings.size_mb)
     link = pcie_link.read_link(rc, namespace.pci_device)
-    pair.facts["nvme_drive"] = namespace.describe()
-    pair.facts["block_queue"] = queue.read(rc, namespace.node).describe()
+    pair.note(nvme_drive=namespace.describe(), block_queue=queue.read(rc, namespace.node).describe())
     pair.record_link(link.describe() + (" (emulated: not checked)" if pair.link.emulated else ""))
     if not pair.link.emulated:
         pcie_link.require_link(link, pair.link.gen, pair.link.lanes, f"{pair.name} ({rc.label}) {namespace.node}")
     # The payload size after the link: a link trained below its declaration is the first thing to say.
-    pair.facts["pcie_payload"] = payload.checked(rc, namespace.pci_device, pair.link, f"{pair.name} {namespace.node}")
+    pair.note(pcie_payload=payload.checked(rc, namespace.pci_device, pair.link, f"{pair.name} {namespace.node}"))
     return namespace
 
 

@@ -20,13 +20,13 @@ def disk(pair):
         raise LabError(f"{pair.name}: set disk.serial (the USB serial number of the disk on the board)")
     device = usbhost.wait_for_device(host, serial)
     protocol = usbhost.storage_protocol(host, device)
-    pair.facts["usb_disk"] = f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}"
-    pair.facts["usb_disk_protocol"] = protocol
+    pair.note(usb_disk=f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}")
+    pair.note(usb_disk_protocol=protocol)
     pair.record_link(f"{device.speed_mbps:g} Mb/s ({device.speed})")
     usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({host.label}) disk {serial}")
     wanted = pair.settings(DiskSettings).protocol
     if wanted != "any" and protocol != wanted:
         raise LabError(f"{pair.name}: disk {serial} runs {protocol}, the pair specifies {wanted} (disk.protocol)")
     node = usbhost.wait_for_block_device(host, device)
-    pair.facts["block_queue"] = queue.read(host, node).describe()
+    pair.note(block_queue=queue.read(host, node).describe())
     return node

@@ -21,9 +21,9 @@ def _device(pair) -> usbhost.UsbDevice:
 
 def _facts(pair, device: usbhost.UsbDevice) -> dict[str, str]:
     parameters = usb_resume.usbcore_parameters(pair.host)
+    pair.record_link(f"{device.speed_mbps:g} Mb/s ({device.speed})")
     return {
         "usb_device": f"{device.vendor_id}:{device.product_id} serial {device.serial} at {device.sysfs}",
-        "link_speed": f"{device.speed_mbps:g} Mb/s ({device.speed})",
         "usbcore_parameters": ", ".join(f"{name}={value}" for name, value in sorted(parameters.items())),
     }
 

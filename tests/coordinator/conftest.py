@@ -115,7 +115,7 @@ def test_hold(board_pair):
     start = time.time()
     time.sleep(float(os.environ.get("HOLD_S", "0")))
     record = {"run": os.environ["RUN"], "pair": board_pair.name, "worker": os.environ.get("PYTEST_XDIST_WORKER"),
-              "place": board_pair.facts["place.vboard"], "start": start, "end": time.time()}
+              "place": board_pair.facts.board("vboard").identity.place, "start": start, "end": time.time()}
     with open(os.environ["RECORD"], "a") as log:
         log.write(json.dumps(record) + "\\n")
 """

@@ -21,7 +21,7 @@ import json, os
 def test_uname(pair):
     kernel = pair.device.run("uname -r").strip()
     with open(os.environ["RECORD"], "a") as log:
-        log.write(json.dumps({"kernel": kernel, "facts": pair.facts}) + "\\n")
+        log.write(json.dumps({"kernel": kernel, "facts": pair.facts.to_dict()}) + "\\n")
 """
 
 

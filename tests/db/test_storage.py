@@ -75,8 +75,8 @@ def test_a_run_being_written_is_invisible_to_readers_until_all_its_results_are_i
 def test_numpy_numbers_and_nan_are_stored_as_results_json_holds_them(db_url):
     engine = open_db(db_url)
     result = example_result()
-    result.facts["pc_load"] = np.float64(0.25)
+    result.facts.notes["ratio"] = np.float64(0.25)
     result.efficiency = float("nan")
     write_run(engine, _run(), [result])
     (back,) = history(engine)
-    assert back.results[0].facts["pc_load"] == 0.25 and back.results[0].efficiency is None
+    assert back.results[0].facts.notes["ratio"] == 0.25 and back.results[0].efficiency is None

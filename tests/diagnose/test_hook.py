@@ -68,7 +68,7 @@ def test_a_check_that_did_not_miss_is_not_diagnosed(verdict):
     check = [result(verdict)]
     diagnosis = Recorded("never")
     diagnose.after_verdict(item(), check, diagnosis)
-    assert diagnosis.calls == 0 and "diagnosis" not in check[0].facts
+    assert diagnosis.calls == 0 and "diagnosis" not in check[0].facts.notes
 
 
 def test_a_fail_is_diagnosed_once_and_every_missed_result_keeps_the_lines():
@@ -76,10 +76,10 @@ def test_a_fail_is_diagnosed_once_and_every_missed_result_keeps_the_lines():
     diagnosis = Recorded("the raw device reads 41 MB/s, the file system 23: the loss is above the block layer")
     diagnose.after_verdict(item(), check, diagnosis)
     assert diagnosis.calls == 1
-    assert check[0].facts["diagnosis"][0].startswith("the raw device reads 41 MB/s")
-    assert check[0].facts["diagnosis"][-1].startswith("diagnosed in ")
-    assert check[2].facts["diagnosis"] == check[0].facts["diagnosis"]  # UNSTABLE that also regressed
-    assert "diagnosis" not in check[1].facts
+    assert check[0].facts.notes["diagnosis"][0].startswith("the raw device reads 41 MB/s")
+    assert check[0].facts.notes["diagnosis"][-1].startswith("diagnosed in ")
+    assert check[2].facts.notes["diagnosis"] == check[0].facts.notes["diagnosis"]  # UNSTABLE that also regressed
+    assert "diagnosis" not in check[1].facts.notes
     assert [r.verdict for r in check] == [Verdict.FAIL, Verdict.PASS, Verdict.UNSTABLE]
 
 
@@ -100,7 +100,7 @@ def test_a_diagnosis_that_fails_keeps_what_it_found_and_says_why_it_stopped():
     check = [result(Verdict.FAIL, side="low")]
     diagnosis = Recorded("requests averaged 4 KiB", error=BoardTimeout("host: no prompt after 120 s"))
     diagnose.after_verdict(item(), check, diagnosis)
-    lines = check[0].facts["diagnosis"]
+    lines = check[0].facts.notes["diagnosis"]
     assert lines[0] == "requests averaged 4 KiB"
     assert lines[1] == "the diagnosis stopped: BoardTimeout: host: no prompt after 120 s"
     assert check[0].verdict is Verdict.FAIL
@@ -124,7 +124,7 @@ def test_unstable_outside_the_band_is_diagnosed_and_unstable_inside_it_is_not():
     outside, inside = [result(Verdict.UNSTABLE, side="low")], [result(Verdict.UNSTABLE)]
     diagnose.after_verdict(item(), outside, Recorded("found"))
     diagnose.after_verdict(item(), inside, Recorded("found"))
-    assert outside[0].facts["diagnosis"][0] == "found" and "diagnosis" not in inside[0].facts
+    assert outside[0].facts.notes["diagnosis"][0] == "found" and "diagnosis" not in inside[0].facts.notes
 
 
 def test_a_fail_for_corrupted_data_at_a_rate_inside_the_band_is_not_diagnosed():

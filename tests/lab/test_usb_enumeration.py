@@ -163,7 +163,7 @@ def test_a_pair_checks_a_bound_gadget_through_pyusb_when_its_host_declares_the_d
         gadget = Gadget(pair.device, "none.0", [], identity=GadgetIdentity(serial="hil-nowhere"))
         with pytest.raises(LabError, match=error):
             pair.enumerated(gadget, timeout_s=1)
-        assert not any(key.startswith("pyusb.") for key in pair.facts)
+        assert not any(key.startswith("pyusb.") for key in pair.facts.notes)
     finally:
         environments.cleanup()
 
@@ -195,7 +195,7 @@ def test_what_pyusb_saw_goes_into_the_pairs_facts_before_the_sysfs_check(tmp_pat
         gadget = Gadget(pair.device, "none.0", [], identity=GadgetIdentity(serial="hil-nowhere"))
         with pytest.raises(LabError, match="did not enumerate within 1 s"):  # this PC's sysfs has no USB
             pair.enumerated(gadget, timeout_s=1)
-        assert {key: value for key, value in pair.facts.items() if key.startswith("pyusb.")} == {
+        assert {key: value for key, value in pair.facts.notes.items() if key.startswith("pyusb.")} == {
             "pyusb.device": "1d6b:0104",
             "pyusb.speed": "high speed (480 Mb/s)",
             "pyusb.bus_path": "3-2",

@@ -22,8 +22,8 @@ def regression(yes: bool = True) -> BaselineComparison:
 def test_nothing_to_add_keeps_the_band_verdict_and_does_not_touch_the_input():
     result = example_result(Verdict.PASS)
     final = final_verdict(result, pc_load=QUIET)
-    assert final.verdict is Verdict.PASS and final.facts["pc_load"] == QUIET.line and "pc_busy" not in final.facts
-    assert "pc_load" not in result.facts  # a new record: the decided one stays as decided
+    assert final.verdict is Verdict.PASS and final.facts.pc_load == QUIET.line and final.facts.pc_busy is None
+    assert result.facts.pc_load is None  # a new record: the decided one stays as decided
 
 
 @pytest.mark.parametrize("verdict", [Verdict.PASS, Verdict.MARGINAL, Verdict.FAIL])
@@ -31,7 +31,7 @@ def test_rule_1_a_busy_pc_makes_a_band_verdict_unstable(verdict):
     final = final_verdict(example_result(verdict, reason="band says so"), pc_load=BUSY)
     assert final.verdict is Verdict.UNSTABLE
     assert final.reason.startswith("unstable: the lab PC was busy") and "pc_load_max 25%" in final.reason
-    assert final.reason.endswith("band says so") and final.facts["pc_busy"] == BUSY.note
+    assert final.reason.endswith("band says so") and final.facts.pc_busy == BUSY.note
 
 
 @pytest.mark.parametrize("verdict", [Verdict.ERROR, Verdict.UNSTABLE, Verdict.INFO])
@@ -41,7 +41,7 @@ def test_rule_1_leaves_errors_unstable_and_informative_results_alone(verdict):
 
 def test_rule_1_without_a_bound_only_records_the_load():
     final = final_verdict(example_result(Verdict.FAIL), pc_load=PcLoad(BUSY.line, busy=True, bound=None))
-    assert final.verdict is Verdict.FAIL and final.facts["pc_busy"] == BUSY.note
+    assert final.verdict is Verdict.FAIL and final.facts.pc_busy == BUSY.note
 
 
 def test_rule_1_companions_of_a_check_share_its_load():
@@ -70,7 +70,7 @@ def test_rule_3_corrupted_data_fails_whatever_the_rate():
     corrupted = Integrity("CORRUPTED: byte 12 differs", Verdict.FAIL, "cmp output")
     final = final_verdict(example_result(Verdict.PASS, reason="in band"), integrity=corrupted)
     assert final.verdict is Verdict.FAIL and final.reason == "data corrupted: byte 12 differs; the rate alone: in band"
-    assert final.error_output == "cmp output" and final.facts["integrity"] == corrupted.line
+    assert final.error_output == "cmp output" and final.facts.integrity == corrupted.line
 
 
 def test_rule_3_an_unverifiable_transfer_is_an_error_over_a_regression():
@@ -82,7 +82,7 @@ def test_rule_3_an_unverifiable_transfer_is_an_error_over_a_regression():
 
 def test_rule_3_intact_data_or_a_worse_verdict_is_kept():
     intact = final_verdict(example_result(Verdict.MARGINAL), integrity=Integrity("4 MiB compared"))
-    assert intact.verdict is Verdict.MARGINAL and intact.facts["integrity"] == "4 MiB compared"
+    assert intact.verdict is Verdict.MARGINAL and intact.facts.integrity == "4 MiB compared"
     error = final_verdict(
         example_result(Verdict.ERROR, reason="hung"), integrity=Integrity("CORRUPTED: x", Verdict.FAIL)
     )
@@ -94,11 +94,11 @@ def test_rule_1_a_board_off_its_operating_point_is_unstable_naming_what_moved(ve
     final = final_verdict(example_result(verdict, reason="band says so"), operating_point=MOVED)
     assert final.verdict is Verdict.UNSTABLE
     assert final.reason == "unstable: the board left its operating point (sample 2: cpu1 went offline); band says so"
-    assert final.facts["operating_point"] == MOVED.line and final.facts["operating_point_moved"] == MOVED.note
+    assert final.facts.operating_point == MOVED.line and final.facts.operating_point_moved == MOVED.note
 
 
 def test_rule_1_an_operating_point_that_held_is_recorded_and_changes_nothing():
     final = final_verdict(example_result(Verdict.PASS), operating_point=HELD)
-    assert final.verdict is Verdict.PASS and final.facts["operating_point"] == HELD.line
-    assert "operating_point_moved" not in final.facts
+    assert final.verdict is Verdict.PASS and final.facts.operating_point == HELD.line
+    assert final.facts.operating_point_moved is None
     assert final_verdict(example_result(Verdict.ERROR), operating_point=MOVED).verdict is Verdict.ERROR

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import pytest
 
 from hil.errors import LabError
+from hil.facts import Facts
 from hil.inventory.loader import load_inventory
 from hil.lab.board.role import Role
 from hil.lab.network.usbethernet import usb_ethernet
@@ -39,12 +40,13 @@ class _Pair:
     overrides: dict[str, Any] = field(default_factory=dict)
     name: str = "vlab-test"
     link: _Link = field(default_factory=_Link)
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)
 
     def role(self, name: str) -> Role:
         return {"host": self.host, "peer": self.peer}[name]
 
     record_link = BoardPair.record_link
+    note = BoardPair.note
 
     def settings(self, view: type[View], **kwargs: Any) -> View:
         settings = {**VLAB_USBNET.config.settings, **self.overrides}
@@ -67,10 +69,10 @@ def test_the_adapter_is_found_recorded_and_carries_iperf3_to_the_pcs_loopback(bo
         )
         assert vboard.run(f"ip -o addr show dev {nic.board.ifname}").count("10.0.2.15/24") == 1
     assert iperf3.mbps(measurement) > 1
-    assert pair.facts["usb_ethernet_driver"] == "cdc_ether"
-    assert pair.facts["link_speed"] == "12 Mb/s (full)"
-    assert pair.facts["ethernet_speed"] == "not reported by the driver"
-    assert "serial hil-vlab-net" in pair.facts["usb_ethernet"]
+    assert pair.facts.notes["usb_ethernet_driver"] == "cdc_ether"
+    assert pair.facts.link_speed == "12 Mb/s (full)"
+    assert pair.facts.notes["ethernet_speed"] == "not reported by the driver"
+    assert "serial hil-vlab-net" in pair.facts.notes["usb_ethernet"]
     assert "10.0.2.15" not in vboard.run(f"ip -o addr show dev {nic.board.ifname}")  # removed on the way out
 
 

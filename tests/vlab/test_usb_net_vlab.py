@@ -4,13 +4,14 @@ and the byte counters that prove the traffic took the USB path (and catch it whe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
+from hil.facts import Facts
 from hil.lab.board.role import Role
 from hil.lab.network.netns import UsbNetLink, usb_network
 from hil.lab.network.path import NetEnd
+from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.gadget import Gadget, network_function
 from hil.lab.usb_host import usbhost
@@ -25,7 +26,8 @@ class _Pair:
     device: Role
     host: Role
     name: str = "vlab-test"
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)
+    note = BoardPair.note
 
 
 @dataclass

@@ -45,6 +45,7 @@ from pathlib import Path
 from labgrid import Environment
 
 from hil.errors import LabError
+from hil.facts import Facts
 from hil.inventory.loader import Board
 from hil.inventory.schema import PlaceConfig
 from hil.lab.board import coordinator_view, holders
@@ -377,13 +378,13 @@ class Lease:
     env: Environment | None = None
     released: bool = False  # from then on the boards may be someone else's: nothing may touch them
 
-    def facts(self) -> dict[str, str]:
-        facts = {f"place.{target}": held.describe() for target, held in self.held.items()}
-        facts["coordinator"] = self.coordinator.address
-        # One line for the report's Environment table: where the pair's boards were.
+    def record(self, facts: Facts) -> None:
+        """Each board's place, and one line for the report's Environment table: where the pair's boards were."""
+        for target, held in self.held.items():
+            facts.board(target).identity.place = held.describe()
+        facts.coordinator = self.coordinator.address
         places = ", ".join(held.describe() for held in self.held.values())
-        facts["lab"] = f"places {places} on coordinator {self.coordinator.address}"
-        return facts
+        facts.lab = f"places {places} on coordinator {self.coordinator.address}"
 
     def release(self) -> None:
         self.released = True

@@ -211,7 +211,8 @@ def roles_of(profile: TuningConfig, pair_roles: Mapping[str, Role]) -> list[Role
 
 @contextmanager
 def tuned(profile: TuningConfig | None, roles: Mapping[str, Role], *, root: str = "") -> Iterator[dict[str, str]]:
-    """Apply a pair's profile (if it has one) to its `roles` for the `with` block; yield its facts; restore after.
+    """Apply a pair's profile (if it has one) to its `roles` for the `with` block; yield what it did on each board
+    (by target name, hil.facts.BoardFacts.tuning); restore after.
 
     root: where the boards' /sys and /proc are ('' on a board; a directory tree in the tests).
     """
@@ -223,7 +224,7 @@ def tuned(profile: TuningConfig | None, roles: Mapping[str, Role], *, root: str 
         for role in roles_of(profile, roles):
             done.append(apply(role, profile, root))
         _require_available(done, profile, root)
-        yield {f"tuning.{applied.role.target.name}": applied.describe(root) for applied in done}
+        yield {applied.role.target.name: applied.describe(root) for applied in done}
     finally:
         for applied in reversed(done):
             try:

@@ -153,8 +153,10 @@ def usb_network(
         # notification), and a host end that opens later may never hear it (its carrier stays down).
         for end in (host, device):
             configure(end)
-        gadget.pair.facts["usb_net_carrier"] = wait_for_both(device, host, timeout_s=carrier_timeout_s)
-        gadget.pair.facts["usb_net"] = f"device {device_if} {DEVICE_ADDRESS}, host {host_if} {HOST_ADDRESS}"
+        gadget.pair.note(
+            usb_net_carrier=wait_for_both(device, host, timeout_s=carrier_timeout_s),
+            usb_net=f"device {device_if} {DEVICE_ADDRESS}, host {host_if} {HOST_ADDRESS}",
+        )
         yield UsbNetLink(device, host)
     finally:
         with suppress(Exception):  # never hide the test's own exception; the gadget's removal follows

@@ -128,14 +128,16 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
     usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({host.label}) Ethernet adapter {serial}")
     ifname = usbhost.network_interface(host, device.sysfs, timeout_s=enumerate_timeout_s)
     driver = interface_driver(host, ifname)
-    pair.facts["usb_ethernet"] = f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}: {ifname}"
-    pair.facts["usb_ethernet_driver"] = driver
+    pair.note(
+        usb_ethernet=f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}: {ifname}",
+        usb_ethernet_driver=driver,
+    )
     board = NetEnd(host, ifname, cidr.split("/")[0])
     try:
         _configure(host, ifname, cidr)
         wait_for_carrier(board, timeout_s=ethernet.carrier_timeout_s)
         speed = ethernet_speed(host, ifname)
-        pair.facts["ethernet_speed"] = f"{speed} Mbit/s" if speed else "not reported by the driver"
+        pair.note(ethernet_speed=f"{speed} Mbit/s" if speed else "not reported by the driver")
         wanted = ethernet.link_mbps
         if wanted and speed != wanted:
             raise LabError(
@@ -149,7 +151,7 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
                 f"{pair.name}: the board routes {peer_address} (ethernet.peer_address) through {through}, "
                 f"not the USB Ethernet adapter's {ifname}: another interface is in that network"
             )
-        pair.facts["usb_ethernet_route"] = f"{cidr} on {ifname} -> peer {peer_address}"
+        pair.note(usb_ethernet_route=f"{cidr} on {ifname} -> peer {peer_address}")
         reach(host, peer_address, ifname)
         yield UsbEthernetLink(
             board=board,
