@@ -35,6 +35,7 @@ from labgrid.step import step
 
 from hil.build.manifest import Build
 from hil.errors import LabError
+from hil.lab.board.provision import BootBuildProtocol
 from hil.measure.pcload import EMULATOR_PREFIX
 
 BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
@@ -42,13 +43,14 @@ BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
 
 @target_factory.reg_driver
 @attr.s(eq=False)
-class VlabQEMUDriver(QEMUDriver):
+class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
     QUIT_TIMEOUT_S = 5.0
     SCRATCH = "@scratch@"
 
     scratch_disks = attr.ib(factory=dict, validator=attr.validators.instance_of(dict))
     _scratch_fds: list[int] = attr.ib(factory=list, init=False, repr=False)
 
+    @step(args=["build"])
     def boot_build(self, build: Build) -> None:
         """Boot `build` (hil.build): its kernel, its initramfs in place of the image's, its kernel arguments after
         the board's own. Before the first power-on: the command line is fixed when the driver is activated."""

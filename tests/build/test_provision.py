@@ -38,8 +38,11 @@ def build_of(directory: Path, images: str, args: str = "nvme.io_queue_depth=2"):
 
 def test_the_virtual_board_is_given_the_builds_kernel_initramfs_and_arguments(images):
     env = Environment(config_file=str(ENV_FILE))
+    seen = []  # labgrid's step log: the driver found by its BootBuildProtocol leaves a step
+    steps.subscribe(seen.append)
     try:
         assert provision(env, build_of(images, "{kernel: vmlinuz, initramfs: initrd}")) == ["vboard"]
+        assert ("VlabQEMUDriver", "boot_build") in {(e.step.source.__class__.__name__, e.step.title) for e in seen}
         target = env.get_target("vboard")
         qemu = target.get_driver("VlabQEMUDriver", activate=False)
         assert qemu.kernel == BUILD_KERNEL and env.config.get_image_path(BUILD_KERNEL) == str(images / "vmlinuz")
@@ -48,6 +51,7 @@ def test_the_virtual_board_is_given_the_builds_kernel_initramfs_and_arguments(im
         assert qemu.boot_args == "console=ttyS0 loglevel=3 panic=-1 nvme.io_queue_depth=2 hil.build=rc1"
         assert target.get_strategy().build.name == "rc1"
     finally:
+        steps.unsubscribe(seen.append)
         env.cleanup()
 
 

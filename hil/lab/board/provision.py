@@ -1,7 +1,7 @@
 """Put the build under test on the boards of a labgrid environment, before their first power-on.
 
 A target that boots Linux (it has one of hil's strategies) gets the build from a driver that can put it
-there (a `BootBuildProtocol`, as labgrid binds its drivers by protocol): the virtual board's QEMU boots the
+there, found by its `BootBuildProtocol` as labgrid finds its drivers by protocol: the virtual board's QEMU boots the
 build's kernel and initramfs with its kernel arguments (hil.vlab.qemu). Its strategy then checks after every
 boot that the board runs it (hil.build.boardview). A target without such a driver is a LabError naming it:
 hil measures nothing on a board it could not put the build on. Targets without a strategy (the lab PC) are left alone.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import abc
 
 from labgrid import Environment
+from labgrid.exceptions import NoDriverFoundError
 
 from hil.build.manifest import Build
 from hil.errors import LabError
@@ -19,17 +20,12 @@ from hil.lab.board.role import strategy_of
 
 
 class BootBuildProtocol(abc.ABC):
-    """A driver that puts a build on its board before the first power-on (hil.lab.board.flashboot, tftpboot).
-
-    Like collections.abc's one-method ABCs, a driver with a `boot_build` method is one (the virtual board's)."""
+    """A driver that puts a build on its board before the first power-on (hil.lab.board.flashboot, tftpboot,
+    hil.vlab.qemu), as a labgrid protocol: the driver inherits it, labgrid's get_driver finds it."""
 
     @abc.abstractmethod
     def boot_build(self, build: Build) -> None:
         raise NotImplementedError
-
-    @classmethod
-    def __subclasshook__(cls, other: type) -> bool:
-        return callable(getattr(other, "boot_build", None)) or NotImplemented
 
 
 def provision(env: Environment, build: Build) -> list[str]:
@@ -40,13 +36,14 @@ def provision(env: Environment, build: Build) -> list[str]:
         strategy = strategy_of(target)
         if strategy is None:
             continue
-        booters = [driver for driver in target.drivers if isinstance(driver, BootBuildProtocol)]
-        if not booters:
+        try:
+            booter = target.get_driver(BootBuildProtocol, activate=False)  # before the first power-on: bound only
+        except NoDriverFoundError:
             raise LabError(
                 f"{name}: hil cannot put build {build.label} on it: none of its drivers boots a build "
                 f"({', '.join(type(d).__name__ for d in target.drivers)}); hil boots one on the virtual board"
-            )
-        booters[0].boot_build(build)
+            ) from None
+        booter.boot_build(build)
         strategy.build = build
         done.append(name)
     return done
