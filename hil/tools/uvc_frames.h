@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/usb/video.h>
+
+#define FRAME_INTERVAL 333333 /* 100 ns units: the 30 fps both cameras' descriptors declare */
+
 /* A command-line size (width, height, payload): stored and 0 when it is decimal 1..65535, else -1. */
 static inline int uvc_dimension(const char *text, unsigned int *value)
 {
@@ -30,6 +34,22 @@ static inline int uvc_dimension(const char *text, unsigned int *value)
 		return -1;
 	*value = (unsigned int)v;
 	return 0;
+}
+
+/* The one streaming control both cameras answer PROBE and COMMIT with: format 1, frame 1, 30 fps. */
+static inline void uvc_fill_control(struct uvc_streaming_control *ctrl, size_t frame_bytes, unsigned int payload)
+{
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->bmHint = 1;
+	ctrl->bFormatIndex = 1;
+	ctrl->bFrameIndex = 1;
+	ctrl->dwFrameInterval = FRAME_INTERVAL;
+	ctrl->dwMaxVideoFrameSize = frame_bytes;
+	ctrl->dwMaxPayloadTransferSize = payload;
+	ctrl->bmFramingInfo = 3;
+	ctrl->bPreferedVersion = 1;
+	ctrl->bMinVersion = 1;
+	ctrl->bMaxVersion = 1;
 }
 
 /* The most bytes a frame takes: a YUYV frame exactly, a generous bound for the JPEG. */

@@ -50,7 +50,6 @@
 
 #include "uvc_frames.h"
 
-#define FRAME_INTERVAL 333333 /* 100 ns units: the 30 fps the descriptors declare */
 #define CHUNK_PAYLOADS 16     /* payloads per write(): one kernel buffer of at most 256 KiB */
 #define URB_PACKETS 32	      /* uvcvideo's UVC_MAX_PACKETS: the packets one bulk URB holds */
 #define VC_INTERFACE 0
@@ -494,21 +493,6 @@ static int endpoint_enable(void)
 
 /* ---- ep0 ------------------------------------------------------------------------------------------ */
 
-static void fill_control(struct uvc_streaming_control *ctrl)
-{
-	memset(ctrl, 0, sizeof(*ctrl));
-	ctrl->bmHint = 1;
-	ctrl->bFormatIndex = 1;
-	ctrl->bFrameIndex = 1;
-	ctrl->dwFrameInterval = FRAME_INTERVAL;
-	ctrl->dwMaxVideoFrameSize = frame_bytes_max();
-	ctrl->dwMaxPayloadTransferSize = payload;
-	ctrl->bmFramingInfo = 3;
-	ctrl->bPreferedVersion = 1;
-	ctrl->bMinVersion = 1;
-	ctrl->bMaxVersion = 1;
-}
-
 static void recover(void);
 
 static void stall(const struct usb_ctrlrequest *req)
@@ -571,7 +555,7 @@ static void recover(void)
 	int tries;
 
 	aborted++;
-	fill_control(&ctrl);
+	uvc_fill_control(&ctrl, frame_bytes_max(), payload);
 	for (tries = 0; tries < 8; tries++) {
 		if (write(ep0, &ctrl, sizeof(ctrl)) >= 0)
 			return;
@@ -626,7 +610,7 @@ static int class_request(const struct usb_ctrlrequest *req)
 	case UVC_GET_MIN:
 	case UVC_GET_MAX:
 	case UVC_GET_DEF:
-		fill_control(&ctrl);
+		uvc_fill_control(&ctrl, frame_bytes_max(), payload);
 		reply(req, &ctrl, sizeof(ctrl));
 		if (selector == UVC_VS_PROBE_CONTROL)
 			stream_stop(); /* the probe's own SET_CUR may have been lost (see set_cur_data) */

@@ -40,7 +40,6 @@
 #include "uvc_frames.h"
 
 #define NBUFS 4
-#define FRAME_INTERVAL 333333 /* 100 ns units: the 30 fps the descriptors declare */
 
 struct buffer {
 	void *start;
@@ -177,20 +176,6 @@ static int refill(void)
 
 /* ---- UVC class requests -------------------------------------------------------------------- */
 
-static void fill_control(struct uvc_streaming_control *ctrl)
-{
-	memset(ctrl, 0, sizeof(*ctrl));
-	ctrl->bmHint = 1;
-	ctrl->bFormatIndex = 1;
-	ctrl->bFrameIndex = 1;
-	ctrl->dwFrameInterval = FRAME_INTERVAL;
-	ctrl->dwMaxVideoFrameSize = frame_bytes_max();
-	ctrl->dwMaxPayloadTransferSize = maxpayload;
-	ctrl->bmFramingInfo = 3;
-	ctrl->bPreferedVersion = 1;
-	ctrl->bMaxVersion = 1;
-}
-
 static void setup(const struct usb_ctrlrequest *req, struct uvc_request_data *resp)
 {
 	unsigned int selector = req->wValue >> 8;
@@ -215,7 +200,7 @@ static void setup(const struct usb_ctrlrequest *req, struct uvc_request_data *re
 	case UVC_GET_MIN:
 	case UVC_GET_MAX:
 	case UVC_GET_DEF:
-		fill_control(ctrl);
+		uvc_fill_control(ctrl, frame_bytes_max(), maxpayload);
 		resp->length = req->wLength < sizeof(*ctrl) ? req->wLength : sizeof(*ctrl);
 		break;
 	case UVC_GET_RES:
@@ -242,7 +227,7 @@ static void data(const struct uvc_request_data *d)
 	memset(&in, 0, sizeof(in));
 	memcpy(&in, d->data, (size_t)d->length < sizeof(in) ? (size_t)d->length : sizeof(in));
 	/* One format, one frame: whatever the host asks, the answer is what exists. */
-	fill_control(target);
+	uvc_fill_control(target, frame_bytes_max(), maxpayload);
 	if (in.dwFrameInterval)
 		target->dwFrameInterval = in.dwFrameInterval;
 }
@@ -335,8 +320,8 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	fill_control(&probe);
-	fill_control(&commit);
+	uvc_fill_control(&probe, frame_bytes_max(), maxpayload);
+	uvc_fill_control(&commit, frame_bytes_max(), maxpayload);
 	if (set_format() < 0 || subscribe() < 0)
 		return 1;
 	printf("uvc_source ready %s\n", argv[1]);
