@@ -1,0 +1,52 @@
+"""Regenerate what boards say they are: `python tests/data/identify/capture_vlab.py`.
+
+Boots the virtual board (hil/vlab/env.yaml) and runs hil.lab.board.identify.SCRIPT on it (vlab.txt) and on the
+lab PC beside it (lab-pc.txt: hil's LocalShellDriver), and writes NAME.txt (the output, verbatim) and
+NAME.source beside this file.
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+from pathlib import Path
+
+from labgrid import Environment
+
+from hil.lab.board.identify import SCRIPT
+from hil.lab.board.role import Role
+from hil.lab.pair import set_vlab_image_env
+from hil.vlab import ENV_FILE
+from hil.vlab.image import ensure_image
+
+HERE = Path(__file__).resolve().parent
+
+
+def capture(role: Role, name: str, where: str) -> None:
+    exitcode, output = role.run_status(SCRIPT, timeout=60)
+    (HERE / f"{name}.txt").write_text(output + "\n")
+    (HERE / f"{name}.source").write_text(
+        "command: hil.lab.board.identify.SCRIPT (one shell command line, run as it is)\n"
+        f"tool: the board's /bin/sh\nexit: {exitcode}\n"
+        f"captured: {time.strftime('%Y-%m-%d', time.gmtime())} {where}\n"
+    )
+
+
+def main() -> None:
+    set_vlab_image_env(ensure_image().directory)
+    env = Environment(config_file=str(ENV_FILE))
+    board = Role("device", env.get_target("vboard"), "capture")
+    try:
+        board.ensure_ready()
+        kernel = board.run("uname -r").strip()
+        capture(
+            board, "vlab", f"on the virtual board (hil/vlab, kernel {kernel}, QEMU q35 TCG), via its serial console"
+        )
+        capture(Role("host", env.get_target("lab-pc"), "capture"), "lab-pc", f"on the lab PC as {getpass.getuser()}")
+    finally:
+        env.get_target("vboard").get_strategy().transition("off")
+        env.cleanup()
+
+
+if __name__ == "__main__":
+    main()
