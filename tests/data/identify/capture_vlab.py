@@ -11,13 +11,9 @@ import getpass
 import time
 from pathlib import Path
 
-from labgrid import Environment
-
 from hil.lab.board.identify import SCRIPT
 from hil.lab.board.role import Role
-from hil.lab.pair import set_vlab_image_env
-from hil.vlab import ENV_FILE
-from hil.vlab.image import ensure_image
+from hil.vlab.board import environment
 
 HERE = Path(__file__).resolve().parent
 
@@ -33,19 +29,12 @@ def capture(role: Role, name: str, where: str) -> None:
 
 
 def main() -> None:
-    set_vlab_image_env(ensure_image().directory)
-    env = Environment(config_file=str(ENV_FILE))
-    board = Role("device", env.get_target("vboard"), "capture")
-    try:
+    with environment() as env:
+        board = Role("device", env.get_target("vboard"), "capture")
         board.ensure_ready()
         kernel = board.run("uname -r").strip()
-        capture(
-            board, "vlab", f"on the virtual board (hil/vlab, kernel {kernel}, QEMU q35 TCG), via its serial console"
-        )
+        capture(board, "vlab", f"on the virtual board (hil/vlab, kernel {kernel}, QEMU q35 TCG), its serial console")
         capture(Role("host", env.get_target("lab-pc"), "capture"), "lab-pc", f"on the lab PC as {getpass.getuser()}")
-    finally:
-        env.get_target("vboard").get_strategy().transition("off")
-        env.cleanup()
 
 
 if __name__ == "__main__":
