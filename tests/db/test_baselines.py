@@ -139,7 +139,8 @@ def test_a_bad_baseline_file_is_skipped_naming_it(db_url, tmp_path, capsys, cont
 
 def test_a_baseline_measured_on_another_board_names_both(engine):
     result = _result("1M")
-    result.facts.update({"lab": "place imx8-a", "arch.device": "aarch64", "kernel.device": "6.1.0"})
+    result.facts.lab = "place imx8-a"
+    result.facts.board("device").arch, result.facts.board("device").kernel = "aarch64", "6.1.0"
     _update(engine, [result])
     baseline = Baselines(engine).load("vboard-hs")
     candidate = {"lab": "place imx8-b", "arch.device": "aarch64", "kernel.device": "6.6.0"}

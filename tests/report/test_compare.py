@@ -216,8 +216,8 @@ def test_a_database_that_is_not_one_is_named(tmp_path, capsys):
 
 def _on(results, place: str, kernel: str):
     for result in results:
-        result.facts.update({"lab": f"place {place} on coordinator lab:20408", "arch.device": "aarch64",
-                             "kernel.device": kernel})  # fmt: skip
+        result.facts.lab = f"place {place} on coordinator lab:20408"
+        result.facts.board("device").arch, result.facts.board("device").kernel = "aarch64", kernel
     return results
 
 
