@@ -260,7 +260,8 @@ def _row(
     measured = [r.values for r in candidate if len(r.values) >= 2]
     gate, band_why, worst = _band_gate(candidate, measured)
     row = Row(board, key, last.unit, gate, "", band_verdict=worst, reference_runs=len(reference))
-    row.diagnosis = next((list(r.facts["diagnosis"]) for r in reversed(candidate) if r.facts.get("diagnosis")), [])
+    diagnosed = [r.facts.notes["diagnosis"] for r in candidate if r.facts.notes.get("diagnosis")]
+    row.diagnosis = list(diagnosed[-1]) if diagnosed else []
     reasons = [band_why] if band_why else []
     boards = [board_of(identity_of(r.facts)) for r in reference]
     other = other_board(boards, board_of(identity_of(last.facts)))
