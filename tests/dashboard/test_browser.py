@@ -21,6 +21,7 @@ from hil.db.cli import main as hil_db
 RESULTS = Path(__file__).resolve().parents[1] / "data" / "results"
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 REFERENCE_RUN, CANDIDATE_RUN = "20261125T122725Z-bf19f9", "20261125T132749Z-59ca49"  # the files' runs
+STORED = ("before-observed-msc.json", "vlab-build-msc.json")  # one pair, two builds: what the pages show
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def browser(monkeypatch):
 @pytest.fixture
 def store(tmp_path):
     reports = tmp_path / "reports"
-    assert hil_db(["--hil-reports", str(reports), "import", *map(str, sorted(RESULTS.glob("*.json")))]) == 0
+    assert hil_db(["--hil-reports", str(reports), "import", *(str(RESULTS / name) for name in STORED)]) == 0
     return reports
 
 
