@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import WithJsonSchema
 
 from hil.facts import Facts
 from hil.verdict.measurement import Observed
@@ -129,7 +131,11 @@ class MetricResult:
     ceiling: Ceiling | None = None
     efficiency: float | None = None  # median / ceiling
     baseline: BaselineComparison | None = None
-    facts: Facts = field(default_factory=Facts)  # the lab's and the verdict's (hil.facts): kernel, link, loads
+    # The lab's and the verdict's (hil.facts): kernel, link, loads. Stored flat (Facts.to_dict), so the JSON
+    # schema of results.json says an object of named facts, not the record's fields.
+    facts: Annotated[Facts, WithJsonSchema({"additionalProperties": True, "title": "Facts", "type": "object"})] = field(
+        default_factory=Facts
+    )
     started: float = 0.0
     finished: float = 0.0
     test_id: str = ""
