@@ -8,5 +8,6 @@ bash scripts/setup.sh --bench
 .venv/bin/ruff format --check .
 # The documentation site, warnings as errors (a broken link or a page left out of the nav fails here).
 .venv/bin/mkdocs build --strict --quiet
-exec .venv/bin/pytest tests \
+# --durations: the slowest tests in the log, where CI time goes.
+exec .venv/bin/pytest tests --durations=25 \
     --html=reports/selftest/report.html --junitxml=reports/selftest/junit.xml --hil-reports reports/selftest "$@"

@@ -1,19 +1,33 @@
 """The network diagnosis on the virtual lab: the receiving socket starved on purpose
 (tests/vlab/small_socket_buffer_fault.py keeps net.core.rmem_default at 4096 bytes), the UDP loss FAILs its
 band, and the diagnosis that runs after the verdict names the receiving socket, with the receive path, the
-CPUs and the interface's interrupt beside it, in results.json."""
+CPUs and the interface's interrupt beside it, in results.json. The loss band is made tight for the test
+(0.5%): the virtual link loses a few percent at the rate iperf3 settles on even with its default buffers (the
+pair's own band, 11.8%, was met at 3.1% by a starved run on a faster machine), and the diagnosis, not the band,
+is what is tested here."""
 
 from __future__ import annotations
 
 import json
 
+import yaml
+
+from hil.vlab import ENV_FILE
 from tests.vlab.small_socket_buffer_fault import RMEM_DEFAULT
-from tests.vlab.test_suite_run import run_pytest
+from tests.vlab.test_suite_run import REPO, run_pytest
+
+REPO_BOARDS = REPO / "boards.yaml"
 
 
 def test_a_starved_receive_buffer_is_named_by_the_diagnosis_of_the_lossy_udp(tmp_path, vlab_subprocess_env):
+    inventory = yaml.safe_load(REPO_BOARDS.read_text())
+    pair = inventory["pairs"]["vlab-ss"] | {"env": str(ENV_FILE)}
+    pair["metrics"]["usb.net.udp.loss"] |= {"max": 0.5, "params": {}}
+    boards = tmp_path / "boards.yaml"
+    boards.write_text(yaml.safe_dump({"defaults": inventory["defaults"], "pairs": {"vlab-ss": pair}}))
     out = tmp_path / "reports"
     selection = ["testcases/usb_device/test_usb_net.py", "-k", "udp and ecm and tx", "--matrix", "full"]
+    selection += ["--boards", str(boards)]
     selection += ["--board", "vlab-ss", "--samples", "2", "-p", "tests.vlab.small_socket_buffer_fault"]
     proc = run_pytest(selection, vlab_subprocess_env, out)
     assert proc.returncode == 1, proc.stdout[-4000:] + proc.stderr[-2000:]
