@@ -69,6 +69,9 @@ class TuningConfig(BaseModel):
     cpu_freq: Literal["max"] | Annotated[int, Field(gt=0)] | None = None
     # Bring offline CPUs online for the measurement (put back offline after).
     cpus_online: bool = False
+    # Take these CPUs offline for it (seed 000: RK3399's little cores 0-3, the big ones at a fixed speed), back
+    # online after; cpus_online then brings the others online. Their cpufreq is left alone.
+    cpus_offline: list[Annotated[int, Field(ge=0, le=4095)]] = Field(default_factory=list)
     # /sys/module/pcie_aspm/parameters/policy (seed 002 §3: ASPM off = performance).
     pcie_aspm: Literal["default", "performance", "powersave", "powersupersave"] | None = None
     # /proc/sys values: net.core.rmem_max, net.core.wmem_max, net.core.netdev_max_backlog (seed 004)...

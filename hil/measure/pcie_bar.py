@@ -17,6 +17,7 @@ from hil.verdict.measurement import Measurement, Quantity
 
 PROGRAM = "resource_mmap_test"
 WIDTHS = (32, 64)
+MAPPINGS = {"device": "", "wc": "_wc"}  # the resource file's suffix per mapping (sysfs resourceN, resourceN_wc)
 _LINE = re.compile(
     r"bytes=(?P<bytes>\S+) width=(?P<width>\S+) loops=(?P<loops>\S+) store_ns=(?P<store_ns>\S+) "
     r"load_ns=(?P<load_ns>\S+) store_mb_s=(?P<store>\S+) load_mb_s=(?P<load>\S+)"
@@ -77,26 +78,46 @@ def _check_read_back(text: str, size: int, width: int, loops: int) -> None:
         )
 
 
-def resource_path(bdf: str, bar: int) -> str:
+def resource_path(bdf: str, bar: int, mapping: str = "device") -> str:
+    """sysfs' file of the BAR: `resourceN` maps it as device memory (uncached), `resourceN_wc` write-combining
+    (seed 002: the kernel offers it for a 64-bit prefetchable BAR; stores to it may be merged into bursts)."""
+    if mapping not in MAPPINGS:
+        raise ValueError(f"BAR mapping {mapping!r} must be one of {MAPPINGS}")
     if not re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", bdf):
         raise ValueError(f"PCI address {bdf!r} must look like 0000:01:00.0")
     if bar not in range(6):
         raise ValueError(f"BAR {bar!r} must be 0..5")
-    return f"/sys/bus/pci/devices/{bdf}/resource{bar}"
+    return f"/sys/bus/pci/devices/{bdf}/resource{bar}{MAPPINGS[mapping]}"
 
 
-def command(bdf: str, bar: int, *, size: int, width: int, loops: int) -> str:
+def mapping_unavailable(role: Role, bdf: str, bar: int, mapping: str) -> str | None:
+    """Why the BAR cannot be mapped so (no write-combining file: the BAR is not prefetchable), or None."""
+    path = resource_path(bdf, bar, mapping)
+    exitcode, _ = role.run_status(shell.cmd("test", "-e", path), timeout=30)
+    return None if exitcode == 0 else f"{path} does not exist (the kernel offers it for a prefetchable BAR only)"
+
+
+def command(bdf: str, bar: int, *, size: int, width: int, loops: int, mapping: str = "device") -> str:
     if width not in WIDTHS:
         raise ValueError(f"access width must be one of {WIDTHS} bits, got {width!r}")
-    return shell.cmd(PROGRAM, resource_path(bdf, bar), size, width, loops)
+    return shell.cmd(PROGRAM, resource_path(bdf, bar, mapping), size, width, loops)
 
 
 def run(
-    role: Role, bdf: str, bar: int, *, size: int, width: int = 32, loops: int = MIN_LOOPS, timeout: float = 300
+    role: Role,
+    bdf: str,
+    bar: int,
+    *,
+    size: int,
+    width: int = 32,
+    loops: int = MIN_LOOPS,
+    mapping: str = "device",
+    timeout: float = 300,
 ) -> Measurement:
     """One timed store + load pass over the BAR: `store` and `load` in MB/s."""
     started = time.time()
-    exitcode, output = role.run_status(command(bdf, bar, size=size, width=width, loops=loops), timeout=timeout)
+    argv = command(bdf, bar, size=size, width=width, loops=loops, mapping=mapping)
+    exitcode, output = role.run_status(argv, timeout=timeout)
     duration = time.time() - started
     if exitcode != 0:
         raise MeasurementError(f"{PROGRAM} exited {exitcode}", raw_output=output)

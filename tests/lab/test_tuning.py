@@ -212,3 +212,32 @@ def test_perf_check_skips_a_case_whose_profile_the_board_cannot_take():
         raise tuning.TuningUnavailable("the tuning profile cannot be applied (...)", skip=True)
     with pytest.raises(tuning.TuningUnavailable), _skipped_when_untunable():
         raise tuning.TuningUnavailable("the tuning profile cannot be applied (...)", skip=False)
+
+
+def test_seed_000s_little_cores_offline_and_big_ones_at_a_set_speed_are_applied_and_restored(role, tmp_path):
+    """RK3399 as seed 000 tunes it for MSC: cpu0-3 offline, cpu4 under the userspace governor at 1.8 GHz."""
+    cpu = tmp_path / "sys/devices/system/cpu"
+    files = {f"cpu{n}/online": "1\n" for n in range(5)}
+    for n in range(5):
+        files |= {
+            f"cpu{n}/cpufreq/scaling_governor": "schedutil\n",
+            f"cpu{n}/cpufreq/scaling_min_freq": "408000\n",
+            f"cpu{n}/cpufreq/scaling_max_freq": "1416000\n",
+            f"cpu{n}/cpufreq/cpuinfo_max_freq": "1800000\n",
+            f"cpu{n}/cpufreq/scaling_setspeed": "<unsupported>\n",
+        }
+    for name, text in files.items():
+        (cpu / name).parent.mkdir(parents=True, exist_ok=True)
+        (cpu / name).write_text(text)
+    profile = TuningConfig(cpus_offline=[0, 1, 2, 3], cpu_governor="userspace", cpu_freq=1800000)
+    applied = tuning.apply(role, profile, str(tmp_path))
+    assert [_read(cpu / f"cpu{n}/online") for n in range(5)] == ["0\n"] * 4 + ["1\n"]
+    assert _read(cpu / "cpu4/cpufreq/scaling_governor") == "userspace\n"
+    assert _read(cpu / "cpu4/cpufreq/scaling_setspeed") == "1800000\n"
+    assert _read(cpu / "cpu0/cpufreq/scaling_governor") == "schedutil\n"  # offline: its cpufreq left alone
+    text = applied.describe(str(tmp_path))
+    assert "applied: /sys/devices/system/cpu/cpu{0,1,2,3}/online (was 1)" in text
+    assert "/sys/devices/system/cpu/cpu4/cpufreq/scaling_setspeed (was <unsupported>)" in text
+    assert "refused" not in text and "not available" not in text
+    tuning.restore(applied)
+    assert {name: _read(cpu / name) for name in files} == files

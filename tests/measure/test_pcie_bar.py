@@ -62,6 +62,11 @@ def test_the_command_maps_the_sysfs_resource_quoted():
     )
     with pytest.raises(ValueError, match="PCI address"):
         pcie_bar.command("0000:01:00.0; reboot", 2, size=4096, width=32, loops=1)
+    assert pcie_bar.command("0000:01:00.0", 2, size=4096, width=32, loops=2, mapping="wc") == (
+        "resource_mmap_test /sys/bus/pci/devices/0000:01:00.0/resource2_wc 4096 32 2"
+    )
+    with pytest.raises(ValueError, match="mapping 'uc' must be one of"):
+        pcie_bar.command("0000:01:00.0", 2, size=4096, width=32, loops=2, mapping="uc")
 
 
 def test_a_real_bar_on_the_virtual_board_reads_back_what_was_stored():

@@ -30,3 +30,16 @@ def test_a_profile_is_applied_and_restored_on_the_virtual_board(vboard):
         assert vboard.read(CPU1) == "0"
     finally:
         vboard.run(shell.write(CPU1, 1), check=False)
+
+
+def test_a_core_taken_offline_by_the_profile_is_back_online_after(vboard):
+    applied = tuning.apply(vboard, TuningConfig(cpus_offline=[1], cpu_governor="userspace", cpu_freq=1800000))
+    try:
+        assert vboard.read(CPU1) == "0"
+        text = applied.describe()
+        assert f"applied: {CPU1} (was 1)" in text
+        # no cpufreq under TCG: cpu0's is recorded as missing, the offline cpu1's is not looked at
+        assert "not available: /sys/devices/system/cpu/cpu0/cpufreq" in text and "cpu1/cpufreq" not in text
+    finally:
+        tuning.restore(applied)
+    assert vboard.read(CPU1) == "1"

@@ -94,22 +94,30 @@ def script(profile: TuningConfig, root: str = "") -> str:
     """The one command line that applies `profile` (paths under `root`: '' on a board, a tree in tests)."""
     cpus, lines = f"{root}{CPUS}", [_FUNCTIONS]
 
+    # The CPUs the profile takes offline are left out of every per-CPU loop (an offline CPU's cpufreq refuses).
+    offline = "|".join(f"cpu{n}" for n in profile.cpus_offline)
+    skip = f'case "${{c##*/}}" in {offline}) continue;; esac; ' if offline else ""
+
     def each_cpu(leaf: str, body: str) -> str:
         # A glob that matches nothing stays as it is: t then reports the pattern as missing.
         file = f'"$c/{leaf}"'
-        return f"for c in {shell.cmd(cpus)}/cpu[0-9]*; do {body.replace('$F', file)}; done; "
+        return f"for c in {shell.cmd(cpus)}/cpu[0-9]*; do {skip}{body.replace('$F', file)}; done; "
 
+    for n in profile.cpus_offline:
+        lines.append(f"t {shell.cmd(f'{cpus}/cpu{n}/online')} 0; ")
     if profile.cpus_online:
         # cpu0 often has no `online` file; a CPU that is online already is left alone (nothing to restore).
         lines.append(each_cpu("online", '[ ! -e $F ] || [ "$(cat $F)" = 1 ] || t $F 1'))
     if profile.cpu_governor is not None:
         lines.append(each_cpu("cpufreq/scaling_governor", f"t $F {shell.cmd(profile.cpu_governor)}"))
     if profile.cpu_freq is not None:
-        # max to the top first, so that min can be raised to the fixed value, then max down to it.
+        # max to the top first, so that min can be raised to the fixed value, then max down to it; the userspace
+        # governor also takes the speed itself (seed 000: scaling_setspeed).
         fixed = '"$(cat "$c/cpufreq/cpuinfo_max_freq")"' if profile.cpu_freq == "max" else str(profile.cpu_freq)
         top, low, high = (f'"$c/cpufreq/{leaf}_freq"' for leaf in ("cpuinfo_max", "scaling_min", "scaling_max"))
+        setspeed = f't "$c/cpufreq/scaling_setspeed" {fixed}; ' if profile.cpu_governor == "userspace" else ""
         body = (
-            f'if [ -e "$c/cpufreq" ]; then t {high} "$(cat {top})"; t {low} {fixed}; t {high} {fixed}; '
+            f'if [ -e "$c/cpufreq" ]; then t {high} "$(cat {top})"; t {low} {fixed}; t {high} {fixed}; {setspeed}'
             'else t "$c/cpufreq" -; fi'
         )
         lines.append(each_cpu("cpufreq", body))
