@@ -32,6 +32,7 @@ from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.board import bound, tuning
 from hil.lab.pair import BoardPair
+from hil.lab.pair_facts import facts_now
 from hil.measure import board_state, cpuload, netdev, operating_point, pcload
 from hil.report import collect, live
 from hil.report.outcome import raise_for_results
@@ -103,7 +104,7 @@ class Perf:
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
         with _skipped_when_untunable(), tuning.tuned(board.config.tuning, self.pair.roles) as tuned:
             # Facts first: after sampling, the board may be the thing that failed.
-            known = self.pair.facts_now()
+            known = facts_now(self.pair)
             for target, line in tuned.items():
                 known.board(target).tuning = line
             known.note(facts or {})

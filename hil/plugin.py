@@ -28,8 +28,10 @@ from hil.db.baselines import Baselines
 from hil.errors import HilError, InventoryError
 from hil.inventory import yamlfile
 from hil.inventory.loader import LoadedInventory, load_inventory
+from hil.lab.board import deploy
 from hil.lab.board.steplog import keep_step_log
-from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
+from hil.lab.environments import Environments
+from hil.lab.pair import BoardPair
 from hil.perf import Perf, PerfOptions
 from hil.report.outcome import MeasurementErrorOutcome
 from hil.report.pytest_report import RUN_IDENTITY
@@ -389,6 +391,7 @@ def board_pair(
     if name not in pairs:
         board = hil_inventory.boards[name]
         if board.config.vlab:
+            from hil.vlab import set_vlab_image_env
             from hil.vlab.image import ensure_image  # only pairs on the virtual lab need its image
 
             set_vlab_image_env(ensure_image(log=log.info).directory)
@@ -404,7 +407,7 @@ def board_pair(
 def pair(request: pytest.FixtureRequest, board_pair: BoardPair) -> Iterator[BoardPair]:
     """The board pair under test, answering and with its link configured (power-cycled if it was hung)."""
     board_pair.prepare()
-    board_pair.require_tools(_tools_needed(request.node))
+    deploy.require_tools(board_pair.name, board_pair.roles, _tools_needed(request.node), board_pair.facts)
     yield board_pair
     board_pair.stop_backgrounds()  # whatever a test left running (an interrupted `with` block)
 

@@ -8,8 +8,7 @@ from contextlib import contextmanager
 from labgrid import Environment
 
 from hil.lab.board.role import Role
-from hil.lab.pair import set_vlab_image_env
-from hil.vlab import ENV_FILE
+from hil.vlab import ENV_FILE, set_vlab_image_env
 from hil.vlab.image import ensure_image
 
 

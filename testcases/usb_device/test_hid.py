@@ -12,6 +12,7 @@ import hil
 from hil.catalogue.usb_device import HidSettings
 from hil.lab.usb_gadget import hid as hid_link
 from hil.lab.usb_gadget.gadget import Hid
+from hil.lab.usb_gadget.on_link import gadget_on
 from hil.measure import hid
 
 pytestmark = [
@@ -25,7 +26,7 @@ pytestmark = [
 @pytest.mark.parametrize("direction", ["in", "out"])
 def test_hid_throughput(pair, perf, direction, report, interval):
     function = Hid(report_length=report)
-    with pair.gadget(function) as gadget:
+    with gadget_on(pair, function) as gadget:
         ends = hid_link.ends_of(gadget, function)
         if ends.interval != interval:
             pytest.skip(f"{pair.name}: the gadget's interrupt endpoints run at {ends.interval} ({ends.describe()})")

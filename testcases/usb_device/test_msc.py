@@ -15,6 +15,7 @@ from hil.catalogue.usb_device import MscSettings
 from hil.diagnose.storage import FarEnd, StorageDiagnosis
 from hil.lab.storage import local
 from hil.lab.usb_gadget.gadget import MassStorage
+from hil.lab.usb_gadget.on_link import gadget_on
 from hil.measure import dd, integrity
 
 pytestmark = [pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write"), pytest.mark.hil_tools(host=["dd"])]
@@ -25,7 +26,7 @@ pytestmark = [pytest.mark.hil_metrics("usb.msc.read", "usb.msc.write"), pytest.m
 def test_msc_throughput(pair, perf, direction, bs):
     msc = pair.settings(MscSettings)
     lun = MassStorage(size_mb=msc.backing_mb, backing_file=msc.backing_file)
-    with pair.gadget(lun) as gadget:
+    with gadget_on(pair, lun) as gadget:
         disk = gadget.block_device()
         transfer = dd.read if direction == "read" else dd.write
         perf.check(

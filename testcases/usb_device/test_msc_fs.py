@@ -15,6 +15,7 @@ from hil.diagnose.storage import FarEnd, StorageDiagnosis
 from hil.lab.storage import local
 from hil.lab.storage.filesystem import mounted
 from hil.lab.usb_gadget.gadget import MassStorage
+from hil.lab.usb_gadget.on_link import gadget_on
 from hil.measure import dd, ddfile, integrity
 
 pytestmark = [
@@ -30,7 +31,7 @@ def test_msc_fs_throughput(pair, perf, direction, bs):
     msc = pair.settings(MscSettings)
     transfer_mb, fs, backing_mb = msc.fs_transfer_mb, msc.fs, msc.backing_mb
     with (
-        pair.gadget(MassStorage(size_mb=backing_mb, backing_file=msc.backing_file)) as gadget,
+        gadget_on(pair, MassStorage(size_mb=backing_mb, backing_file=msc.backing_file)) as gadget,
         mounted(pair.host, gadget.block_device(), fs) as mountpoint,
     ):
         far = FarEnd(pair.device, msc.backing_dir)

@@ -15,6 +15,7 @@ import hil
 from hil.catalogue.usb_device import MtpSettings
 from hil.lab.board import shell
 from hil.lab.usb_gadget.mtp import MtpResponder
+from hil.lab.usb_gadget.on_link import gadget_on
 from hil.measure import integrity, mtp
 from hil.verdict.errors import ParseError
 
@@ -46,7 +47,7 @@ def test_mtp_throughput(pair, perf, mtp_direction, buffer):
     source = f"{HOST_DIR}/object"
     try:
         _random_file(host, source, size_mb)
-        with pair.gadget(responder):
+        with gadget_on(pair, responder):
             facts["responder"] = responder.version(pair.device)
             if mtp_direction == "write":
                 current = [source, None]  # where the object is now (each sample renames it), its name on the board

@@ -13,6 +13,7 @@ from hil.catalogue.usb_network import NetSettings
 from hil.diagnose.network import NetworkDiagnosis
 from hil.lab.network.netns import usb_network
 from hil.lab.usb_gadget.gadget import network_function
+from hil.lab.usb_gadget.on_link import gadget_on
 from hil.measure import iperf3, netpath, udp_two_step
 
 pytestmark = [
@@ -36,7 +37,7 @@ def test_usb_net_tcp(pair, perf, function, direction):
     net = pair.settings(NetSettings)
     seconds = net.duration_s
     with (
-        pair.gadget(network_function(function)) as gadget,
+        gadget_on(pair, network_function(function)) as gadget,
         usb_network(gadget, carrier_timeout_s=net.carrier_timeout_s) as link,
         iperf3.server(link.device),
     ):
@@ -63,7 +64,7 @@ def test_usb_net_udp(pair, perf, function, direction):
     seconds = net.duration_s
     start_mbps = net.udp_start_mbps or udp_two_step.start_rate_mbps(pair.link.speed)
     with (
-        pair.gadget(network_function(function)) as gadget,
+        gadget_on(pair, network_function(function)) as gadget,
         usb_network(gadget, carrier_timeout_s=net.carrier_timeout_s) as link,
         iperf3.server(link.device),
     ):

@@ -10,6 +10,7 @@ import hil
 from hil.catalogue.usb_network import NetSettings
 from hil.lab.network.netns import usb_network
 from hil.lab.usb_gadget.gadget import network_function
+from hil.lab.usb_gadget.on_link import gadget_on
 from hil.measure import iperf3, netpath, udp_two_step
 
 pytestmark = [pytest.mark.hil_metrics("usb.net.udp.knee"), pytest.mark.hil_tools(host=["iperf3"], device=["iperf3"])]
@@ -23,7 +24,7 @@ def test_usb_net_udp_knee(pair, perf, direction):
         pytest.skip(f"{pair.name}: the knee needs usb.net.udp.loss's maximum for ecm {direction}")
     top = net.udp_sweep_top_mbps or udp_two_step.start_rate_mbps(pair.link.speed)
     with (
-        pair.gadget(network_function("ecm")) as gadget,
+        gadget_on(pair, network_function("ecm")) as gadget,
         usb_network(gadget, carrier_timeout_s=net.carrier_timeout_s) as link,
         iperf3.server(link.device),
     ):

@@ -5,12 +5,12 @@ kept across power cycles on the board's SD card, refused when they cannot run.""
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 
 import pytest
 
 from hil import programs
 from hil.errors import LabError
+from hil.facts import Facts
 from hil.lab.board import deploy, shell
 
 from .conftest import role
@@ -89,12 +89,11 @@ def test_programs_of_another_architecture_are_refused_by_the_board(rehearsal_env
 
 
 def test_a_tool_the_board_lacks_is_one_error_naming_all_of_them(rehearsal_env):
-    from hil.lab.pair import BoardPair
-
     board = role(rehearsal_env(), "rboard")
     board.ensure_ready()
     deploy.ensure(board)
-    pair = BoardPair(board=SimpleNamespace(name="rehearsal"), env=board.target.env, roles={"rc": board})
-    pair.require_tools({"rc": ["fio", "v4l2_fps"]})  # Debian's fio on the card, hil's v4l2_fps deployed
-    with pytest.raises(LabError, match="lacks v4l2-ctl, mtp-getfile"):
-        pair.require_tools({"rc": ["fio", "v4l2-ctl", "mtp-getfile"]})
+    facts = Facts()
+    deploy.require_tools("rehearsal", {"rc": board}, {"rc": ["fio", "v4l2_fps"]}, facts)  # Debian's fio, hil's v4l2_fps
+    assert facts.board(board.target.name).programs.startswith("hil programs ")
+    with pytest.raises(LabError, match=r"rehearsal: tools missing.* lacks v4l2-ctl, mtp-getfile"):
+        deploy.require_tools("rehearsal", {"rc": board}, {"rc": ["fio", "v4l2-ctl", "mtp-getfile"]}, facts)

@@ -11,7 +11,8 @@ from hil.errors import InventoryError, LabError
 from hil.inventory.loader import load_inventory
 from hil.inventory.schema import PlaceConfig
 from hil.lab.board.places import remote_environment
-from hil.lab.pair import BoardPair, Environments
+from hil.lab.environments import Environments
+from hil.lab.pair import BoardPair
 from hil.scheduling import board_groups
 
 REPO = Path(__file__).resolve().parents[2]

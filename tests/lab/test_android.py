@@ -9,10 +9,12 @@ import pytest
 from hil.errors import LabError
 from hil.inventory.loader import load_inventory
 from hil.inventory.schema import ANDROID_FUNCTIONS, AndroidGadgetConfig
-from hil.lab.pair import BoardPair, Environments
+from hil.lab.environments import Environments
+from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget import android
 from hil.lab.usb_gadget.gadget import Ecm, Gadget, Hid, MassStorage, Ncm, Rndis, Uvc
 from hil.lab.usb_gadget.mtp import MtpResponder
+from hil.lab.usb_gadget.on_link import link_backend
 from tests.pc_lab import PC_ENV
 
 EVERY_FUNCTION = ["mass_storage", "mtp", "rndis", "ncm", "ecm"]
@@ -125,7 +127,7 @@ def test_the_pair_s_link_picks_the_backend_tests_do_not(tmp_path, backend, expec
     environments = Environments()
     try:
         pair = BoardPair.open(board, environments)
-        gadget = pair._gadget_backend(pair.link, [MassStorage()], 5.0)
+        gadget = link_backend(pair, pair.link, [MassStorage()], 5.0)
         assert type(gadget) is expected and gadget.backend == backend and gadget.role is pair.device
     finally:
         environments.cleanup()

@@ -22,8 +22,10 @@ from labgrid import Environment
 from hil.errors import LabError
 from hil.inventory.loader import load_inventory
 from hil.lab.board.role import Role
-from hil.lab.pair import BoardPair, Environments
+from hil.lab.environments import Environments
+from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget.gadget import Gadget, GadgetIdentity
+from hil.lab.usb_gadget.on_link import enumerated
 from hil.lab.usb_host import usb_enumeration, usbhost
 from hil.lab.usb_host.pyusb_enumeration import LIBUSB_SPEEDS, Libusb, Seen, serial_of
 
@@ -162,7 +164,7 @@ def test_a_pair_checks_a_bound_gadget_through_pyusb_when_its_host_declares_the_d
         # Never entered: nothing is configured on this PC; the pair looks for the gadget this identity names.
         gadget = Gadget(pair.device, "none.0", [], identity=GadgetIdentity(serial="hil-nowhere"))
         with pytest.raises(LabError, match=error):
-            pair.enumerated(gadget, timeout_s=1)
+            enumerated(pair, gadget, timeout_s=1)
         assert not any(key.startswith("pyusb.") for key in pair.facts.notes)
     finally:
         environments.cleanup()
@@ -194,7 +196,7 @@ def test_what_pyusb_saw_goes_into_the_pairs_facts_before_the_sysfs_check(tmp_pat
         )
         gadget = Gadget(pair.device, "none.0", [], identity=GadgetIdentity(serial="hil-nowhere"))
         with pytest.raises(LabError, match="did not enumerate within 1 s"):  # this PC's sysfs has no USB
-            pair.enumerated(gadget, timeout_s=1)
+            enumerated(pair, gadget, timeout_s=1)
         assert {key: value for key, value in pair.facts.notes.items() if key.startswith("pyusb.")} == {
             "pyusb.device": "1d6b:0104",
             "pyusb.speed": "high speed (480 Mb/s)",

@@ -10,7 +10,7 @@ from labgrid import Environment
 
 from hil.lab.board import deploy
 from hil.lab.board.role import Role
-from hil.lab.pair import set_vlab_image_env
+from hil.vlab import set_vlab_image_env
 from hil.vlab.board import environment
 from hil.vlab.image import VlabImage, ensure_image
 

@@ -37,6 +37,7 @@ import os, pathlib, signal, time
 import pytest
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
+from hil.lab.usb_gadget.on_link import gadget_on
 
 
 def fault(pair):
@@ -58,14 +59,14 @@ def test_1_board_fails_while_sampling(pair, perf):
         taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16))  # dd's own limit is minutes
         return taken[-1]
 
-    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+    with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
         perf.check("usb.msc.read", bs="1M", sample=sample)
 
 
 @pytest.mark.hil_metrics("usb.msc.read")
 def test_2_next_test_measures_after_a_power_cycle(pair, perf):
-    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+    with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
         perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16))
 """

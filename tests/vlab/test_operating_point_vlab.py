@@ -15,6 +15,7 @@ TESTS = """
 import pytest
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
+from hil.lab.usb_gadget.on_link import gadget_on
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
 
@@ -29,7 +30,7 @@ def test_1_a_core_goes_offline_mid_run(pair, perf):
         taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16))
         return taken[-1]
 
-    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+    with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
         try:
             perf.check("usb.msc.read", bs="1M", sample=sample)
@@ -39,7 +40,7 @@ def test_1_a_core_goes_offline_mid_run(pair, perf):
 
 @pytest.mark.hil_metrics("usb.msc.read")
 def test_2_the_board_as_declared(pair, perf):
-    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+    with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
         perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16))
 """

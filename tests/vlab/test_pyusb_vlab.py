@@ -20,11 +20,10 @@ from labgrid import Environment
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.lab.pair import set_vlab_image_env
 from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.gadget import Gadget, MassStorage
 from hil.lab.usb_host import usbhost
-from hil.vlab import ENV_FILE
+from hil.vlab import ENV_FILE, set_vlab_image_env
 
 from .pyusb_overlay import GUEST_SCRIPT, SITE, image_with_python
 

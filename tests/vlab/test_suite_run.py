@@ -108,10 +108,11 @@ import pytest
 
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.measure import dd
+from hil.lab.usb_gadget.on_link import gadget_on
 
 
 def read_throughput(pair, perf):
-    with pair.gadget(MassStorage(size_mb=64)) as gadget:
+    with gadget_on(pair, MassStorage(size_mb=64)) as gadget:
         disk = gadget.block_device()
         perf.check("usb.msc.read", bs="1M",
                    sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=32))
@@ -127,7 +128,7 @@ def test_1_board_hangs_while_sampling(pair, perf):
         taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16, timeout=20))
         return taken[-1]
 
-    with pair.gadget(MassStorage(size_mb=32)) as gadget:
+    with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
         perf.check("usb.msc.read", bs="1M", sample=sample_then_hang)
 
@@ -139,7 +140,7 @@ def test_2_next_test_measures_after_a_power_cycle(pair, perf):
 
 @pytest.mark.hil_metrics("usb.msc.write")
 def test_3_link_at_the_wrong_speed(pair, perf):
-    with pair.gadget(MassStorage(size_mb=16)):
+    with gadget_on(pair, MassStorage(size_mb=16)):
         pytest.fail("the gadget context must refuse a link below its specified speed")
 """
 

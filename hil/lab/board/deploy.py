@@ -11,6 +11,7 @@ The role puts the deployed bin/ first on the PATH of every command it runs (hil.
 run the programs by name; `Deployment.library(name)` is where an LD_PRELOAD library went.
 
 The lab PC (hil's LocalShellDriver) is a target too: its build is used where it was built, nothing copied.
+`require_tools` is the check before a test's first sample: hil's programs deployed, every other tool there.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import tarfile
 import tempfile
 import time
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,7 @@ from labgrid.binding import BindingState
 
 from hil import programs
 from hil.errors import CommandFailed, LabError
+from hil.facts import Facts
 from hil.lab.board import shell
 from hil.lab.board.local import LocalShellDriver
 from hil.lab.board.shell import Shell
@@ -95,6 +98,27 @@ def ensure(role: Shell) -> Deployment:
         deployment = _on_a_board(role, boot, started)
     role.deployment = deployment
     return deployment
+
+
+def require_tools(pair: str, roles: Mapping[str, Shell], needed: dict[str, list[str]], facts: Facts) -> None:
+    """Every program a test runs is on its role's board: hil's own are deployed there first (cold: built
+    and copied; warm: checked; each board's `programs` fact), and the missing others, all of them, are one
+    LabError naming `pair` before any sample (a role the pair does not have is left to the test)."""
+    missing = []
+    own, libraries = set(programs.names()), set(programs.libraries())
+    for role_name, wanted in needed.items():
+        role = roles.get(role_name)
+        if role is None or not wanted:
+            continue
+        if (own | libraries) & set(wanted):
+            facts.board(role.target.name).programs = ensure(role).describe()
+        tools = [name for name in wanted if name not in libraries]  # a library is no command to look for
+        probe = " ".join(f"command -v {shell.quote(t)} >/dev/null 2>&1 || echo {shell.quote(t)};" for t in tools)
+        absent = role.run(probe, timeout=30).split() if tools else []
+        if absent:
+            missing.append(f"{role.label} lacks {', '.join(absent)}")
+    if missing:
+        raise LabError(f"{pair}: tools missing on the board, nothing measured: {'; '.join(missing)}")
 
 
 def _on_the_lab_pc(role: Shell, boot: int, started: float) -> Deployment:

@@ -29,8 +29,9 @@ from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.network.netns import configure, iproute2, wait_for_both
 from hil.lab.network.path import Counted, NetEnd, NetPath
-from hil.lab.pair import BoardPair, GadgetOnLink
+from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget.gadget import NetworkFunction, network_function
+from hil.lab.usb_gadget.on_link import GadgetOnLink, gadget_on
 from hil.lab.usb_host import usbhost
 
 log = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ def modem_link(pair: BoardPair, *, carrier_timeout_s: float = 20.0) -> Iterator[
         yield ModemLink(board, modem.address, {"modem": f"the lab's, at {modem.address} on {modem.interface}"})
         return
     with (
-        pair.gadget(network_function("ecm")) as gadget,
+        gadget_on(pair, network_function("ecm")) as gadget,
         stand_in(
             gadget,
             interface=modem.interface,

@@ -1,6 +1,6 @@
 """The two ends of a USB network link (ECM, NCM, RNDIS gadget), addressed and up, traffic proven to cross it.
 
-    with pair.gadget(Ecm()) as gadget, usb_network(gadget) as link:
+    with gadget_on(pair, Ecm()) as gadget, usb_network(gadget) as link:
         link.device.address, link.host.wrap(command)      # where to run what
         netpath.measure(link.path(device_sends=False), lambda: iperf3.tcp(link.host, ...))
 
@@ -30,7 +30,7 @@ from hil.lab.usb_gadget.gadget import NetworkFunction
 from hil.lab.usb_host import usbhost
 
 if TYPE_CHECKING:
-    from hil.lab.pair import GadgetOnLink
+    from hil.lab.usb_gadget.on_link import GadgetOnLink
 
 log = logging.getLogger(__name__)
 

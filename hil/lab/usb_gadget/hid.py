@@ -15,7 +15,7 @@ from hil.lab.usb_gadget.gadget import Hid
 from hil.lab.usb_host.usbhost import UsbDevice
 
 if TYPE_CHECKING:
-    from hil.lab.pair import GadgetOnLink
+    from hil.lab.usb_gadget.on_link import GadgetOnLink
 
 POLL_S = 0.2
 
@@ -95,6 +95,6 @@ def ends(
 
 
 def ends_of(on_link: GadgetOnLink, function: Hid, *, timeout_s: float = 20) -> HidEnds:
-    """`ends` of a gadget a pair runs (`with pair.gadget(Hid(...)) as on_link`)."""
+    """`ends` of a gadget a pair runs (`with gadget_on(pair, Hid(...)) as on_link`)."""
     pair = on_link.pair
     return ends(pair.device, on_link.gadget.path, function, pair.host, on_link.usb_device, timeout_s=timeout_s)

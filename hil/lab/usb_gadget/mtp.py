@@ -10,7 +10,7 @@ table 3-1 calls the MTP driver's Tx/Rx buffer length (16K/64K/1M); None keeps um
 
 Speed: umtprd ends a transfer that fills whole packets with a zero-length packet, judged by its
 `usb_max_packet_size`, so that must be the bulk packet size of the speed the link runs at: the speed the
-pair is specified for (pair.gadget fails a link that trained at any other). Debian 12's umtprd writes no
+pair is specified for (gadget_on fails a link that trained at any other). Debian 12's umtprd writes no
 SuperSpeed descriptors, and f_fs leaves such a function out at super speed, so there umtprd runs with hil's
 LD_PRELOAD library ffs_superspeed (hil/tools/preload/), which adds them to the descriptors umtprd writes.
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 
+from hil.inventory.schema import UsbLink
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 
@@ -48,6 +49,14 @@ def ensure_module(role: Role, module: str, params: dict[str, str]) -> bool:
         role.run(shell.cmd("rmmod", module), timeout=60)
     _load(role, module, params)
     return True
+
+
+def ensure_link_driver(role: Role, link: UsbLink) -> str | None:
+    """The link's UDC driver (boards.yaml's `driver`) loaded with its parameters: what was (re)loaded, or None."""
+    if link.driver is None:
+        return None
+    params = {name: str(value).lower() for name, value in link.driver.params.items()}
+    return f"{link.driver.module} {params}" if ensure_module(role, link.driver.module, params) else None
 
 
 def reload_udc_module(role: Role, udc: str) -> str | None:

@@ -21,11 +21,12 @@ from hil.inventory.loader import Board
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.usb_gadget.gadget import GadgetBackend, Uvc
+from hil.lab.usb_gadget.on_link import GadgetOnLink, gadget_on
 from hil.lab.usb_gadget.uvc_gadgetfs import GadgetfsCamera
 from hil.lab.usb_host.usbhost import UsbDevice
 
 if TYPE_CHECKING:
-    from hil.lab.pair import BoardPair, GadgetOnLink
+    from hil.lab.pair import BoardPair
 
 POLL_S = 0.5
 UVC_SOURCE = "uvc_source"
@@ -94,7 +95,7 @@ def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
     uvc.gadgetfs is hil's GadgetFS camera (hil.lab.usb_gadget.uvc_gadgetfs); otherwise the configfs UVC function fed
     by uvc_source, which opens the gadget's video node (the gadget stays off the bus until it does)."""
     if camera.bulk and pair.settings(UvcSettings).gadgetfs:
-        with pair.gadget(camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
+        with gadget_on(pair, camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
             yield gadget
         return
 
@@ -104,7 +105,7 @@ def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
         command = uvc_source_command(node, camera.fmt, camera.width, camera.height, max_payload=max_payload)
         return pair.device.background(command, ready=r"uvc_source ready", name="uvc_source")
 
-    with pair.gadget(camera, attach=frame_source) as gadget:
+    with gadget_on(pair, camera, attach=frame_source) as gadget:
         yield gadget
 
 
@@ -122,7 +123,7 @@ def board_camera(pair: BoardPair, fmt: str, width: int, height: int) -> Iterator
     in `fmt` at `width` x `height`, seen through the pair's link (the virtual lab's dummy_hcd)."""
     if pair.settings(CameraSettings).gadgetfs:
         camera = Uvc(fmt=fmt, width=width, height=height, bulk=True)
-        with pair.gadget(camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
+        with gadget_on(pair, camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
             yield uvc_capture_node(pair.host, gadget.usb_device)
         return
     yield pair.settings(CameraSettings).device or board_camera_node(pair.host)

@@ -16,8 +16,11 @@ from pathlib import Path
 
 from hil.inventory.loader import load_inventory
 from hil.lab.board import shell
-from hil.lab.pair import BoardPair, Environments, set_vlab_image_env
+from hil.lab.environments import Environments
+from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget.mtp import MtpResponder
+from hil.lab.usb_gadget.on_link import gadget_on
+from hil.vlab import set_vlab_image_env
 from hil.vlab.image import ensure_image
 
 HERE = Path(__file__).resolve().parent
@@ -28,7 +31,7 @@ PAIRS = {"vlab-hs": "high", "vlab-ss": "super"}
 
 def capture(pair: BoardPair, speed: str) -> None:
     responder = MtpResponder(speed=speed, descriptor_dump=DUMP)
-    with pair.gadget(responder) as gadget:
+    with gadget_on(pair, responder) as gadget:
         hex_dump = pair.device.run(shell.cmd("od", "-An", "-v", "-tx1", DUMP))
         version = responder.version(pair.device)
         link = f"{gadget.usb_device.speed_mbps:g} Mb/s"

@@ -1,0 +1,106 @@
+"""labgrid environments of a run: one per env file, shared by the pairs on it, and the leases of pairs on places.
+
+Environments are loaded once per file and shared, so two pairs on the same targets (the virtual lab's
+high-speed and super-speed pairs) share one booted board. The build under test goes on every board before its
+first power-on (hil.lab.board.provision); at the end every board is powered off and every place released.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from labgrid import Environment
+
+from hil.build.manifest import Build
+from hil.errors import LabError
+from hil.inventory.loader import Board
+from hil.lab.board import places
+from hil.lab.board.provision import provision
+from hil.lab.board.role import strategy_of
+
+
+class Environments:
+    """labgrid environments by file, created on first use and cleaned up at the end of the session.
+
+    Pairs on places (hil.lab.board.places) get an Environment of their own, built on the places reserved for
+    them, and give it back with their lease (`BoardPair.close`).
+    """
+
+    def __init__(self, coordinator: str | None = None, *, wait_s: float = 600.0, build: Build | None = None) -> None:
+        self.coordinator = coordinator
+        self.wait_s = wait_s
+        self.build = build  # the build under test: put on every environment's boards before their first power-on
+        self._envs: dict[Path, Environment] = {}
+        self._remote: places.Coordinator | None = None
+        self.leases: list[places.Lease] = []  # held now: released by BoardPair.close or at cleanup
+
+    def lease(self, board: Board) -> places.Lease:
+        """Reserve and acquire the places of a pair that names them (waits at most `wait_s` per place)."""
+        if self.coordinator is None:
+            raise LabError(
+                f"{board.name} names labgrid places but no coordinator is set: give --lg-coordinator HOST:PORT, "
+                "LG_COORDINATOR, or coordinator/address in boards.yaml"
+            )
+        if self._remote is None:
+            self._remote = places.Coordinator(self.coordinator, places.UsersChoice.from_environ())
+        lease = places.lease_pair(board, self._remote, self.wait_s)
+        self.leases.append(lease)
+        if self.build is not None and lease.env is not None:
+            try:
+                provision(lease.env, self.build)
+            except BaseException:
+                self.give_back(lease)
+                raise
+        return lease
+
+    def give_back(self, lease: places.Lease) -> None:
+        """Power the pair's boards off and release its places (every step attempted, once)."""
+        if lease not in self.leases:
+            return
+        try:
+            if lease.env is not None:
+                _power_off(lease.env)
+        finally:
+            lease.release()
+            if lease in self.leases:
+                self.leases.remove(lease)
+
+    def adopt(self, path: Path, env: Environment) -> None:
+        """Use `env`, made elsewhere of `path` (labgrid's pytest plugin, from --lg-env), for that file."""
+        self._envs[path.resolve()] = self._ready(env)
+
+    def get(self, path: Path) -> Environment:
+        if path not in self._envs:
+            self._envs[path] = self._ready(Environment(config_file=str(path)))
+        return self._envs[path]
+
+    def _ready(self, env: Environment) -> Environment:
+        """`env` on the run's coordinator, with the build under test on its boards."""
+        if self.coordinator:
+            env.config.set_option("coordinator_address", self.coordinator)
+        if self.build is not None:
+            provision(env, self.build)
+        return env
+
+    def release_all(self) -> None:
+        for lease in list(self.leases):
+            self.give_back(lease)
+
+    def cleanup(self) -> None:
+        try:
+            for env in self._envs.values():
+                _power_off(env)
+            self._envs.clear()
+        finally:
+            self.release_all()  # a pair whose teardown never ran (an interrupted setup)
+
+
+def _power_off(env: Environment) -> None:
+    for target in env.targets.values():
+        # Best effort: a dead board must not keep env.cleanup() (or a place's release) from running.
+        with contextlib.suppress(Exception):
+            strategy = strategy_of(target)
+            if strategy is not None:
+                strategy.transition("off")
+    env.cleanup()

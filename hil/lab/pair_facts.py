@@ -1,0 +1,48 @@
+"""A pair's facts for a result (hil.facts): its link as declared, and each board as its last boot found it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from hil.facts import Facts
+from hil.inventory.schema import Link, UsbLink
+from hil.lab.board.identify import identify
+
+if TYPE_CHECKING:
+    from hil.lab.pair import BoardPair
+
+
+def facts_now(pair: BoardPair) -> Facts:
+    """The pair's facts, a copy: each board identified once per boot (its architecture, kernel, model, serial
+    number and MAC: hil.lab.board.identify, one command), its boot loader, build and last boot as its strategy
+    knows them."""
+    facts = pair.facts
+    facts.link = facts.link or describe_link(pair.link)
+    for role in pair.distinct_roles():
+        board, strategy = facts.board(role.target.name), role.strategy
+        if pair.identified.get(role.target.name) != role.power_cycles:
+            board.arch, board.kernel, identity = identify(role)
+            board.identity = replace(identity, place=board.identity.place)
+            pair.identified[role.target.name] = role.power_cycles
+        if strategy is None:
+            continue
+        board.bootloader = getattr(strategy, "bootloader_version", None) or board.bootloader
+        if strategy.build is not None:  # the build it was given, and what it said of it after its last boot
+            facts.build = strategy.build.label
+            board.build = strategy.build_view or "not checked yet"
+        if strategy.boot_times_s:
+            board.boot = f"{strategy.boot_times_s[-1]:.1f} s to shell, {strategy.power_cycles} power-on(s) this session"
+    facts.kernel = ", ".join(sorted({board.kernel for board in facts.boards.values() if board.kernel})) or None
+    facts.arch = ", ".join(sorted({board.arch for board in facts.boards.values() if board.arch})) or None
+    return facts.copy()
+
+
+def describe_link(cfg: Link) -> str:
+    """The link as boards.yaml declares it (what it negotiated is BoardPair.record_link's)."""
+    text = (
+        f"USB {cfg.speed} speed"
+        if isinstance(cfg, UsbLink)
+        else f"PCIe Gen{cfg.gen} x{cfg.lanes}, MPS {cfg.max_payload} B"
+    )
+    return text + (" (emulated)" if cfg.emulated else "")

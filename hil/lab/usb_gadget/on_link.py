@@ -1,0 +1,97 @@
+"""A gadget on a pair's USB link: run on the device role, enumerated by the host role at the link's speed.
+
+`with gadget_on(pair, MassStorage(size_mb=64)) as gadget:` binds the functions with the link's backend
+(boards.yaml's `gadget`: hil's own configfs gadget, or Android's switched through sys.usb.config), waits for
+the host to see the device and checks its speed; the gadget goes when the block ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hil.errors import LabError
+from hil.inventory.schema import UsbLink
+from hil.lab.storage import queue
+from hil.lab.usb_gadget.android import AndroidGadget
+from hil.lab.usb_gadget.gadget import Function, Gadget, GadgetBackend
+from hil.lab.usb_host import usb_enumeration, usbhost
+
+if TYPE_CHECKING:
+    from hil.lab.pair import BoardPair
+
+
+@dataclass
+class GadgetOnLink:
+    """A bound gadget as the host sees it: enumerated device, negotiated speed, its nodes."""
+
+    pair: BoardPair
+    gadget: GadgetBackend
+    usb_device: usbhost.UsbDevice
+
+    def block_device(self, *, timeout_s: float = 30.0) -> str:
+        """The host's /dev node of the gadget's disk; its block queue goes into the pair's notes."""
+        node = usbhost.wait_for_block_device(self.pair.host, self.usb_device, timeout_s=timeout_s)
+        self.pair.note(block_queue=queue.read(self.pair.host, node).describe())
+        return node
+
+
+@contextmanager
+def gadget_on(
+    pair: BoardPair,
+    *functions: Function,
+    enumerate_timeout_s: float = 30.0,
+    attach: Callable[[GadgetBackend], contextlib.AbstractContextManager[Any]] | None = None,
+    backend: GadgetBackend | None = None,
+) -> Iterator[GadgetOnLink]:
+    """Run a gadget of `functions` on the pair's device role, wait for the host to enumerate it, check the speed.
+
+    attach: what must run on the device before the host can see the gadget (a UVC gadget stays off
+    the bus until its frame source opens the video node); it is left when the gadget goes.
+    backend: a gadget that is a program of its own instead of the link's backend running `functions`
+    (hil.lab.usb_gadget.uvc_gadgetfs: the GadgetFS bulk camera).
+    """
+    link = pair.link
+    if not isinstance(link, UsbLink) or link.udc is None:
+        raise LabError(f"{pair.name}: gadget tests need a USB link with a `udc` in boards.yaml")
+    with (
+        backend or link_backend(pair, link, list(functions), enumerate_timeout_s) as gadget,
+        attach(gadget) if attach is not None else contextlib.nullcontext(),
+    ):
+        yield GadgetOnLink(pair, gadget, enumerated(pair, gadget, timeout_s=enumerate_timeout_s))
+
+
+def enumerated(pair: BoardPair, gadget: GadgetBackend, *, timeout_s: float) -> usbhost.UsbDevice:
+    """The bound gadget as the pair's host role sees it, at the link's speed, or a LabError saying what it saw.
+
+    A host whose target declares a UsbEnumerationDriver (a lab PC) confirms it through pyusb first: what
+    a USB program there sees. Then sysfs, the kernel's word (all the virtual lab's host has): the exact
+    speed, and the device's sysfs path the tests use.
+    """
+    link = pair.link
+    pair.note(gadget=gadget.describe())
+    speed = link.speed
+    if gadget.max_speed is not None and usbhost.SPEED_MBPS[gadget.max_speed] < usbhost.SPEED_MBPS[speed]:
+        speed = gadget.max_speed  # the gadget cannot run faster than this on any link: recorded, not hidden
+        pair.note(gadget_max_speed=f"{gadget.max_speed} ({gadget.describe()}) on a {link.speed}-speed link")
+    pair.facts.note(usb_enumeration.confirm_gadget(pair.host, gadget.identity, speed, timeout_s=timeout_s))
+    device = usbhost.wait_for_device(pair.host, gadget.serial, timeout_s=timeout_s)
+    pair.record_link(f"{device.speed_mbps:g} Mb/s ({device.speed})")
+    usbhost.require_speed(device, speed, f"{pair.name} ({pair.host.label})")
+    return device
+
+
+def link_backend(pair: BoardPair, link: UsbLink, functions: list[Function], timeout_s: float) -> GadgetBackend:
+    """The link's gadget backend running `functions` on the device role (not yet bound)."""
+    assert link.udc is not None
+    if link.gadget == "android":
+        # Android's gadget keeps its serial across configurations: the host must drop the old device
+        # before the new one is looked for, or the test would find the one that is going away.
+        def host_lets_go(serial: str) -> None:
+            usbhost.wait_until_gone(pair.host, serial, timeout_s=timeout_s)
+
+        return AndroidGadget(pair.device, link.udc, functions, link.android_gadget, on_disconnect=host_lets_go)
+    return Gadget(pair.device, link.udc, functions)
