@@ -395,12 +395,12 @@ def board_pair(
             from hil.vlab.image import ensure_image  # only pairs on the virtual lab need its image
 
             set_vlab_image_env(ensure_image(log=log.info).directory)
-        pairs[name] = BoardPair.open(board, hil_environments)
+        pairs[name] = hil_environments.open(board)
     yield pairs[name]
     # A pair's tests run together (session-scoped parameter): a pair on places gives them back now, on
     # any way out (a failure, Ctrl-C, SIGTERM), for the next run waiting for them.
     if pairs[name].lease is not None:
-        pairs.pop(name).close(hil_environments)
+        hil_environments.give_back(pairs.pop(name).lease)
 
 
 @pytest.fixture

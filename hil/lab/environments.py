@@ -1,8 +1,7 @@
-"""labgrid environments of a run: one per env file, shared by the pairs on it, and the leases of pairs on places.
-
-Environments are loaded once per file and shared, so two pairs on the same targets (the virtual lab's
-high-speed and super-speed pairs) share one booted board. The build under test goes on every board before its
-first power-on (hil.lab.board.provision); at the end every board is powered off and every place released.
+"""labgrid environments of a run: one per env file, shared by the pairs on it (the virtual lab's high-speed and
+super-speed pairs share one booted board), and one of its own for a pair on places (hil.lab.board.places), built
+on the places it leased. The build under test goes on every board before its first power-on
+(hil.lab.board.provision); at the end every board is powered off and every place released.
 """
 
 from __future__ import annotations
@@ -18,14 +17,11 @@ from hil.inventory.loader import Board
 from hil.lab.board import places
 from hil.lab.board.provision import provision
 from hil.lab.board.role import strategy_of
+from hil.lab.pair import BoardPair
 
 
 class Environments:
-    """labgrid environments by file, created on first use and cleaned up at the end of the session.
-
-    Pairs on places (hil.lab.board.places) get an Environment of their own, built on the places reserved for
-    them, and give it back with their lease (`BoardPair.close`).
-    """
+    """A run's environments and leases (see the module doc), created on first use, cleaned up at the end."""
 
     def __init__(self, coordinator: str | None = None, *, wait_s: float = 600.0, build: Build | None = None) -> None:
         self.coordinator = coordinator
@@ -33,7 +29,17 @@ class Environments:
         self.build = build  # the build under test: put on every environment's boards before their first power-on
         self._envs: dict[Path, Environment] = {}
         self._remote: places.Coordinator | None = None
-        self.leases: list[places.Lease] = []  # held now: released by BoardPair.close or at cleanup
+        self.leases: list[places.Lease] = []  # held now: released by give_back or at cleanup
+
+    def open(self, board: Board) -> BoardPair:
+        """The pair's roles on its targets; a pair on places first reserves and acquires them (bounded wait)."""
+        lease = self.lease(board) if board.config.remote else None
+        try:
+            return BoardPair.on(board, lease.env if lease else self.get(board.env_path), lease)
+        except BaseException:
+            if lease is not None:
+                self.give_back(lease)
+            raise
 
     def lease(self, board: Board) -> places.Lease:
         """Reserve and acquire the places of a pair that names them (waits at most `wait_s` per place)."""

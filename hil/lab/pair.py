@@ -1,15 +1,15 @@
 """A board pair at run time: its roles on labgrid targets, its link, its facts, the places it holds.
 
-A pair is what the pieces that do the work are given: its environment and lease (hil.lab.environments), the
-programs its tests need (hil.lab.board.deploy.require_tools), its facts for a result (hil.lab.pair_facts), the
-gadget a USB device test runs on its link (hil.lab.usb_gadget.link).
+A pair is what the pieces that do the work are given: opened and given back by hil.lab.environments, the
+programs its tests need deployed by hil.lab.board.deploy.require_tools, its facts for a result gathered by
+hil.lab.pair_facts, a USB device test's gadget run on its link by hil.lab.usb_gadget.on_link.
 """
 
 from __future__ import annotations
 
 import socket
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from labgrid import Environment
 
@@ -18,12 +18,9 @@ from hil.facts import Facts
 from hil.inventory.loader import Board
 from hil.inventory.schema import Link, UsbLink
 from hil.lab.board import places
-from hil.lab.board.role import Role
+from hil.lab.board.role import Role, one_per_board
 from hil.lab.usb_gadget import udc
 from hil.paths import shown
-
-if TYPE_CHECKING:
-    from hil.lab.environments import Environments
 
 View = TypeVar("View")
 
@@ -38,37 +35,20 @@ class BoardPair:
     identified: dict[str, int] = field(default_factory=dict)  # target: its power-ons when last identified
 
     @classmethod
-    def open(cls, board: Board, environments: Environments) -> BoardPair:
-        """Roles on the pair's targets; a pair on places first reserves and acquires them (bounded wait)."""
-        lease = environments.lease(board) if board.config.remote else None
-        try:
-            pair = cls._on_env(board, lease.env if lease else environments.get(board.env_path))
-        except BaseException:
-            if lease is not None:
-                environments.give_back(lease)
-            raise
-        if lease is not None:
-            pair.lease = lease
-            lease.record(pair.facts)  # every result names the place and exporter it ran on
-        else:
-            pair.facts.lab = f"labgrid environment {shown(board.env_path)} on this PC ({socket.gethostname()})"
-        return pair
-
-    def close(self, environments: Environments) -> None:
-        """After the pair's tests: a pair on places powers its boards off and releases them."""
-        if self.lease is not None:
-            environments.give_back(self.lease)
-            self.lease = None
-
-    @classmethod
-    def _on_env(cls, board: Board, env: Environment) -> BoardPair:
+    def on(cls, board: Board, env: Environment, lease: places.Lease | None = None) -> BoardPair:
+        """The pair's roles on the targets of `env`; its facts say where it runs (the places it leased, or this PC)."""
         roles = {}
         for role_name, role_cfg in board.config.roles.items():
             target = env.get_target(role_cfg.target)
             if target is None:
                 raise LabError(f"{board.name}: target {role_cfg.target!r} missing from {board.env_path}")
             roles[role_name] = Role(role_name, target, board.name)
-        return cls(board=board, env=env, roles=roles)
+        pair = cls(board=board, env=env, roles=roles, lease=lease)
+        if lease is not None:
+            lease.record(pair.facts)  # every result names the place and exporter it ran on
+        else:
+            pair.facts.lab = f"labgrid environment {shown(board.env_path)} on this PC ({socket.gethostname()})"
+        return pair
 
     @property
     def name(self) -> str:
@@ -121,14 +101,7 @@ class BoardPair:
         """Before each test: every role answers (booting or power-cycling it), the link's UDC is loaded as declared."""
         if self.lease is not None and self.lease.released:
             raise LabError(f"{self.name}: its places were released (the run was interrupted)")
-        for role in self.distinct_roles():
+        for role in one_per_board(self.roles.values()):
             role.ensure_ready()
         if isinstance(self.link, UsbLink) and (loaded := udc.ensure_link_driver(self.device, self.link)):
             self.facts.link_driver = loaded  # a freshly loaded UDC drops whatever was bound: the report shows it
-
-    def distinct_roles(self) -> list[Role]:
-        """One role per board (labgrid target): the virtual lab's host and device roles are one board."""
-        distinct: dict[int, Role] = {}
-        for role in self.roles.values():
-            distinct.setdefault(id(role.target), role)
-        return list(distinct.values())

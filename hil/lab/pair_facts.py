@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from hil.facts import Facts
 from hil.inventory.schema import Link, UsbLink
 from hil.lab.board.identify import identify
+from hil.lab.board.role import one_per_board
 
 if TYPE_CHECKING:
     from hil.lab.pair import BoardPair
@@ -19,7 +20,7 @@ def facts_now(pair: BoardPair) -> Facts:
     knows them."""
     facts = pair.facts
     facts.link = facts.link or describe_link(pair.link)
-    for role in pair.distinct_roles():
+    for role in one_per_board(pair.roles.values()):
         board, strategy = facts.board(role.target.name), role.strategy
         if pair.identified.get(role.target.name) != role.power_cycles:
             board.arch, board.kernel, identity = identify(role)
@@ -40,9 +41,6 @@ def facts_now(pair: BoardPair) -> Facts:
 
 def describe_link(cfg: Link) -> str:
     """The link as boards.yaml declares it (what it negotiated is BoardPair.record_link's)."""
-    text = (
-        f"USB {cfg.speed} speed"
-        if isinstance(cfg, UsbLink)
-        else f"PCIe Gen{cfg.gen} x{cfg.lanes}, MPS {cfg.max_payload} B"
-    )
+    usb = isinstance(cfg, UsbLink)
+    text = f"USB {cfg.speed} speed" if usb else f"PCIe Gen{cfg.gen} x{cfg.lanes}, MPS {cfg.max_payload} B"
     return text + (" (emulated)" if cfg.emulated else "")

@@ -12,7 +12,6 @@ from hil.inventory.loader import load_inventory
 from hil.inventory.schema import PlaceConfig
 from hil.lab.board.places import remote_environment
 from hil.lab.environments import Environments
-from hil.lab.pair import BoardPair
 from hil.scheduling import board_groups
 
 REPO = Path(__file__).resolve().parents[2]
@@ -127,4 +126,4 @@ def test_the_environment_of_a_remote_pair_names_the_reserved_place():
 def test_a_pair_on_places_without_a_coordinator_says_how_to_set_one():
     board = load_inventory(REPO / "hil" / "vlab" / "remote-boards.yaml").boards["remote-hs"]
     with pytest.raises(LabError, match="--lg-coordinator HOST:PORT, LG_COORDINATOR, or coordinator/address"):
-        BoardPair.open(board, Environments(coordinator=None))
+        Environments(coordinator=None).open(board)

@@ -10,7 +10,6 @@ from hil.errors import LabError
 from hil.inventory.loader import load_inventory
 from hil.inventory.schema import ANDROID_FUNCTIONS, AndroidGadgetConfig
 from hil.lab.environments import Environments
-from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget import android
 from hil.lab.usb_gadget.gadget import Ecm, Gadget, Hid, MassStorage, Ncm, Rndis, Uvc
 from hil.lab.usb_gadget.mtp import MtpResponder
@@ -126,7 +125,7 @@ def test_the_pair_s_link_picks_the_backend_tests_do_not(tmp_path, backend, expec
     board = load_inventory(tmp_path / "boards.yaml").boards["pc-pair"]
     environments = Environments()
     try:
-        pair = BoardPair.open(board, environments)
+        pair = environments.open(board)
         gadget = link_backend(pair, pair.link, [MassStorage()], 5.0)
         assert type(gadget) is expected and gadget.backend == backend and gadget.role is pair.device
     finally:

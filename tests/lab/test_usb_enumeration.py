@@ -23,7 +23,6 @@ from hil.errors import LabError
 from hil.inventory.loader import load_inventory
 from hil.lab.board.role import Role
 from hil.lab.environments import Environments
-from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget.gadget import Gadget, GadgetIdentity
 from hil.lab.usb_gadget.on_link import enumerated
 from hil.lab.usb_host import usb_enumeration, usbhost
@@ -160,7 +159,7 @@ def test_a_pair_checks_a_bound_gadget_through_pyusb_when_its_host_declares_the_d
     board = load_inventory(tmp_path / "boards.yaml").boards["pc-gadget"]
     environments = Environments()
     try:
-        pair = BoardPair.open(board, environments)
+        pair = environments.open(board)
         # Never entered: nothing is configured on this PC; the pair looks for the gadget this identity names.
         gadget = Gadget(pair.device, "none.0", [], identity=GadgetIdentity(serial="hil-nowhere"))
         with pytest.raises(LabError, match=error):
@@ -190,7 +189,7 @@ def test_what_pyusb_saw_goes_into_the_pairs_facts_before_the_sysfs_check(tmp_pat
     board = load_inventory(tmp_path / "boards.yaml").boards["pc-gadget"]
     environments = Environments()
     try:
-        pair = BoardPair.open(board, environments)
+        pair = environments.open(board)
         usb_enumeration.of(pair.host)._libusb = _Listed(
             Seen(vendor_id=0x1D6B, product_id=0x104, speed_code=usb.util.SPEED_HIGH, bus=3, ports=(2,))
         )

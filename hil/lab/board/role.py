@@ -6,7 +6,7 @@ import secrets
 import shlex
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pexpect
@@ -141,6 +141,14 @@ class Role:
         strategy = self.strategy
         if strategy is not None:
             strategy.mark_suspect(f"{self.label}: {reason}")
+
+
+def one_per_board(roles: Iterable[Role]) -> list[Role]:
+    """The first of `roles` on each board (labgrid target): the virtual lab's host and device roles are one board."""
+    distinct: dict[int, Role] = {}
+    for role in roles:
+        distinct.setdefault(id(role.target), role)
+    return list(distinct.values())
 
 
 def strategy_of(target: Target) -> BoardControl | None:

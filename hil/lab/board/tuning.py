@@ -19,7 +19,7 @@ from hil.errors import LabError
 from hil.inventory.tuning import TuningConfig
 from hil.lab.board import shell
 from hil.lab.board.console import without_kernel_messages
-from hil.lab.board.role import Role
+from hil.lab.board.role import Role, one_per_board
 
 log = logging.getLogger(__name__)
 
@@ -206,15 +206,10 @@ def _require_available(done: list[Applied], profile: TuningConfig, root: str) ->
 def roles_of(profile: TuningConfig, pair_roles: Mapping[str, Role]) -> list[Role]:
     """The distinct boards of the roles the profile names (one target under two roles is tuned once)."""
     names = profile.roles if profile.roles is not None else list(pair_roles)
-    seen, roles = set(), []
     for name in names:
         if name not in pair_roles:
             raise LabError(f"the tuning profile names a role {name!r} the pair has not ({', '.join(pair_roles)})")
-        role = pair_roles[name]
-        if id(role.target) not in seen:
-            seen.add(id(role.target))
-            roles.append(role)
-    return roles
+    return one_per_board(pair_roles[name] for name in names)
 
 
 @contextmanager

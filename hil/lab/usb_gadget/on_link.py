@@ -1,15 +1,11 @@
-"""A gadget on a pair's USB link: run on the device role, enumerated by the host role at the link's speed.
-
-`with gadget_on(pair, MassStorage(size_mb=64)) as gadget:` binds the functions with the link's backend
-(boards.yaml's `gadget`: hil's own configfs gadget, or Android's switched through sys.usb.config), waits for
-the host to see the device and checks its speed; the gadget goes when the block ends.
-"""
+"""A gadget on a pair's USB link (`with gadget_on(pair, MassStorage(size_mb=64)) as gadget:`): bound on the device
+role by the link's backend (boards.yaml's `gadget`: hil's own configfs gadget, or Android's switched through
+sys.usb.config), enumerated by the host role at the link's speed, gone when the block ends."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,26 +35,26 @@ class GadgetOnLink:
         return node
 
 
-@contextmanager
+@contextlib.contextmanager
 def gadget_on(
     pair: BoardPair,
     *functions: Function,
     enumerate_timeout_s: float = 30.0,
     attach: Callable[[GadgetBackend], contextlib.AbstractContextManager[Any]] | None = None,
-    backend: GadgetBackend | None = None,
+    backend: Callable[[str], GadgetBackend] | None = None,
 ) -> Iterator[GadgetOnLink]:
     """Run a gadget of `functions` on the pair's device role, wait for the host to enumerate it, check the speed.
 
     attach: what must run on the device before the host can see the gadget (a UVC gadget stays off
     the bus until its frame source opens the video node); it is left when the gadget goes.
-    backend: a gadget that is a program of its own instead of the link's backend running `functions`
-    (hil.lab.usb_gadget.uvc_gadgetfs: the GadgetFS bulk camera).
+    backend: makes, for the link's UDC, a gadget that is a program of its own instead of the link's backend
+    running `functions` (hil.lab.usb_gadget.uvc_gadgetfs: the GadgetFS bulk camera).
     """
     link = pair.link
     if not isinstance(link, UsbLink) or link.udc is None:
         raise LabError(f"{pair.name}: gadget tests need a USB link with a `udc` in boards.yaml")
     with (
-        backend or link_backend(pair, link, list(functions), enumerate_timeout_s) as gadget,
+        backend(link.udc) if backend else link_backend(pair, link, list(functions), enumerate_timeout_s) as gadget,
         attach(gadget) if attach is not None else contextlib.nullcontext(),
     ):
         yield GadgetOnLink(pair, gadget, enumerated(pair, gadget, timeout_s=enumerate_timeout_s))

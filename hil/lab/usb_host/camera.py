@@ -95,7 +95,7 @@ def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
     uvc.gadgetfs is hil's GadgetFS camera (hil.lab.usb_gadget.uvc_gadgetfs); otherwise the configfs UVC function fed
     by uvc_source, which opens the gadget's video node (the gadget stays off the bus until it does)."""
     if camera.bulk and pair.settings(UvcSettings).gadgetfs:
-        with gadget_on(pair, camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
+        with gadget_on(pair, camera, backend=lambda udc: GadgetfsCamera(pair.device, udc, camera)) as gadget:
             yield gadget
         return
 
@@ -123,17 +123,10 @@ def board_camera(pair: BoardPair, fmt: str, width: int, height: int) -> Iterator
     in `fmt` at `width` x `height`, seen through the pair's link (the virtual lab's dummy_hcd)."""
     if pair.settings(CameraSettings).gadgetfs:
         camera = Uvc(fmt=fmt, width=width, height=height, bulk=True)
-        with gadget_on(pair, camera, backend=_gadgetfs_camera(pair, camera)) as gadget:
+        with gadget_on(pair, camera, backend=lambda udc: GadgetfsCamera(pair.device, udc, camera)) as gadget:
             yield uvc_capture_node(pair.host, gadget.usb_device)
         return
     yield pair.settings(CameraSettings).device or board_camera_node(pair.host)
-
-
-def _gadgetfs_camera(pair: BoardPair, camera: Uvc) -> GadgetfsCamera:
-    udc = getattr(pair.link, "udc", None)
-    if udc is None:
-        raise LabError(f"{pair.name}: the GadgetFS camera needs a USB link with a `udc` in boards.yaml")
-    return GadgetfsCamera(pair.device, udc, camera)
 
 
 def _capture_nodes(role: Role, parent: str) -> list[str]:

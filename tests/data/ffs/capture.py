@@ -57,7 +57,7 @@ def main() -> int:
     environments = Environments()
     try:
         for name, speed in PAIRS.items():
-            pair = BoardPair.open(inventory.boards[name], environments)
+            pair = environments.open(inventory.boards[name])
             pair.prepare()
             capture(pair, speed)
     finally:
