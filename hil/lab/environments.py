@@ -32,17 +32,18 @@ class Environments:
         self.leases: list[places.Lease] = []  # held now: released by give_back or at cleanup
 
     def open(self, board: Board) -> BoardPair:
-        """The pair's roles on its targets; a pair on places first reserves and acquires them (bounded wait)."""
-        lease = self.lease(board) if board.config.remote else None
+        """The pair's roles on its targets; a pair on places first reserves and acquires them (waits at most
+        `wait_s` per place) and builds its Environment on them."""
+        lease = self._lease(board) if board.config.remote else None
         try:
-            return BoardPair.on(board, lease.env if lease else self.get(board.env_path), lease)
+            env = self.get(board.env_path) if lease is None else self._ready(lease.env)
+            return BoardPair.on(board, env, lease)
         except BaseException:
             if lease is not None:
                 self.give_back(lease)
             raise
 
-    def lease(self, board: Board) -> places.Lease:
-        """Reserve and acquire the places of a pair that names them (waits at most `wait_s` per place)."""
+    def _lease(self, board: Board) -> places.Lease:
         if self.coordinator is None:
             raise LabError(
                 f"{board.name} names labgrid places but no coordinator is set: give --lg-coordinator HOST:PORT, "
@@ -50,15 +51,8 @@ class Environments:
             )
         if self._remote is None:
             self._remote = places.Coordinator(self.coordinator, places.UsersChoice.from_environ())
-        lease = places.lease_pair(board, self._remote, self.wait_s)
-        self.leases.append(lease)
-        if self.build is not None and lease.env is not None:
-            try:
-                provision(lease.env, self.build)
-            except BaseException:
-                self.give_back(lease)
-                raise
-        return lease
+        self.leases.append(places.lease_pair(board, self._remote, self.wait_s))
+        return self.leases[-1]
 
     def give_back(self, lease: places.Lease) -> None:
         """Power the pair's boards off and release its places (every step attempted, once)."""

@@ -28,7 +28,6 @@ View = TypeVar("View")
 @dataclass
 class BoardPair:
     board: Board
-    env: Environment
     roles: dict[str, Role] = field(default_factory=dict)
     facts: Facts = field(default_factory=Facts)  # every result's (hil.facts): where, the link, each board
     lease: places.Lease | None = None  # the places it holds, when it runs on a shared lab
@@ -43,7 +42,7 @@ class BoardPair:
             if target is None:
                 raise LabError(f"{board.name}: target {role_cfg.target!r} missing from {board.env_path}")
             roles[role_name] = Role(role_name, target, board.name)
-        pair = cls(board=board, env=env, roles=roles, lease=lease)
+        pair = cls(board=board, roles=roles, lease=lease)
         if lease is not None:
             lease.record(pair.facts)  # every result names the place and exporter it ran on
         else:

@@ -1,4 +1,4 @@
-"""A pair's facts for a result (hil.facts): its link as declared, and each board as its last boot found it."""
+"""A pair's facts for a result (hil.facts): its link as declared, each board as its last boot found it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from hil.facts import Facts
-from hil.inventory.schema import Link, UsbLink
+from hil.inventory.schema import UsbLink
 from hil.lab.board.identify import identify
 from hil.lab.board.role import one_per_board
 
@@ -18,8 +18,11 @@ def facts_now(pair: BoardPair) -> Facts:
     """The pair's facts, a copy: each board identified once per boot (its architecture, kernel, model, serial
     number and MAC: hil.lab.board.identify, one command), its boot loader, build and last boot as its strategy
     knows them."""
-    facts = pair.facts
-    facts.link = facts.link or describe_link(pair.link)
+    facts, link = pair.facts, pair.link
+    if facts.link is None:  # as boards.yaml declares it (what it negotiated is BoardPair.record_link's)
+        usb = isinstance(link, UsbLink)
+        declared = f"USB {link.speed} speed" if usb else f"PCIe Gen{link.gen} x{link.lanes}, MPS {link.max_payload} B"
+        facts.link = declared + (" (emulated)" if link.emulated else "")
     for role in one_per_board(pair.roles.values()):
         board, strategy = facts.board(role.target.name), role.strategy
         if pair.identified.get(role.target.name) != role.power_cycles:
@@ -37,10 +40,3 @@ def facts_now(pair: BoardPair) -> Facts:
     facts.kernel = ", ".join(sorted({board.kernel for board in facts.boards.values() if board.kernel})) or None
     facts.arch = ", ".join(sorted({board.arch for board in facts.boards.values() if board.arch})) or None
     return facts.copy()
-
-
-def describe_link(cfg: Link) -> str:
-    """The link as boards.yaml declares it (what it negotiated is BoardPair.record_link's)."""
-    usb = isinstance(cfg, UsbLink)
-    text = f"USB {cfg.speed} speed" if usb else f"PCIe Gen{cfg.gen} x{cfg.lanes}, MPS {cfg.max_payload} B"
-    return text + (" (emulated)" if cfg.emulated else "")

@@ -11,7 +11,6 @@ The role puts the deployed bin/ first on the PATH of every command it runs (hil.
 run the programs by name; `Deployment.library(name)` is where an LD_PRELOAD library went.
 
 The lab PC (hil's LocalShellDriver) is a target too: its build is used where it was built, nothing copied.
-`require_tools` is the check before a test's first sample: hil's programs deployed, every other tool there.
 """
 
 from __future__ import annotations

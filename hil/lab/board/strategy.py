@@ -257,13 +257,17 @@ class BoardStrategy(RecoveringStrategy):
         self.target.activate(self.console)
         self.enter("power on", self.power)
         self.switch_power(on=True)
+        self.boot_linux()
         self.enter("login", self.shell)
         self.target.activate(self.shell)
+
+    def boot_linux(self) -> None:
+        """Between power-on and the login prompt: nothing, the board boots straight into Linux."""
 
 
 @target_factory.reg_driver
 @attr.s(eq=False)
-class BootloaderStrategy(RecoveringStrategy):
+class BootloaderStrategy(BoardStrategy):
     """Power on, stop the boot loader at its prompt, boot Linux from it, log in.
 
     The boot loader is any labgrid driver that implements LinuxBootProtocol and gets to its prompt on
@@ -272,12 +276,7 @@ class BootloaderStrategy(RecoveringStrategy):
     the kernel was entered. hil/vlab/env-uboot.yaml is the example environment.
     """
 
-    bindings: ClassVar[dict] = {
-        "power": "PowerProtocol",
-        "console": "ConsoleProtocol",
-        "bootloader": "LinuxBootProtocol",
-        "shell": "ShellDriver",
-    }
+    bindings: ClassVar[dict] = {**BoardStrategy.bindings, "bootloader": "LinuxBootProtocol"}
 
     bootloader_version: str | None = None  # its own words at its prompt (U-Boot's `version`), per boot
 
@@ -295,11 +294,7 @@ class BootloaderStrategy(RecoveringStrategy):
             return None
         return next((line.strip() for line in lines if line.strip()), None)
 
-    def bring_up(self) -> None:
-        self.enter("console", self.console)
-        self.target.activate(self.console)
-        self.enter("power on", self.power)
-        self.switch_power(on=True)
+    def boot_linux(self) -> None:
         self.enter("boot loader prompt", self.bootloader)
         self.target.activate(self.bootloader)  # waits for the prompt, interrupting autoboot
         self.bootloader_version = self._ask_version()
@@ -308,8 +303,6 @@ class BootloaderStrategy(RecoveringStrategy):
         self.bootloader.await_boot()
         # Its prompt is gone; once booted only the shell is active, the CommandProtocol a Role runs on.
         self.target.deactivate(self.bootloader)
-        self.enter("login", self.shell)
-        self.target.activate(self.shell)
 
 
 def _describe(resource: object) -> str:

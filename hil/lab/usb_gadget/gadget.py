@@ -1,7 +1,7 @@
 """USB gadgets on the device role: the functions a test asks for, and the backends that run them.
 
 A test names its functions (`MassStorage`, `Ecm`, `MtpResponder`, ...) and the pair's `link.gadget` in
-boards.yaml picks the backend (`BoardPair.gadget`), behind one interface, `GadgetBackend`:
+boards.yaml picks the backend (hil.lab.usb_gadget.on_link), behind one interface, `GadgetBackend`:
 
 - `Gadget` (configfs, the default): hil builds its own gadget through configfs (libcomposite), binds it,
   and on the way out unbinds it and removes its configfs tree. A gadget left over by a crashed run (same

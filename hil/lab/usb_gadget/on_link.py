@@ -5,6 +5,7 @@ sys.usb.config), enumerated by the host role at the link's speed, gone when the 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,8 +87,6 @@ def link_backend(pair: BoardPair, link: UsbLink, functions: list[Function], time
     if link.gadget == "android":
         # Android's gadget keeps its serial across configurations: the host must drop the old device
         # before the new one is looked for, or the test would find the one that is going away.
-        def host_lets_go(serial: str) -> None:
-            usbhost.wait_until_gone(pair.host, serial, timeout_s=timeout_s)
-
+        host_lets_go = functools.partial(usbhost.wait_until_gone, pair.host, timeout_s=timeout_s)
         return AndroidGadget(pair.device, link.udc, functions, link.android_gadget, on_disconnect=host_lets_go)
     return Gadget(pair.device, link.udc, functions)

@@ -7,8 +7,8 @@ Declared on the PC's target next to hil's LocalShellDriver:
         LocalShellDriver: {}
         UsbEnumerationDriver: {}
 
-BoardPair.gadget calls it after binding a gadget when the host role's target has it: the device with the
-gadget's VID:PID and serial must be listed by libusb within the enumeration bound, at no lower speed than
+hil.lab.usb_gadget.on_link calls it after binding a gadget when the host role's target has it: the device with
+the gadget's VID:PID and serial must be listed by libusb within the enumeration bound, at no lower speed than
 boards.yaml's link, or the test is an ERROR naming both; VID:PID, speed and bus path go into the result's
 facts. It runs in pytest's own process, so only a target on the machine running pytest can have it. On
 the virtual lab the USB host is the board's own kernel (dummy_hcd), reached over its console: there the
