@@ -1,8 +1,7 @@
-"""labgrid environments of a run: one per env file, shared by the pairs on it (the virtual lab's high-speed and
-super-speed pairs share one booted board), and one of its own for a pair on places (hil.lab.board.places), built
-on the places it leased. The build under test goes on every board before its first power-on
-(hil.lab.board.provision); at the end every board is powered off and every place released.
-"""
+"""labgrid environments of a run: one per env file, shared by its pairs (the virtual lab's high-speed and
+super-speed pairs share one booted board), one of its own for a pair on places (hil.lab.board.places). The build
+under test goes on every board before its first power-on (hil.lab.board.provision); at the end every board is
+powered off and every place released."""
 
 from __future__ import annotations
 
@@ -34,7 +33,16 @@ class Environments:
     def open(self, board: Board) -> BoardPair:
         """The pair's roles on its targets; a pair on places first reserves and acquires them (waits at most
         `wait_s` per place) and builds its Environment on them."""
-        lease = self._lease(board) if board.config.remote else None
+        lease = None
+        if board.config.remote:
+            if self.coordinator is None:
+                raise LabError(
+                    f"{board.name} names labgrid places but no coordinator is set: give --lg-coordinator HOST:PORT, "
+                    "LG_COORDINATOR, or coordinator/address in boards.yaml"
+                )
+            self._remote = self._remote or places.Coordinator(self.coordinator, places.UsersChoice.from_environ())
+            lease = places.lease_pair(board, self._remote, self.wait_s)
+            self.leases.append(lease)
         try:
             env = self.get(board.env_path) if lease is None else self._ready(lease.env)
             return BoardPair.on(board, env, lease)
@@ -42,17 +50,6 @@ class Environments:
             if lease is not None:
                 self.give_back(lease)
             raise
-
-    def _lease(self, board: Board) -> places.Lease:
-        if self.coordinator is None:
-            raise LabError(
-                f"{board.name} names labgrid places but no coordinator is set: give --lg-coordinator HOST:PORT, "
-                "LG_COORDINATOR, or coordinator/address in boards.yaml"
-            )
-        if self._remote is None:
-            self._remote = places.Coordinator(self.coordinator, places.UsersChoice.from_environ())
-        self.leases.append(places.lease_pair(board, self._remote, self.wait_s))
-        return self.leases[-1]
 
     def give_back(self, lease: places.Lease) -> None:
         """Power the pair's boards off and release its places (every step attempted, once)."""

@@ -1,9 +1,7 @@
-"""A board pair at run time: its roles on labgrid targets, its link, its facts, the places it holds.
-
-A pair is what the pieces that do the work are given: opened and given back by hil.lab.environments, the
-programs its tests need deployed by hil.lab.board.deploy.require_tools, its facts for a result gathered by
-hil.lab.pair_facts, a USB device test's gadget run on its link by hil.lab.usb_gadget.on_link.
-"""
+"""A board pair at run time: its roles on labgrid targets, its link, its facts, the places it holds. What works on
+a pair lives by its job: opening and giving back (hil.lab.environments), the programs its tests need
+(hil.lab.board.deploy.require_tools), its facts for a result (hil.lab.pair_facts), a gadget on its USB link
+(hil.lab.usb_gadget.on_link)."""
 
 from __future__ import annotations
 

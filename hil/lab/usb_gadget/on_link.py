@@ -46,11 +46,9 @@ def gadget_on(
 ) -> Iterator[GadgetOnLink]:
     """Run a gadget of `functions` on the pair's device role, wait for the host to enumerate it, check the speed.
 
-    attach: what must run on the device before the host can see the gadget (a UVC gadget stays off
-    the bus until its frame source opens the video node); it is left when the gadget goes.
-    backend: makes, for the link's UDC, a gadget that is a program of its own instead of the link's backend
-    running `functions` (hil.lab.usb_gadget.uvc_gadgetfs: the GadgetFS bulk camera).
-    """
+    attach: what must run on the device before the host can see the gadget (a UVC gadget stays off the bus
+    until its frame source opens the video node); it is left when the gadget goes. backend: makes, for the
+    link's UDC, a gadget that is a program of its own (hil.lab.usb_gadget.uvc_gadgetfs: the GadgetFS camera)."""
     link = pair.link
     if not isinstance(link, UsbLink) or link.udc is None:
         raise LabError(f"{pair.name}: gadget tests need a USB link with a `udc` in boards.yaml")
@@ -62,12 +60,10 @@ def gadget_on(
 
 
 def enumerated(pair: BoardPair, gadget: GadgetBackend, *, timeout_s: float) -> usbhost.UsbDevice:
-    """The bound gadget as the pair's host role sees it, at the link's speed, or a LabError saying what it saw.
-
-    A host whose target declares a UsbEnumerationDriver (a lab PC) confirms it through pyusb first: what
-    a USB program there sees. Then sysfs, the kernel's word (all the virtual lab's host has): the exact
-    speed, and the device's sysfs path the tests use.
-    """
+    """The bound gadget as the pair's host role sees it, at the link's speed, or a LabError saying what it saw:
+    first through pyusb where the host's target declares a UsbEnumerationDriver (a lab PC: what a USB program
+    there sees), then through sysfs, the kernel's word (all the virtual lab's host has), for the exact speed and
+    the device's sysfs path the tests use."""
     link = pair.link
     pair.note(gadget=gadget.describe())
     speed = link.speed

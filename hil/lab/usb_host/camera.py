@@ -94,10 +94,6 @@ def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
     """The pair's device role streaming as `camera`, enumerated by the host: a bulk camera on a pair with
     uvc.gadgetfs is hil's GadgetFS camera (hil.lab.usb_gadget.uvc_gadgetfs); otherwise the configfs UVC function fed
     by uvc_source, which opens the gadget's video node (the gadget stays off the bus until it does)."""
-    if camera.bulk and pair.settings(UvcSettings).gadgetfs:
-        with gadget_on(pair, camera, backend=lambda udc: GadgetfsCamera(pair.device, udc, camera)) as gadget:
-            yield gadget
-        return
 
     def frame_source(gadget: GadgetBackend) -> contextlib.AbstractContextManager[object]:
         node = camera.video_node(pair.device)
@@ -105,7 +101,9 @@ def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
         command = uvc_source_command(node, camera.fmt, camera.width, camera.height, max_payload=max_payload)
         return pair.device.background(command, ready=r"uvc_source ready", name="uvc_source")
 
-    with gadget_on(pair, camera, attach=frame_source) as gadget:
+    gadgetfs = camera.bulk and pair.settings(UvcSettings).gadgetfs
+    backend = (lambda udc: GadgetfsCamera(pair.device, udc, camera)) if gadgetfs else None
+    with gadget_on(pair, camera, backend=backend, attach=None if gadgetfs else frame_source) as gadget:
         yield gadget
 
 
