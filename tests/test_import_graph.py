@@ -73,11 +73,17 @@ def test_no_import_cycle_in_hil():
     _assert_no_cycle(_hil_modules(), load_time_only=True)
 
 
-def test_no_circle_in_the_board_layer_even_for_the_type_checker():
-    """hil.lab.board imports one way also under TYPE_CHECKING and inside functions: role uses background and
-    deploy, which type against hil.lab.board.shell.Shell instead of importing role back."""
-    board = {name: path for name, path in _hil_modules().items() if name.startswith("hil.lab.board")}
-    _assert_no_cycle(board, load_time_only=False, typing_too=True)
+def test_no_circle_in_the_lab_layer_even_for_the_type_checker():
+    """hil.lab imports one way also under TYPE_CHECKING and inside functions: in hil.lab.board, role uses
+    background and deploy, which type against hil.lab.board.shell.Shell instead of importing role back; the
+    modules that work on a pair (environments, pair_facts, usb_gadget.on_link) import hil.lab.pair, never the
+    other way round."""
+    lab = {name: path for name, path in _hil_modules().items() if name == "hil.lab" or name.startswith("hil.lab.")}
+    _assert_no_cycle(lab, load_time_only=False, typing_too=True)
+    pair = _imports(HIL / "lab" / "pair.py", load_time_only=False, typing_too=True)
+    assert not any(
+        name.startswith(("hil.lab.environments", "hil.lab.pair_facts", "hil.lab.usb_gadget.on_link")) for name in pair
+    )
 
 
 def test_the_checks_see_what_they_look_for():
