@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from hil.diagnose import probes, steps
 from hil.lab.board import shell
 from hil.lab.network.path import NetEnd
-from hil.measure import iperf3, udp_two_step
+from hil.measure import board_state, iperf3, udp_two_step
 from hil.measure.iperf3 import Endpoint
 from hil.verdict.measurement import CpuShare, Measurement
 
@@ -69,10 +69,10 @@ class NetworkDiagnosis:
 
     def _snapshot(self, tag: str, files: list[str]) -> dict[str, str]:
         """The board's files and the receiver's UDP counters (each in its own namespace), keyed by path."""
-        found = probes.parse_sections(self.board.run(shell.cmd("sh", "-c", probes.snapshot_script(tag, files))))
-        snmp = probes.snapshot_script(tag, [SNMP])
-        found.update(probes.parse_sections(self.receiver.role.run(self.receiver.wrap(shell.cmd("sh", "-c", snmp)))))
-        return {name.removeprefix(f"{tag} "): text for name, text in found.items()}
+        found = board_state.parse(self.board.run(shell.cmd("sh", "-c", board_state.script(tag, files))), tag)
+        snmp = shell.cmd("sh", "-c", board_state.script(tag, [SNMP]))
+        found.update(board_state.parse(self.receiver.role.run(self.receiver.wrap(snmp)), tag))
+        return found
 
 
 def transfer_line(measurement: Measurement) -> str:

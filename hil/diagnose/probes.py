@@ -1,14 +1,13 @@
 """What the diagnosis reads on a role around a transfer: the block layer's counters, the interrupts, the CPUs,
 the network stack's.
 
-Files read around a transfer come in one command as sections (`snapshot_script`, `parse_sections`); each
-file has a parser of its own (real outputs in tests/data/diagnose):
+Files read around a transfer come in one command as sections (hil.measure.board_state); each file has a
+parser of its own (real outputs in tests/data/diagnose):
 - `/sys/block/<disk>/stat`: requests and sectors per direction, so the merged request size is their quotient;
 - `/proc/interrupts` and the interrupt lines of a device's controller (its PCI MSI vectors or its one `irq`,
   found by walking up from the device's sysfs node), with each line's `smp_affinity_list`;
 - `/proc/softirqs`: where the kernel ran each kind of softirq (NET_RX: the receive path), per CPU;
-- `/proc/net/snmp`: the UDP counters, among them the datagrams a full socket receive buffer dropped;
-(the operating point is hil.measure.operating_point's snapshot).
+- `/proc/net/snmp`: the UDP counters, among them the datagrams a full socket receive buffer dropped.
 """
 
 from __future__ import annotations
@@ -138,29 +137,6 @@ def parse_controller(text: str) -> Controller:
     if not path:
         raise ParseError("the controller probe printed no `controller` line", text)
     return Controller(path, irqs)
-
-
-SECTION = "@@hil "  # a section's header line: the marker, the snapshot's tag, the file's path
-
-
-def snapshot_script(tag: str, paths: list[str]) -> str:
-    """One command printing each file under a header of its own (a glob in a path reads every file it finds)."""
-    quoted = " ".join(path if "*" in path else shell.quote(path) for path in paths)
-    return f'for f in {quoted}; do echo "{SECTION}{tag} $f"; cat "$f" 2>/dev/null; done'
-
-
-def parse_sections(text: str) -> dict[str, str]:
-    """`snapshot_script`'s output (several joined): "TAG PATH" -> that file's text."""
-    sections: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in text.splitlines():
-        if line.startswith(SECTION):
-            current = sections.setdefault(line.removeprefix(SECTION).strip(), [])
-        elif current is not None:
-            current.append(line)
-    if not sections:
-        raise ParseError("the snapshot printed none of its sections", text)
-    return {name: "\n".join(lines) for name, lines in sections.items()}
 
 
 def parse_softirqs(text: str) -> dict[str, tuple[int, ...]]:

@@ -1,6 +1,6 @@
 """The findings every diagnosis shares, each one line: the CPUs during a transfer, the controller's interrupt
 lines with their affinity, each role's operating point. The files they read come from
-hil.diagnose.probes' snapshots, keyed by path ("/proc/stat", "/proc/interrupts")."""
+hil.measure.board_state's snapshots, keyed by path ("/proc/stat", "/proc/interrupts")."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 
 from hil.diagnose import probes
 from hil.lab.board.role import Role
-from hil.measure import cpuload, operating_point
+from hil.measure import board_state, cpuload, operating_point
 from hil.verdict.measurement import CpuShare
 
-PROC_STAT, INTERRUPTS = "/proc/stat", "/proc/interrupts"
+PROC_STAT, INTERRUPTS = board_state.PROC_STAT, "/proc/interrupts"
 
 
 def cpu_shares(before: Mapping[str, str], after: Mapping[str, str]) -> dict[str, CpuShare]:
@@ -51,9 +51,9 @@ def interrupt_lines(controller: probes.Controller, before: Mapping[str, str], af
 
 
 def operating_points(roles: Sequence[Role]) -> list[str]:
-    """Each role's operating point, once per role."""
+    """Each role's operating point (read as the samples read it: hil.measure.board_state), once per role."""
     distinct = [role for index, role in enumerate(roles) if not any(role is seen for seen in roles[:index])]
-    return [operating_point_line(role.name, operating_point.snapshot(role)) for role in distinct]
+    return [operating_point_line(role.name, board_state.read(role)[1]) for role in distinct]
 
 
 def operating_point_line(role: str, point: operating_point.OperatingPoint) -> str:

@@ -21,7 +21,7 @@ from hil.diagnose import probes, steps
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.storage import queue
-from hil.measure import dd
+from hil.measure import board_state, dd
 
 LOSS = 0.7  # a layer below 70% of the one beneath it is where the rate goes (the samples' spread is < 20%)
 MAX_MB = 64  # each layer moves at most this much: long enough to time, short enough to bound the diagnosis
@@ -72,19 +72,16 @@ class StorageDiagnosis:
         direction = self.direction if self.raw_writable or self.direction == "read" else "read"
         queue_of = queue.read(self.role, self.disk)
         stat = f"/sys/block/{queue_of.disk}/stat"
-        controller = probes.parse_controller(self.role.run(probes.controller_script(self.disk), timeout=30))
         files = [stat, steps.PROC_STAT, steps.INTERRUPTS]
         command = dd.read_command if direction == "read" else dd.write_command
         self.role.run(dd.DROP_CACHES, timeout=60)
         moved = command(self.disk, self.block_size, self.mb)
-        output = self.role.run(
-            f"{probes.snapshot_script('before', files)}; echo '{probes.SECTION}dd'; {moved} 2>&1; "
-            f"{probes.snapshot_script('after', files)}",
-            timeout=120,
-        )
-        sections = probes.parse_sections(output)
-        before, after = ({path: sections.get(f"{tag} {path}", "") for path in files} for tag in ("before", "after"))
-        rate = dd.parse(sections.get("dd", output), expected_bytes=None).mb_per_s
+        transfer = board_state.script("transfer", commands={"dd": f"{moved} 2>&1"})
+        controller = {"controller": probes.controller_script(self.disk)}
+        snapshots = [board_state.script("before", files, controller), transfer, board_state.script("after", files)]
+        output = self.role.run("; ".join(snapshots), timeout=120)
+        before, after = (board_state.parse(output, tag) for tag in ("before", "after"))
+        rate = dd.parse(board_state.parse(output, "transfer")["dd"], expected_bytes=None).mb_per_s
         rates["raw"] = rate
         lines = [
             f"the raw device {queue_of.disk} {_verb(direction)} {rate:.1f} MB/s ({self.block_size} blocks, dd direct)"
@@ -92,7 +89,7 @@ class StorageDiagnosis:
         stats = [probes.parse_block_stat(side[stat]) for side in (before, after)]
         lines += requests_line(queue_of, *stats, direction, self.block_size)
         lines.append(steps.cpu_line(steps.cpu_shares(before, after)))
-        return lines + steps.interrupt_lines(controller, before, after)
+        return lines + steps.interrupt_lines(probes.parse_controller(before["controller"]), before, after)
 
     def _file_system(self, rates: dict[str, float]) -> list[str]:
         if self.mount is None:

@@ -1,12 +1,15 @@
-"""What the board doing the work did around each sample: its per-CPU load (/proc/stat, hil.measure.cpuload)
-and its operating point (hil.measure.operating_point), read with ONE command before the sample and one after:
-on a serial console every command is a round trip, and two facts per side cost two."""
+"""Several files and commands of a board read with ONE shell command (on a serial console every command is a
+round trip), each output under a header line of its own (`@@hil TAG NAME`): `script` builds it, `parse` splits
+it, each section's parser checks it. So are read the per-CPU load (/proc/stat) and the operating point around
+each sample (`with_board_state`), and the diagnosis' counters around its transfers (hil.diagnose).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hil.lab.board import shell
 from hil.measure import cpuload, operating_point
 from hil.measure.around import around
 from hil.verdict.errors import ParseError
@@ -14,36 +17,61 @@ from hil.verdict.errors import ParseError
 if TYPE_CHECKING:
     from hil.lab.board.role import Role
 
-MARK = "hil-operating-point"  # between the two outputs; neither prints it
-# No value from configuration goes into it: nothing to quote.
-COMMAND = f"cat /proc/stat; echo {MARK}; {operating_point.SCRIPT}"
+SECTION = "@@hil "  # a section's header line: the marker, the snapshot's tag, the file's path or command's name
+PROC_STAT, OPERATING_POINT = "/proc/stat", "operating-point"
 
+
+def script(tag: str, files: Sequence[str] = (), commands: Mapping[str, str] | None = None) -> str:
+    """One command printing each of `files` (a glob in a path reads every file it finds) under "TAG PATH",
+    then each command's output under "TAG NAME"; commands run after the files (the operating point's cd's)."""
+    paths = " ".join(path if "*" in path else shell.quote(path) for path in files)
+    header = shell.quote(f"{SECTION}{tag} ")
+    parts = [f'for f in {paths}; do echo {header}"$f"; cat "$f" 2>/dev/null; done'] if files else []
+    parts += [f"echo {shell.quote(f'{SECTION}{tag} {name}')}; {command}" for name, command in (commands or {}).items()]
+    return "; ".join(parts)
+
+
+def parse(text: str, tag: str) -> dict[str, str]:
+    """The sections of `tag` in `script`'s output (several may be joined in `text`): path or name -> its text."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith(SECTION):
+            found, _, name = line.removeprefix(SECTION).partition(" ")
+            current = sections.setdefault(name.strip(), []) if found == tag else None
+        elif current is not None:
+            current.append(line)
+    if not sections:
+        raise ParseError(f"the snapshot printed none of its {tag!r} sections", text)
+    return {name: "\n".join(lines) for name, lines in sections.items()}
+
+
+COMMAND = script("state", commands={PROC_STAT: "cat /proc/stat", OPERATING_POINT: operating_point.SCRIPT})
 State = tuple[dict[str, tuple[int, ...]], operating_point.OperatingPoint]
 
 
-def parse(text: str) -> State:
+def parse_state(text: str) -> State:
     """/proc/stat's counters and the operating point from COMMAND's output; each part checked by its parser."""
-    stat, mark, point = text.partition(f"\n{MARK}\n")
-    if not mark:
-        raise ParseError(f"board state: no {MARK!r} line between /proc/stat and the operating point", text)
+    sections = parse(text, "state")
     try:
-        return cpuload.parse_stat(stat), operating_point.parse(point)
+        return cpuload.parse_stat(sections.get(PROC_STAT, "")), operating_point.parse(sections.get(OPERATING_POINT, ""))
     except ParseError as exc:  # the report shows the whole output, not the part that failed
         raise ParseError(f"board state: {exc}", text) from exc
+
+
+def read(role: Role) -> State:
+    return parse_state(role.run(COMMAND, timeout=30))
 
 
 def with_board_state(role: Role, sample: Callable[[], Any]) -> Callable[[], Any]:
     """`sample`, with `role`'s per-CPU load during it (`observed.cpu_load`, and the busiest core as the tool's
     `cpu_busiest` quantity) and what moved of its operating point (`observed.operating_point`)."""
 
-    def read() -> State:
-        return parse(role.run(COMMAND, timeout=30))
-
     def after(before: State) -> dict[str, Any]:
-        stat, point = read()
+        stat, point = read(role)
         return {
             "cpu_load": cpuload.load(role, before[0], stat),
             "operating_point": operating_point.change(role, before[1], point),
         }
 
-    return cpuload.with_busiest(around(sample, read, after))
+    return cpuload.with_busiest(around(sample, lambda: read(role), after))

@@ -4,7 +4,7 @@ Seed 002 fixes the CPU and DDR frequencies and turns ASPM off before measuring; 
 and pins the governor. A sample during which a core went offline, the CPU clock changed, the SoC throttled,
 a PCIe link retrained to another speed or width or an AER error was counted is not a figure of the board as
 declared. USB resets are read too, not yet decided on (libmtp resets the device after every copy). One command
-reads it all from sysfs (what the board lacks it skips):
+reads it all from sysfs (what the board lacks it skips), with /proc/stat (hil.measure.board_state):
 
     online cpuN 0|1                          /sys/devices/system/cpu/cpuN/online (cpu0 often has none)
     freq cpuN KHZ                            cpufreq's scaling_cur_freq
@@ -14,7 +14,7 @@ reads it all from sysfs (what the board lacks it skips):
     aer BDF KIND TOTAL                       its AER counters (aer_dev_correctable, ...)
     usb_resets N                             'reset ... USB device' lines in the kernel log
 
-    point = snapshot(role); ...; moved(point, snapshot(role))   # ["cpu1 went offline", ...]
+    moved(parse(before), parse(after))   # ["cpu1 went offline", ...]
 """
 
 from __future__ import annotations
@@ -111,10 +111,6 @@ def _take(point: OperatingPoint, kind: str, words: list[str], raw: str) -> None:
         point.aer[f"{words[0]} {words[1]}"] = number(words[2], f"{words[0]} {words[1]}")
     else:
         point.usb_resets = number(words[0], "USB resets")
-
-
-def snapshot(role: Role) -> OperatingPoint:
-    return parse(role.run(SCRIPT, timeout=30))
 
 
 def moved(before: OperatingPoint, after: OperatingPoint) -> list[str]:

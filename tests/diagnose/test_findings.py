@@ -12,7 +12,7 @@ from hil.diagnose.storage import requests_line, where
 from hil.lab.pcie.link import TrainedLink
 from hil.lab.pcie.payload import parse_config
 from hil.lab.storage.queue import BlockQueue
-from hil.measure import operating_point, pcie_dmatest
+from hil.measure import board_state, operating_point, pcie_dmatest
 from hil.verdict.measurement import CpuShare
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "operating_point"
@@ -115,8 +115,8 @@ def test_a_socket_that_kept_up_is_not_blamed():
 
 
 def snapshot_with_net_rx(counts: tuple[int, ...], rps: str) -> dict[str, str]:
-    sections = probes.parse_sections((TESTDATA / "diagnose" / "snapshot-lo.txt").read_text())
-    softirqs = sections["before /proc/softirqs"].splitlines()
+    sections = board_state.parse((TESTDATA / "diagnose" / "snapshot-lo.txt").read_text(), "before")
+    softirqs = sections["/proc/softirqs"].splitlines()
     softirqs = [line if "NET_RX:" not in line else "NET_RX: " + " ".join(map(str, counts)) for line in softirqs]
     return {"/proc/softirqs": "\n".join(softirqs), "/sys/class/net/usb0/queues/rx-0/rps_cpus": rps}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from hil.diagnose import probes
+from hil.measure import board_state
 from hil.verdict.errors import ParseError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "diagnose"
@@ -65,16 +66,18 @@ def test_the_controller_of_a_disk_with_its_interrupts_and_affinity():
 
 
 def test_a_snapshot_gives_each_file_under_its_tag_and_path_with_a_glob_expanded():
-    sections = probes.parse_sections(captured("snapshot-lo"))
+    sections = board_state.parse(captured("snapshot-lo"), "before")
     assert set(sections) == {
-        "before /proc/stat",
-        "before /proc/interrupts",
-        "before /proc/softirqs",
-        "before /sys/class/net/lo/queues/rx-0/rps_cpus",
+        "/proc/stat",
+        "/proc/interrupts",
+        "/proc/softirqs",
+        "/sys/class/net/lo/queues/rx-0/rps_cpus",
     }
-    assert sections["before /proc/stat"].startswith("cpu ")
-    assert probes.parse_interrupts(sections["before /proc/interrupts"])
-    assert int(sections["before /sys/class/net/lo/queues/rx-0/rps_cpus"], 16) == 0  # RPS off
+    assert sections["/proc/stat"].startswith("cpu ")
+    assert probes.parse_interrupts(sections["/proc/interrupts"])
+    assert int(sections["/sys/class/net/lo/queues/rx-0/rps_cpus"], 16) == 0  # RPS off
+    with pytest.raises(ParseError):  # a tag it does not hold
+        board_state.parse(captured("snapshot-lo"), "after")
 
 
 def test_softirqs_give_the_receive_path_per_cpu():
@@ -99,7 +102,7 @@ def test_snmp_gives_the_udp_counters_by_name():
         (probes.parse_block_stat, "cat: /sys/block/sdz/stat: No such file or directory"),
         (probes.parse_interrupts, "sh: 1: cannot open /proc/interrupts: No such file"),
         (probes.parse_controller, "readlink: missing operand"),
-        (probes.parse_sections, "sh: 1: cat: not found"),
+        (lambda text: board_state.parse(text, "before"), "sh: 1: cat: not found"),
         (probes.parse_softirqs, "cat: /proc/softirqs: No such file or directory"),
         (probes.parse_snmp, "Udp: InDatagrams NoPorts\nUdp: 12"),
     ],

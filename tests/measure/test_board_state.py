@@ -11,19 +11,20 @@ from hil.measure import board_state, cpuload, operating_point
 from hil.verdict.errors import ParseError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "operating_point"
+POINT = f"{board_state.SECTION}state {board_state.OPERATING_POINT}"  # the operating point's header
 BOOTED = (DATA / "vlab-board-state.txt").read_text()
 OFFLINE = (DATA / "vlab-board-state-cpu1-offline.txt").read_text()
 
 
 def test_one_output_gives_both_parts():
-    stat, point = board_state.parse(BOOTED)
+    stat, point = board_state.parse_state(BOOTED)
     assert {"cpu", "cpu0", "cpu1"} <= stat.keys()
     assert point.online.get("cpu1") is True
 
 
 def test_a_core_taken_offline_leaves_no_load_figure_and_is_named_as_a_move():
     role = Role("rc", SimpleNamespace(name="vboard"), "vlab")  # only its names are read: no board runs
-    (before, was), (after, now) = board_state.parse(BOOTED), board_state.parse(OFFLINE)
+    (before, was), (after, now) = board_state.parse_state(BOOTED), board_state.parse_state(OFFLINE)
     assert cpuload.load(role, before, after) is None
     assert operating_point.change(role, was, now).moved == ["cpu1 went offline"]
 
@@ -31,13 +32,13 @@ def test_a_core_taken_offline_leaves_no_load_figure_and_is_named_as_a_move():
 @pytest.mark.parametrize(
     "damaged",
     [
-        BOOTED.replace(board_state.MARK, "hil-operating-pint"),  # the mark garbled: which part is which?
-        BOOTED.split(board_state.MARK)[0],  # cut after /proc/stat
+        BOOTED.replace(POINT, POINT.replace("point", "pint")),  # a header garbled: which part is which?
+        BOOTED.split(POINT)[0],  # cut after /proc/stat
         BOOTED.replace("\nend", "\n"),  # the operating point cut short
         BOOTED.replace("cpu0 ", "cpu0 x", 1),  # a /proc/stat line damaged
     ],
 )
 def test_damaged_output_is_refused_with_the_raw_output(damaged):
     with pytest.raises(ParseError) as refused:
-        board_state.parse(damaged)
+        board_state.parse_state(damaged)
     assert refused.value.raw_output == damaged

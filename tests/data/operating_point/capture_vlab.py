@@ -1,7 +1,7 @@
 """Regenerate the virtual board's operating-point snapshots: `python tests/data/operating_point/capture_vlab.py`.
 
 Boots the virtual board (hil/vlab/env.yaml), runs hil.measure.operating_point.SCRIPT (and
-hil.measure.board_state.COMMAND, /proc/stat with it) as the board is, then with cpu1 taken offline and put
+hil.measure.board_state.COMMAND: /proc/stat and it in sections) as the board is, then with cpu1 taken offline and put
 back, and writes NAME.txt (the console output, verbatim) and NAME.source beside this file.
 """
 
