@@ -1,11 +1,11 @@
-"""Where a network figure loses its rate: the board's receive path during one more run of the check's tool
-(seed 004's triage, seed 000 §2.2's for USB Ethernet).
+"""Where a network figure loses its rate: the receive path of the end that receives, during one more run of
+the check's tool (seed 004's triage, seed 000 §2.2's for USB Ethernet).
 
 Seed 004 finds the core that stops a UDP rate (a core at its irq/softirq limit, `mpstat -P ALL`), then
 spreads the receive path with RPS and sizes the socket buffers (`net.core.rmem_*`). `NetworkDiagnosis` runs
-the check's transfer once more with the counters around it and says, one line each: the rate and loss of
-that run; the CPUs; where the kernel ran the receive path (NET_RX softirqs per CPU) and the interface's RPS
-masks; the interface's interrupt lines and their affinity; for UDP, the datagrams the receiving socket
+the check's transfer once more with the receiver's counters around it and says, one line each: the rate and
+loss of that run; the CPUs; where the kernel ran the receive path (NET_RX softirqs per CPU) and the RPS masks
+of the interface; its interrupt lines and their affinity; for UDP, the datagrams the receiving socket
 dropped for a full buffer (/proc/net/snmp RcvbufErrors) against its size; each role's operating point:
 
     the receiving sockets dropped 5121 datagrams for a full buffer (RcvbufErrors), 871 were read
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from hil.diagnose import probes, steps
 from hil.lab.board import shell
 from hil.lab.network.path import NetEnd
+from hil.lab.network.usbethernet import Peer
 from hil.measure import board_state, iperf3, udp_two_step
-from hil.measure.iperf3 import Endpoint
 from hil.verdict.measurement import CpuShare, Measurement
 
-SOFTIRQS, SNMP = "/proc/softirqs", "/proc/net/snmp"
+SOFTIRQS, SNMP, CONTROLLER = "/proc/softirqs", "/proc/net/snmp", "controller"
 RMEM = ("rmem_default", "rmem_max")
 HELD = 0.8  # the receive path is held on one core when it ran this share of the NET_RX softirqs there
 SOCKET_LOSS = 0.01  # a socket that dropped this share of the datagrams is where the loss is
@@ -33,46 +33,39 @@ SOCKET_LOSS = 0.01  # a socket that dropped this share of the datagrams is where
 
 @dataclass(frozen=True)
 class NetworkDiagnosis:
-    """The check's transfer (`transfer`: one more run, a Measurement) and where to look: the board's interface
-    (`board`: its CPUs, interrupts, RPS) and the end that receives (`receiver`: its UDP sockets)."""
+    """The check's transfer (`transfer`: one more run, a Measurement) and where to look: the end that receives
+    (`receiver`, where a loss happens: its CPUs, its interface's receive path, RPS masks and interrupt lines,
+    its UDP sockets, read in its namespace; the lab PC behind a USB Ethernet adapter on the interface holding
+    its server's address) and the board's end (`board`), whose operating point is read beside the receiver's."""
 
     board: NetEnd
-    receiver: Endpoint
+    receiver: NetEnd | Peer
     transfer: Callable[[], Measurement]
 
     def __call__(self, deadline: float, lines: list[str]) -> None:
-        ifname = self.board.ifname
-        script = shell.cmd("sh", "-c", probes.interface_controller_script(ifname))
-        controller = probes.parse_controller(self.board.run(script, timeout=30))
-        files = [
-            steps.PROC_STAT,
-            steps.INTERRUPTS,
-            SOFTIRQS,
-            shell.quote(f"/sys/class/net/{ifname}/queues") + "/rx-*/rps_cpus",
-        ]
-        rmem = udp_two_step.receive_buffers(self.receiver.role)
-        before = self._snapshot("before", files)
+        end = self.receiver if isinstance(self.receiver, NetEnd) else self.receiver.end()
+        rps = shell.quote(f"/sys/class/net/{end.ifname}/queues") + "/rx-*/rps_cpus"
+        files = [steps.PROC_STAT, steps.INTERRUPTS, SOFTIRQS, SNMP, rps]
+        rmem = udp_two_step.receive_buffers(end.role)
+
+        def snapshot(tag: str, commands: dict[str, str] | None = None) -> dict[str, str]:  # in end's namespace
+            return board_state.parse(end.run(shell.cmd("sh", "-c", board_state.script(tag, files, commands))), tag)
+
+        before = snapshot("before", {CONTROLLER: probes.interface_controller_script(end.ifname)})
         measurement = self.transfer()
-        after = self._snapshot("after", files)
+        after = snapshot("after")
         lines.append(transfer_line(measurement))
         shares = steps.cpu_shares(before, after)
         lines.append(steps.cpu_line(shares))
-        lines.append(receive_path_line(ifname, before, after, shares))
-        lines += steps.interrupt_lines(controller, before, after)
+        lines.append(receive_path_line(end.ifname, before, after, shares))
+        lines += steps.interrupt_lines(probes.parse_controller(before[CONTROLLER]), before, after)
         if "loss" in measurement.values:
             udp = [probes.parse_snmp(side[SNMP]) for side in (before, after)]
             lines.append(socket_line(*udp, rmem))
         if time.monotonic() > deadline:
             lines.append("stopped at its time bound before the operating point")
             return
-        lines += steps.operating_points([self.board.role, self.receiver.role])
-
-    def _snapshot(self, tag: str, files: list[str]) -> dict[str, str]:
-        """The board's files and the receiver's UDP counters (each in its own namespace), keyed by path."""
-        found = board_state.parse(self.board.run(shell.cmd("sh", "-c", board_state.script(tag, files))), tag)
-        snmp = shell.cmd("sh", "-c", board_state.script(tag, [SNMP]))
-        found.update(board_state.parse(self.receiver.role.run(self.receiver.wrap(snmp)), tag))
-        return found
+        lines += steps.operating_points([self.board.role, end.role])
 
 
 def transfer_line(measurement: Measurement) -> str:

@@ -3,7 +3,7 @@ directions, and UDP first at the link's theoretical rate, then at the rate that 
 
 The board runs the gadget and the iperf3 server; the host runs the client. Directions are the board's
 (tx: the gadget sends). Every sample must show in both interfaces' byte counters. A FAIL or REGRESSION is
-diagnosed: the board's receive path and the receiving sockets during one more run (hil.diagnose.network).
+diagnosed: the receiving end's receive path and sockets during one more run (hil.diagnose.network).
 """
 
 import pytest

@@ -6,7 +6,7 @@ Directions are the board's (tx: the board sends).
 Before any figure: the adapter enumerated at the pair's USB speed, its driver and Ethernet rate are recorded,
 and the board's route to the PC goes through it (hil.lab.network.usbethernet). Every sample must show in the
 adapter's byte counters; its error and drop counters are stored with each sample, errors that grew flagged.
-A FAIL or REGRESSION is diagnosed: the board's receive path and the receiving sockets during one more run
+A FAIL or REGRESSION is diagnosed: the receiving end's receive path and sockets during one more run
 (hil.diagnose.network).
 """
 
@@ -45,7 +45,7 @@ def nic(pair):
 
 
 def _diagnosis(link, direction, transfer):
-    """The board's receive path, and the sockets of the end that receives (the PC when the board sends)."""
+    """The receive path and sockets of the end that receives: the PC when the board sends, else the board."""
     return NetworkDiagnosis(link.board, link.peer if direction == "tx" else link.board, transfer)
 
 

@@ -1,14 +1,15 @@
 """The network diagnosis on the virtual lab: the receiving socket starved on purpose
 (tests/vlab/small_socket_buffer_fault.py keeps net.core.rmem_default at 4096 bytes), the UDP loss FAILs its
-band, and the diagnosis that runs after the verdict names the receiving socket, with the receive path, the
-CPUs and the interface's interrupt beside it, in results.json. The loss band is made tight for the test
-(0.5%): the virtual link loses a few percent at the rate iperf3 settles on even with its default buffers (the
-pair's own band, 11.8%, was met at 3.1% by a starved run on a faster machine), and the diagnosis, not the band,
-is what is tested here."""
+band, and the diagnosis that runs after the verdict names the receiving socket, with the receive path of the
+receiving (host's) interface, its CPUs and interrupt beside it, in results.json. The loss band is made
+tight for the test (0.5%): the virtual link loses a few percent at the rate iperf3 settles on even with its
+default buffers (the pair's own band, 11.8%, was met at 3.1% by a starved run on a faster machine), and the
+diagnosis, not the band, is what is tested here."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 
@@ -40,7 +41,11 @@ def test_a_starved_receive_buffer_is_named_by_the_diagnosis_of_the_lossy_udp(tmp
     assert f"(net.core.rmem_default {RMEM_DEFAULT}, " in socket[0]
     assert socket[0].endswith("the loss is in the receiving socket, not on the link")
     assert lines[0].startswith("the transfer again: ") and "% lost" in lines[0]
-    assert any(line.startswith("the receive path (NET_RX softirqs) ran on cpu") for line in lines), lines
+    # tx: the gadget sends, the host's end receives: its interface (in its namespace) is the one read
+    ends = re.fullmatch(r"device (\S+) \S+, host (\S+) \S+", loss["facts"].get("usb_net", ""))
+    assert ends and ends[1] != ends[2], loss["facts"]
+    [path] = [line for line in lines if line.startswith("the receive path (NET_RX softirqs) ran on cpu")]
+    assert f"; RPS of {ends[2]}: " in path, lines
     assert any(line.startswith("CPUs during the transfer: cpu0 busy ") for line in lines), lines
     assert any(line.startswith("operating point of device: no CPU offline") for line in lines), lines
     assert lines[-1].startswith("diagnosed in ")

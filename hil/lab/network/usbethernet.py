@@ -50,6 +50,14 @@ class Peer:
     def wrap(self, command: str) -> str:
         return command
 
+    def end(self) -> NetEnd:
+        """The PC's interface the board's traffic arrives on: the one holding `listen` (on the virtual lab the
+        loopback, where QEMU's NAT delivers it)."""
+        words = self.role.run(shell.cmd("ip", "-o", "addr", "show", "to", self.listen), timeout=30).split()
+        if len(words) < 2:
+            raise LabError(f"{self.role.label}: no interface holds {self.listen} (ethernet.peer_listen)")
+        return NetEnd(self.role, words[1].split("@")[0], self.listen)
+
 
 @dataclass
 class UsbEthernetLink:
