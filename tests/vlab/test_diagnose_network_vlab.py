@@ -2,8 +2,9 @@
 (tests/vlab/small_socket_buffer_fault.py keeps net.core.rmem_default at 4096 bytes), the UDP loss FAILs its
 band, and the diagnosis that runs after the verdict names the receiving socket, with the receive path of the
 receiving (host's) interface, its CPUs and interrupt beside it, in results.json. The loss band is made
-tight for the test (0.5%): the virtual link loses a few percent at the rate iperf3 settles on even with its
-default buffers (the pair's own band, 11.8%, was met at 3.1% by a starved run on a faster machine), and the
+tight for the test (0.01%: one datagram lost of a run's thousands fails it): the starved socket's loss
+depends on the rate iperf3's first run settles on, which follows the machine (medians seen: 3.1% on a faster
+machine, against the pair's own band of 11.8%; 0.42% at 6.9 Mbit/s on a loaded one, against 0.5%), and the
 diagnosis, not the band, is what is tested here."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ REPO_BOARDS = REPO / "boards.yaml"
 def test_a_starved_receive_buffer_is_named_by_the_diagnosis_of_the_lossy_udp(tmp_path, vlab_subprocess_env):
     inventory = yaml.safe_load(REPO_BOARDS.read_text())
     pair = inventory["pairs"]["vlab-ss"] | {"env": str(ENV_FILE)}
-    pair["metrics"]["usb.net.udp.loss"] |= {"max": 0.5, "params": {}}
+    pair["metrics"]["usb.net.udp.loss"] |= {"max": 0.01, "params": {}}
     boards = tmp_path / "boards.yaml"
     boards.write_text(yaml.safe_dump({"defaults": inventory["defaults"], "pairs": {"vlab-ss": pair}}))
     out = tmp_path / "reports"
