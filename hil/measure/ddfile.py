@@ -3,13 +3,15 @@
 Write: dd writes the file into the page cache, then `sync` pushes it to the disk; the rate is the bytes
 over dd's time plus the sync's time ("add up the real time of sync", seed 001). Both are timed on the
 role in one command line: a round trip over a serial console would cost milliseconds of its own.
-Read: caches dropped (the file's pages must come over the link), dd reads the file back.
+Read: caches dropped (the file's pages must come over the link), dd reads the file back; `read_reattached`
+re-attaches the disk first, as seed 001 does between its write and its read.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hil.lab.board import shell
@@ -97,6 +99,24 @@ def write(role: Role, path: str, *, block_size: str, total_mb: int, timeout: flo
 def read(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
     expected = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
     return dd.run(role, read_command(path, block_size, total_mb), expected_bytes=expected, timeout=timeout)
+
+
+# The read_reattached samples' fact: how the host's page cache was kept out of them.
+REATTACHED = (
+    "the disk re-attached before each read (seed 001): unmounted, off the bus until the host dropped it and on "
+    "again, remounted (its seconds: each sample's reattach_s); caches dropped too"
+)
+
+
+def read_reattached(
+    role: Role, path: str, reattach: Callable[[], float], *, block_size: str, total_mb: int, timeout: float = 300
+) -> Sample:
+    """`read` after `reattach` (hil.lab.pair.GadgetOnLink.reattach_disk: the disk unmounted, off the bus and on,
+    mounted again), whose seconds go into the details as reattach_s."""
+    took = reattach()
+    sample = read(role, path, block_size=block_size, total_mb=total_mb, timeout=timeout)
+    sample.details["reattach_s"] = round(took, 2)
+    return sample
 
 
 def write_pair(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Measurement:

@@ -122,3 +122,34 @@ def test_the_write_pair_is_seed_001s_synchronous_and_asynchronous_figures_of_one
     assert pair.values["async_throughput"].value == pytest.approx(synced.bytes / synced.dd_seconds / 1e6)
     assert pair.values["async_throughput"].value > pair.values["throughput"].value  # the sync's time is left out
     assert pair.raw == output and pair.details == {"dd_s": synced.dd_seconds, "sync_s": synced.sync_seconds}
+
+
+class ReadingBoard:
+    """A role whose dd answers with a real capture (tests/data/dd), the commands it got kept in `steps`."""
+
+    label = "captured board"
+
+    def __init__(self, steps: list[str]) -> None:
+        self.steps = steps
+
+    def run(self, command: str, **_: object) -> str:
+        self.steps.append(command)
+        return ""
+
+    def run_status(self, command: str, **_: object) -> tuple[int, str]:
+        self.steps.append(command)
+        return 0, (DATA.parent / "dd" / "coreutils-zero-64M.txt").read_bytes().decode()
+
+
+def test_a_reattached_read_reattaches_first_and_keeps_its_seconds():
+    steps: list[str] = []
+    path = "/mnt/hil-msc/hil-msc.bin"
+
+    def reattach() -> float:  # what GadgetOnLink.reattach_disk returns: its seconds
+        steps.append("reattach")
+        return 2.914
+
+    sample = ddfile.read_reattached(ReadingBoard(steps), path, reattach, block_size="1M", total_mb=64)  # type: ignore[arg-type]
+    assert steps == ["reattach", dd.DROP_CACHES, ddfile.read_command(path, "1M", 64)]
+    assert sample.details == {"reattach_s": 2.91}
+    assert sample.value == pytest.approx(67108864 / 0.00233699 / 1e6)

@@ -52,11 +52,15 @@ def mounted(role: Role, node: str, fs: str, *, mountpoint: str = MOUNTPOINT) -> 
     # Built-in modules are fine too: modprobe succeeds for them. A failure shows in mount's error below.
     role.run(shell.quiet(shell.cmd("modprobe", "-a", *MODULES[fs])), timeout=60)
     role.run(shell.all_of([shell.cmd(*mkfs, node) + " >/dev/null", shell.cmd("mkdir", "-p", mountpoint)]), timeout=300)
-    role.run(shell.cmd("mount", "-t", fs, node, mountpoint), timeout=60)
+    mount(role, node, fs, mountpoint)
     try:
         yield mountpoint
     finally:
         unmount(role, mountpoint)
+
+
+def mount(role: Role, node: str, fs: str, mountpoint: str) -> None:
+    role.run(shell.cmd("mount", "-t", fs, node, mountpoint), timeout=60)
 
 
 def unmount(role: Role, mountpoint: str) -> None:

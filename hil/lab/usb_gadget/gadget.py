@@ -20,6 +20,7 @@ import logging
 import re
 import secrets
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -349,6 +350,11 @@ class GadgetBackend(abc.ABC):
     def describe(self) -> str:
         """What ran, for the results' facts."""
 
+    def reconnect(self, while_off: Callable[[], None]) -> None:
+        """Off the bus, `while_off` (the host letting the device go), on the bus again: seed 001's cable
+        detached and attached. A backend that cannot says so."""
+        raise LabError(f"{self.role.label}: hil does not take a {self.backend} gadget off the bus and back")
+
     @abc.abstractmethod
     def __enter__(self) -> GadgetBackend: ...
 
@@ -469,6 +475,15 @@ class Gadget(GadgetBackend):
             raise CommandFailed(
                 self.role.label, command, status, f"{output.strip()}\nthe kernel's last messages:\n{kernel}{after}"
             )
+
+    def reconnect(self, while_off: Callable[[], None]) -> None:
+        # Unbound from the UDC and bound again. Its soft_connect would keep the functions bound, but on the virtual
+        # lab (dummy_udc, Linux 6.1) `connect` after `disconnect` brought no device back within 30 s (2026-11-28).
+        self.unbind()
+        try:
+            while_off()
+        finally:
+            self.bind()
 
     def unbind(self) -> None:
         udc = shlex.quote(f"{self.path}/UDC")

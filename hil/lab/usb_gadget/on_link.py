@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hil.errors import LabError
 from hil.inventory.schema import UsbLink
-from hil.lab.storage import queue
+from hil.lab.board import shell
+from hil.lab.storage import filesystem, queue
 from hil.lab.usb_gadget.android import AndroidGadget
 from hil.lab.usb_gadget.gadget import Function, Gadget, GadgetBackend
 from hil.lab.usb_host import usb_enumeration, usbhost
@@ -34,6 +36,18 @@ class GadgetOnLink:
         node = usbhost.wait_for_block_device(self.pair.host, self.usb_device, timeout_s=timeout_s)
         self.pair.note(block_queue=queue.read(self.pair.host, node).describe())
         return node
+
+    def reattach_disk(self, mountpoint: str, fs: str, *, timeout_s: float = 30.0) -> float:
+        """Seed 001 between a write and its read ("Un-mount the drive and detach-attach MUSB cable again"): the
+        disk unmounted, the gadget off the bus until the host has dropped it and on it again until the host has
+        enumerated it (GadgetBackend.reconnect), its disk mounted again. The host's page cache holds nothing of
+        the disk: it is a new device. The seconds from the unmount to the mount, console round trips included."""
+        host, started = self.pair.host, time.monotonic()
+        host.run(shell.cmd("umount", mountpoint), timeout=120)  # a busy disk is an error here: no lazy unmount
+        self.gadget.reconnect(lambda: usbhost.wait_until_gone(host, self.gadget.serial, timeout_s=timeout_s))
+        self.usb_device = enumerated(self.pair, self.gadget, timeout_s=timeout_s)
+        filesystem.mount(host, self.block_device(timeout_s=timeout_s), fs, mountpoint)
+        return time.monotonic() - started
 
 
 @contextlib.contextmanager
