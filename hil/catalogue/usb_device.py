@@ -87,7 +87,10 @@ MSC = Family(
             reads="throughput",
             ceiling=UsbBus(Transfer.BULK),
             seed='seed 001 "Throughput with the filesystem involved" (Linux host)',
-            description="host reads a file back from the gadget's disk, formatted (msc.fs) and mounted, caches dropped",
+            description=(
+                "host reads a file back from the gadget's disk, formatted (msc.fs) and mounted, the disk re-attached "
+                "(unmounted, off the bus and on, remounted) and caches dropped before each read"
+            ),
         ),
         Metric(
             "usb.msc.fs.write",
