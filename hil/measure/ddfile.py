@@ -111,8 +111,8 @@ REATTACHED = (
 def read_reattached(
     role: Role, path: str, reattach: Callable[[], float], *, block_size: str, total_mb: int, timeout: float = 300
 ) -> Sample:
-    """`read` after `reattach` (hil.lab.pair.GadgetOnLink.reattach_disk: the disk unmounted, off the bus and on,
-    mounted again), whose seconds go into the details as reattach_s."""
+    """`read` after `reattach` (hil.lab.usb_gadget.on_link.GadgetOnLink.reattach_disk: the disk unmounted, off the
+    bus and on, mounted again), whose seconds go into the details as reattach_s."""
     took = reattach()
     sample = read(role, path, block_size=block_size, total_mb=total_mb, timeout=timeout)
     sample.details["reattach_s"] = round(took, 2)
