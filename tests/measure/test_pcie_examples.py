@@ -110,4 +110,5 @@ def test_on_the_virtual_lab_dma_and_interrupt_cases_skip_with_the_reason_and_the
     assert all(line.endswith(reason) for line in skipped)
     # The BAR case is collected for the pair whose BAR is QEMU's ivshmem-plain memory (tests/vlab runs it).
     collected = _pytest(tmp_path, "--collect-only", "testcases/pcie/test_pcie_bar.py")
-    assert "test_pcie_bar_throughput[vlab-bar]" in collected.stdout, collected.stdout
+    for mapping in ("device", "wc"):  # sysfs resource2 and resource2_wc
+        assert f"test_pcie_bar_throughput[mapping={mapping}-vlab-bar]" in collected.stdout, collected.stdout
