@@ -67,5 +67,5 @@ def test_a_filesystem_the_pc_cannot_make_or_mount_is_named_with_why(role):
     assert reason == f"{role.label}: " + (
         "no mkfs for f2fs (tried mkfs.f2fs)"
         if not has_mkfs
-        else "the kernel has no f2fs (not in /proc/filesystems after modprobe f2fs)"
+        else "the kernel has no f2fs (not in /proc/filesystems after modprobe crc32_generic f2fs)"
     )

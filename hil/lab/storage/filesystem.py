@@ -31,7 +31,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "vfat": ("vfat", "nls_cp437", "nls_ascii"),
     "ext2": ("crc32c_generic", "ext4"),  # ext4 needs crc32c and does not load it itself
     "ext4": ("crc32c_generic", "ext4"),
-    "f2fs": ("f2fs",),  # its crc32 is a softdep modprobe loads
+    "f2fs": ("crc32_generic", "f2fs"),  # f2fs needs crc32: a softdep, which busybox's modprobe ignores
 }
 MOUNTPOINT = "/mnt/hil-msc"
 
