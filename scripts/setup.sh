@@ -17,7 +17,7 @@ esac
 # its initramfs); python3-venv builds the environment.
 APT_PACKAGES=(
     qemu-system-x86 u-boot-qemu linux-image-amd64 busybox-static dash coreutils kmod cpio
-    fio iperf3 iperf sysstat iproute2 umtp-responder mtp-tools v4l-utils
+    fio iperf3 iperf sysstat iproute2 umtp-responder mtp-tools v4l-utils e2fsprogs f2fs-tools
     gcc libc6-dev make
     python3 python3-venv
     usbip
@@ -29,7 +29,7 @@ APT_PACKAGES=(
 # flashrom (labgrid's FlashromDriver; flashrom's dummy programmer emulates the chip).
 BENCH_PACKAGES=(
     qemu-system-arm ser2net gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-    fdisk e2fsprogs binutils openssh-client flashrom
+    fdisk binutils openssh-client flashrom
     postgresql      # tests/db: the results database's tests start a throwaway PostgreSQL 15 cluster of their own
     chromium chromium-driver  # tests/dashboard: Selenium drives Debian's browser and driver, nothing downloaded
 )

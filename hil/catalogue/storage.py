@@ -28,7 +28,10 @@ def _rate(case: str, direction: str) -> Metric:
         reads="throughput",
         ceiling=PcieBus(),
         seed=f"{SEED}, §8.2 tables",
-        description=f"fio {verb} the raw namespace, {CASES[case]}, direct I/O, libaio (psync without it)",
+        description=(
+            f"fio {verb} the raw namespace (target=raw) or a file of its ext4/f2fs (target=ext4|f2fs), {CASES[case]}, "
+            "direct I/O, libaio (psync without it)"
+        ),
     )
 
 

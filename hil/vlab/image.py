@@ -66,6 +66,8 @@ MODULES = (
     "nls_cp437",
     "nls_ascii",
     "ext4",
+    # fio on a file system of the NVMe drive (nvme.* target=f2fs, seed 002)
+    "f2fs",
     # The board's own storage (storage.local.*): an SD card behind QEMU's SDHCI controller, the MMC stack an
     # eMMC or SD card goes through on a real board.
     "sdhci-pci",
@@ -90,6 +92,9 @@ TOOLS: dict[str, str] = {
     "v4l2-ctl": "v4l-utils",
     "usbip": "usbip",
     "usbipd": "usbip",
+    # Busybox's mke2fs makes ext2 only: fio on an NVMe file system (target=ext4|f2fs) needs the real ones.
+    "mkfs.ext4": "e2fsprogs",
+    "mkfs.f2fs": "f2fs-tools",
     "date": "coreutils",  # busybox date has no %N: the MSC filesystem write times its sync in nanoseconds
     # XMODEM receiver: hil deploys its own programs over the console (labgrid's ShellDriver.put), as on a
     # board without network; the image holds none of them.

@@ -1,16 +1,21 @@
 """NVMe throughput on the board's PCIe root complex, as seed 002 §8.1.1 emulates CrystalDiskMark with fio:
-SEQ1M Q32T1 and RND4K Q32T1, read and write, direct I/O on the raw namespace, libaio (psync without it).
+SEQ1M Q32T1 and RND4K Q32T1, read and write, direct I/O, libaio (psync without it), on the raw namespace
+(`target=raw`) and, in the full matrix, on a file of a file system made on it beside (seed 002: `target=ext4`,
+`target=f2fs` mounted nobarrier; a board without the mkfs or the kernel's file system skips saying which).
+The file system and the mount options the kernel applied are in the facts.
 
 Before any figure: the namespace is there and its PCIe link trained at what boards.yaml specifies. After
-the timed runs, random data written to the namespace with O_DIRECT must read back intact.
+the timed runs, random data written to the namespace with O_DIRECT (to a file of the mount on a file system)
+must read back intact.
 """
 
 import pytest
 
+import hil
 from hil.catalogue.storage import NvmeSettings
 from hil.lab.pcie import link as pcie_link
 from hil.lab.pcie import payload
-from hil.lab.storage import nvme, queue
+from hil.lab.storage import filesystem, nvme, queue
 from hil.measure import fio, integrity
 from hil.measure.fio import FioJob
 
@@ -51,25 +56,31 @@ def drive(pair):
     return namespace
 
 
-# Writes first: the reads then read data the drive really holds.
+# Writes first: the reads then read data the drive really holds (on a file system, the file fio laid out).
+@hil.matrix("target", quick=["raw"], full=list(nvme.TARGETS), ids="target={}")
 @pytest.mark.parametrize("direction", ["write", "read"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_nvme_crystaldiskmark(pair, perf, drive, case, direction):
+def test_nvme_crystaldiskmark(pair, perf, drive, case, direction, target):
     rc = pair.role("rc")
+    unavailable = target != "raw" and filesystem.unavailable(rc, target)
+    if unavailable:
+        pytest.skip(f"{pair.name}: {unavailable}")
     engine = fio.engine(rc)
     job = CASES[case][direction]
-    size_mb = pair.settings(NvmeSettings).size_mb
-    perf.check(
-        metrics(case, direction),
-        cpu_load_on="rc",
-        facts={"tool": fio.version(rc), "fio_engine": fio.describe_engine(engine, job)},
-        sample=lambda: fio.run(
-            rc,
-            drive.node,
-            job,
-            engine=engine,
-            size_mb=size_mb,
-            runtime_s=pair.settings(NvmeSettings).runtime_s,
-        ),
-        verify=lambda: integrity.block_device(rc, drive.node, size_mb=integrity.verify_mb(size_mb), block_size=job.bs),
-    )
+    settings = pair.settings(NvmeSettings)
+    verify_mb = integrity.verify_mb(settings.size_mb)
+    with nvme.fio_target(rc, drive.node, target) as on:
+        perf.check(
+            metrics(case, direction),
+            target=target,
+            cpu_load_on="rc",
+            facts={"tool": fio.version(rc), "fio_engine": fio.describe_engine(engine, job), **on.facts},
+            sample=lambda: fio.run(
+                rc, on.filename, job, engine=engine, size_mb=settings.size_mb, runtime_s=settings.runtime_s
+            ),
+            verify=lambda: (
+                integrity.block_device(rc, on.filename, size_mb=verify_mb, block_size=job.bs)
+                if on.directory is None
+                else integrity.file_round_trip(rc, on.directory, size_mb=verify_mb, block_size=job.bs)
+            ),
+        )

@@ -63,6 +63,7 @@ def test_rnd4k_read_is_measured_from_fio_json_and_a_slow_link_is_an_error(tmp_pa
     assert facts["link_speed"].startswith("Gen1 x1 (2.5 GT/s") and "emulated: not checked" in facts["link_speed"]
     assert facts["nvme_drive"].startswith("QEMU NVMe Ctrl (serial hil-vlab-nvme")
 
-    error = junit_cases(out / "junit.xml")["test_nvme_crystaldiskmark[vlab-nvme-gen3-rnd4k_q32t1-read]"].find("error")
+    case = "test_nvme_crystaldiskmark[target=raw-vlab-nvme-gen3-rnd4k_q32t1-read]"
+    error = junit_cases(out / "junit.xml")[case].find("error")
     assert error is not None, log
     assert "trained at Gen1 x1" in error.get("message") and "below the specified Gen3 x4" in error.get("message"), log

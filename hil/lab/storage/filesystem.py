@@ -1,8 +1,9 @@
 """A filesystem on a block device of a role: make it, mount it, and unmount it whatever happens.
 
 Seed 001 measures mass storage "with the filesystem involved": the host formats the gadget's disk,
-mounts it and copies a file. The mkfs is the role's own: dosfstools/e2fsprogs on a PC, busybox's
-mkdosfs/mke2fs on a small board (the virtual one), whichever the role has first.
+mounts it and copies a file; seed 002 runs fio on a file of an NVMe drive's ext4 or f2fs. The mkfs is the
+role's own: dosfstools/e2fsprogs/f2fs-tools on a PC or board that has them, busybox's mkdosfs/mke2fs on a
+small board, whichever the role has first.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ MKFS: dict[str, tuple[tuple[str, ...], ...]] = {
     "vfat": (("mkfs.vfat", "-F", "32", "-I"), ("mkdosfs",)),
     "ext2": (("mkfs.ext2", "-F", "-q", "-b", "4096"), ("mke2fs", "-F", "-b", "4096")),
     "ext4": (("mkfs.ext4", "-F", "-q", "-b", "4096"),),
+    "f2fs": (("mkfs.f2fs", "-f", "-q"),),
 }
 # Kernel modules each needs (FAT's default code page and charset; the Debian kernel serves ext2 from ext4).
 MODULES: dict[str, tuple[str, ...]] = {
     "vfat": ("vfat", "nls_cp437", "nls_ascii"),
     "ext2": ("crc32c_generic", "ext4"),  # ext4 needs crc32c and does not load it itself
     "ext4": ("crc32c_generic", "ext4"),
+    "f2fs": ("crc32_generic", "f2fs"),  # f2fs needs crc32: a softdep, which busybox's modprobe ignores
 }
 MOUNTPOINT = "/mnt/hil-msc"
 
@@ -45,22 +48,52 @@ def mkfs_command(role: Role, fs: str) -> tuple[str, ...]:
     raise LabError(f"{role.label}: no mkfs for {fs} (tried {', '.join(argv[0] for argv in candidates)})")
 
 
+def kernel_filesystems(proc_filesystems: str) -> set[str]:
+    """The filesystems a kernel mounts, from /proc/filesystems ("nodev\tsysfs", "\text4" lines)."""
+    return {line.split()[-1] for line in proc_filesystems.splitlines() if line.strip()}
+
+
+def mount_options(proc_mounts: str, mountpoint: str) -> str:
+    """The options the kernel applied to the mount at `mountpoint` (/proc/mounts' 4th field; the last mount
+    there wins), ValueError when nothing is mounted there."""
+    found = [line[3] for line in map(str.split, proc_mounts.splitlines()) if len(line) >= 4 and line[1] == mountpoint]
+    if not found:
+        raise ValueError(f"nothing is mounted at {mountpoint} (/proc/mounts: {proc_mounts.strip()[:300]!r})")
+    return found[-1]
+
+
+def unavailable(role: Role, fs: str) -> str | None:
+    """Why the role cannot make and mount `fs` (no mkfs, a kernel without it), or None: a reason to skip."""
+    try:
+        mkfs_command(role, fs)
+    except LabError as error:
+        return str(error)
+    role.run(shell.quiet(shell.cmd("modprobe", "-a", *MODULES[fs])), timeout=60)
+    if fs not in kernel_filesystems(role.run(shell.cmd("cat", "/proc/filesystems"), timeout=30)):
+        return f"{role.label}: the kernel has no {fs} (not in /proc/filesystems after modprobe {' '.join(MODULES[fs])})"
+    return None
+
+
 @contextmanager
-def mounted(role: Role, node: str, fs: str, *, mountpoint: str = MOUNTPOINT) -> Iterator[str]:
-    """Format `node` with `fs` (its data is lost), mount it, yield the mount point, unmount on the way out."""
+def mounted(
+    role: Role, node: str, fs: str, *, mountpoint: str = MOUNTPOINT, options: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """Format `node` with `fs` (its data is lost), mount it (with `options`, mount's -o), yield the mount
+    point, unmount on the way out."""
     mkfs = mkfs_command(role, fs)
     # Built-in modules are fine too: modprobe succeeds for them. A failure shows in mount's error below.
     role.run(shell.quiet(shell.cmd("modprobe", "-a", *MODULES[fs])), timeout=60)
     role.run(shell.all_of([shell.cmd(*mkfs, node) + " >/dev/null", shell.cmd("mkdir", "-p", mountpoint)]), timeout=300)
-    mount(role, node, fs, mountpoint)
+    mount(role, node, fs, mountpoint, options)
     try:
         yield mountpoint
     finally:
         unmount(role, mountpoint)
 
 
-def mount(role: Role, node: str, fs: str, mountpoint: str) -> None:
-    role.run(shell.cmd("mount", "-t", fs, node, mountpoint), timeout=60)
+def mount(role: Role, node: str, fs: str, mountpoint: str, options: tuple[str, ...] = ()) -> None:
+    with_options = ("-o", ",".join(options)) if options else ()
+    role.run(shell.cmd("mount", "-t", fs, *with_options, node, mountpoint), timeout=60)
 
 
 def unmount(role: Role, mountpoint: str) -> None:

@@ -1,4 +1,5 @@
-"""An NVMe namespace on a role: wait for it, find its controller and PCI device, name the drive.
+"""An NVMe namespace on a role: wait for it, find its controller and PCI device, name the drive; and what fio
+runs on, the raw namespace or a file on a file system made on it (seed 002: ext4, f2fs with nobarrier).
 
 The namespace's PCI device is where the link's trained speed and width are read (hil.lab.pcie.link).
 """
@@ -6,12 +7,20 @@ The namespace's PCI device is where the link's trained speed and width are read 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from hil.errors import LabError
 from hil.lab.board import shell
 from hil.lab.board.role import Role
+from hil.lab.storage import filesystem
 
+# The file systems fio also runs on, each with its mount options (seed 002: "f2fs, nobarrier").
+FILESYSTEMS: dict[str, tuple[str, ...]] = {"ext4": (), "f2fs": ("nobarrier",)}
+TARGETS = ("raw", *FILESYSTEMS)
+MOUNTPOINT = "/mnt/hil-nvme"
+FIO_FILE = "hil-fio.bin"
 _NAMESPACE = re.compile(r"^/dev/(?P<controller>nvme[0-9]+)n[0-9]+$", re.ASCII)
 
 
@@ -74,4 +83,30 @@ def require_span(namespace: NvmeNamespace, size_mb: int) -> None:
     if size_mb * 2**20 > namespace.size_bytes:
         raise LabError(
             f"nvme.size_mb {size_mb} is larger than {namespace.node} ({namespace.size_bytes / 2**20:.0f} MiB)"
+        )
+
+
+@dataclass(frozen=True)
+class FioTarget:
+    filename: str  # fio's --filename: the namespace's node, or a file in its mounted file system
+    directory: str | None = None  # the mount point; None on the raw namespace
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+@contextmanager
+def fio_target(role: Role, node: str, target: str) -> Iterator[FioTarget]:
+    """`target` ("raw" or a FILESYSTEMS key) on the namespace: a file system is made (the namespace's data is
+    lost), mounted with its options for the block, and unmounted after it; the facts say which, and the mount
+    options the kernel applied (/proc/mounts)."""
+    if target == "raw":
+        yield FioTarget(node, facts={"fio_target": f"raw namespace {node}"})
+        return
+    if target not in FILESYSTEMS:
+        raise ValueError(f"unknown NVMe fio target {target!r} (known: {', '.join(TARGETS)})")
+    with filesystem.mounted(role, node, target, mountpoint=MOUNTPOINT, options=FILESYSTEMS[target]) as directory:
+        applied = filesystem.mount_options(role.run(shell.cmd("cat", "/proc/mounts"), timeout=30), directory)
+        yield FioTarget(
+            f"{directory}/{FIO_FILE}",
+            directory,
+            {"fio_target": f"file {FIO_FILE} on {target} on {node}", "mount_options": applied},
         )
