@@ -17,7 +17,7 @@ then that inventory's, else the ones every run agrees on (never one side's own).
 One gate over all of them: BLOCKED (a regression or a band FAIL), INCOMPLETE (a metric the candidate did
 not measure, or measured without a verdict: ERROR, UNSTABLE, a PASS without samples; reference runs that
 spread wider than the pair's calibrated run_spread: measure the reference again; a row that could catch no
-drop at all), else PASS. Exit status: 0 PASS, 1 BLOCKED, 6 INCOMPLETE, 4 bad input (a database that cannot
+drop at all; a worsening of min_effect, significant within the runs, not beyond their spread), else PASS. Exit status: 0 PASS, 1 BLOCKED, 6 INCOMPLETE, 4 bad input (a database that cannot
 be opened, a build with no stored run, runs that disagree), before anything is compared.
 Plain module: no pytest.
 """
@@ -48,8 +48,9 @@ from hil.report.files import atomic_write_text
 from hil.report.pages import render
 from hil.report.store import StoredRun
 from hil.report.summary import fmt_num, key_of
-from hil.verdict.baseline import MIN_RUN_SPREAD, compare, run_spread
+from hil.verdict.baseline import MIN_RUN_SPREAD, BaselineComparison, compare, run_spread, worsening
 from hil.verdict.result import MetricResult, Verdict
+from hil.verdict.spec import Direction
 
 WITHOUT_VERDICT = (Verdict.ERROR, Verdict.UNSTABLE)
 
@@ -309,6 +310,14 @@ def _row(
             )
         elif row.smallest_drop is None and gate is Gate.PASS:
             gate = Gate.INCOMPLETE
+        elif gate is Gate.PASS and _unconfirmed(comparison, last.direction, effect):
+            # A drop of consequence that the runs' spread can neither confirm nor rule out: "no regression"
+            # would claim what the comparison could not see (a CI run, 2026-11-28: -27.4% PASSed).
+            gate = Gate.INCOMPLETE
+            reasons.append(
+                f"cannot tell: a {worsening(comparison.change, last.direction):.1%} worsening, significant within "
+                "the runs, is within what runs of one build move"
+            )
         reasons.append(comparison.reason)
         reasons.append(sensitivity.describe(row.smallest_drop, samples))
         if blind:
@@ -317,6 +326,12 @@ def _row(
         reasons.append("the reference runs have fewer than 2 samples of it: no comparison")
     row.gate, row.why = gate, "; ".join(reasons)
     return row
+
+
+def _unconfirmed(comparison: BaselineComparison, direction: Direction, min_effect: float) -> bool:
+    """Worse by min_effect or more and significant within the runs, but not beyond the run-to-run spread."""
+    worse = worsening(comparison.change, direction) >= min_effect and comparison.p_value < comparison.alpha
+    return worse and not comparison.regression
 
 
 def compare_sides(

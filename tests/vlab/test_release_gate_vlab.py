@@ -71,9 +71,8 @@ def test_the_board_boots_the_build_and_a_board_that_runs_another_build_is_an_err
 
 def test_a_candidate_with_shallow_nvme_queues_is_blocked_inside_its_band(tmp_path, vlab_image, vlab_subprocess_env):
     selection = ["testcases/storage/test_nvme.py", "-k", "seq1m and read", "--samples", "5"]
-    # Four reference runs: the virtual lab's runs of one build differ by up to 13% (boards.yaml run_spread 14%),
-    # and a halved rate must stand out of that with the few degrees of freedom one metric gives.
-    for index, (name, args) in enumerate([("ref", ""), ("ref", ""), ("ref", ""), ("ref", ""), ("rc", QUEUE_DEPTH)]):
+
+    def measure(index: int, name: str, args: str = "") -> None:
         manifest = write_build(tmp_path / f"{name}-{index}", vlab_image, name, args)
         proc = run_pytest([*selection, "--build", str(manifest)], vlab_subprocess_env, tmp_path / "reports")
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
@@ -81,9 +80,26 @@ def test_a_candidate_with_shallow_nvme_queues_is_blocked_inside_its_band(tmp_pat
         assert stored["run"]["build"]["name"] == name and stored["run"]["inventory"]["sha256"]
         (result,) = stored["results"]
         assert result["facts"]["build"] == name and f"hil.build={name}" in result["facts"]["build.vboard"]
-    gate = tmp_path / "gate.json"
-    status = compare(["ref", "rc", "--hil-reports", str(tmp_path / "reports"), "--json", str(gate)])
-    (row,) = json.loads(gate.read_text())["rows"]
+
+    def gate() -> tuple[int, dict]:
+        status = compare(["ref", "rc", "--hil-reports", str(tmp_path / "reports"), "--json", str(tmp_path / "g.json")])
+        (row,) = json.loads((tmp_path / "g.json").read_text())["rows"]
+        return status, row
+
+    # Four reference runs: the virtual lab's runs of one build differ by up to 13% (boards.yaml run_spread 14%),
+    # and a halved rate must stand out of that with the few degrees of freedom one metric gives.
+    for index in range(4):
+        measure(index, "ref")
+    measure(4, "rc", QUEUE_DEPTH)
+    status, row = gate()
+    # The drop the queues cost follows the machine (-50% here, -27.4% on CI's on 2026-11-28): one candidate run
+    # that the runs' spread cannot confirm leaves the gate INCOMPLETE asking for more, as a release manager does.
+    for index in (5, 6):
+        if not (row["gate"] == "INCOMPLETE" and "cannot tell: a " in row["why"]):
+            break
+        assert status == 6 and "measure the candidate more times" in row["why"] and row["change"] < -0.2, row
+        measure(index, "rc", QUEUE_DEPTH)
+        status, row = gate()
     if row["gate"] == "INCOMPLETE":
         # A loaded machine (CI's two workers, each with a QEMU) spread the reference runs 21% on 2026-11-27:
         # wider than the pair's calibrated 14%, the gate says it cannot tell instead of letting the drop pass.
