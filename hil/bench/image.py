@@ -19,19 +19,15 @@ hash of its inputs: package versions, this builder and the board's files.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import shutil
 import subprocess
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from hil import cache, rootfs
+from hil import rootfs
 from hil.bench import debian
 from hil.errors import VlabImageError
+from hil.image import Builder, Image, install_modules, sources, which
 
 BUILDER_VERSION = 1
 HERE = Path(__file__).resolve().parent
@@ -101,34 +97,21 @@ UBOOT = Path("/usr/lib/u-boot/qemu_arm64/u-boot.bin")
 KERNEL_COMMAND_LINE = "root=/dev/vda2 rootwait console=ttyAMA0,115200 loglevel=3 panic=-1"
 
 
-@dataclass(frozen=True)
-class BenchImage:
-    directory: Path
-    sd_card: Path
-    kernel: Path  # the card's kernel Image and initramfs, also beside it (a build of them boots over TFTP)
-    initramfs: Path
-    uboot: Path
-    kernel_version: str
-    uboot_version: str
-    manifest: dict
+class BenchImage(Image):
+    KERNEL = "Image"  # the card's kernel and initramfs, also beside it (a build of them boots over TFTP)
+    INITRAMFS = "initrd.img"
 
-    @classmethod
-    def load(cls, directory: Path) -> BenchImage:
-        manifest = json.loads((directory / "manifest.json").read_text())
-        return cls(
-            directory=directory,
-            sd_card=directory / "sd.img",
-            kernel=directory / "Image",
-            initramfs=directory / "initrd.img",
-            uboot=Path(manifest["uboot"]),
-            kernel_version=manifest["kernel_version"],
-            uboot_version=manifest["uboot_version"],
-            manifest=manifest,
-        )
+    @property
+    def sd_card(self) -> Path:
+        return self.directory / "sd.img"
 
+    @property
+    def uboot(self) -> Path:
+        return Path(self.manifest["uboot"])
 
-def default_cache_root() -> Path:
-    return cache.root("bench", "HIL_BENCH_CACHE")
+    @property
+    def uboot_version(self) -> str:
+        return self.manifest["uboot_version"]
 
 
 def uboot_version(binary: Path = UBOOT) -> str:
@@ -158,11 +141,6 @@ def build_inputs() -> dict:
     """Everything the card depends on; its hash names the cache directory."""
     kernel_package = _kernel_package()
     packages = debian.closure([kernel_package, *USERLAND], ARCH)
-    sources = {
-        path.relative_to(HERE).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted([HERE / "image.py", HERE / "debian.py", *BOARD_FILES.iterdir()])
-    }
-    sources["rootfs.py"] = hashlib.sha256(Path(rootfs.__file__).read_bytes()).hexdigest()
     return {
         "builder_version": BUILDER_VERSION,
         "arch": ARCH,
@@ -173,89 +151,43 @@ def build_inputs() -> dict:
         "uboot_version": uboot_version(),
         "modules": {"initramfs": list(INITRAMFS_MODULES), "rootfs": list(ROOTFS_MODULES)},
         "command_line": KERNEL_COMMAND_LINE,
-        "sources": sources,
+        "sources": sources(HERE / "image.py", HERE / "debian.py", *BOARD_FILES.iterdir()),
     }
 
 
-inputs_hash = cache.inputs_hash
-
-
-def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=print) -> BenchImage:  # noqa: ANN001
-    """Return the cached card for the current inputs, building it first when missing."""
-    root = cache_root or default_cache_root()
-    inputs = build_inputs()
-    build = lambda target: _build(inputs, root / "debs", target)  # noqa: E731
-    return BenchImage.load(cache.ensure_built(root, inputs, build, what="hil bench", force=force, log=log))
-
-
-def _build(inputs: dict, debs_dir: Path, target: Path) -> None:
-    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
-        sysroot = (staging / "sysroot").resolve()
-        debian.unpack(debian.download(inputs["packages"], ARCH, debs_dir), sysroot)
-        version = inputs["kernel_version"]
-        subprocess.run(["depmod", "-b", str(sysroot), version], check=True)
-        boot, root, initramfs = staging / "boot", staging / "root", staging / "initramfs"
-        _root_filesystem(sysroot, root, version)
-        _initramfs(sysroot, initramfs, version)
-        boot.mkdir()
-        shutil.copyfile(sysroot / "boot" / f"vmlinuz-{version}", boot / "Image")
-        rootfs.write_cpio(initramfs, boot / "initrd.img")
-        (boot / "extlinux").mkdir()
-        (boot / "extlinux" / "extlinux.conf").write_text(
-            "# U-Boot's distro boot (run bootcmd) finds this on the first bootable partition.\n"
-            "default rehearsal\ntimeout 1\n\nlabel rehearsal\n"
-            f"    linux /Image\n    initrd /initrd.img\n    append {KERNEL_COMMAND_LINE}\n"
-        )
-        _sd_card(boot, root, staging / "sd.img")
-        manifest = {**inputs, "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
-        # The card's kernel and initramfs also beside it: what a lab's TFTP server would serve (hil.build).
-        for name in ("Image", "initrd.img"):
-            (boot / name).rename(staging / name)
-        for done in (sysroot, boot, root, initramfs):
-            shutil.rmtree(done)
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+def _fill(inputs: dict, cache_root: Path, scratch: Path, image: Path) -> None:
+    sysroot = (scratch / "sysroot").resolve()
+    debian.unpack(debian.download(inputs["packages"], ARCH, cache_root / "debs"), sysroot)
+    version = inputs["kernel_version"]
+    subprocess.run(["depmod", "-b", str(sysroot), version], check=True)
+    boot, root, initramfs = scratch / "boot", scratch / "root", scratch / "initramfs"
+    _root_filesystem(sysroot, root, version)
+    _initramfs(sysroot, initramfs, version)
+    boot.mkdir()
+    shutil.copyfile(sysroot / "boot" / f"vmlinuz-{version}", boot / "Image")
+    rootfs.write_cpio(initramfs, boot / "initrd.img")
+    (boot / "extlinux").mkdir()
+    (boot / "extlinux" / "extlinux.conf").write_text(
+        "# U-Boot's distro boot (run bootcmd) finds this on the first bootable partition.\n"
+        "default rehearsal\ntimeout 1\n\nlabel rehearsal\n"
+        f"    linux /Image\n    initrd /initrd.img\n    append {KERNEL_COMMAND_LINE}\n"
+    )
+    _sd_card(boot, root, image / "sd.img")
+    # The card's kernel and initramfs also beside it: what a lab's TFTP server would serve (hil.build).
+    for name in ("Image", "initrd.img"):
+        (boot / name).rename(image / name)
 
 
 def _busybox_applets(sysroot: Path) -> list[str]:
     """The applets of the arm64 busybox with the directory each belongs in (sbin/modprobe: where the kernel
     looks for it), listed by the PC's busybox of the same Debian version (an arm64 binary does not run here)."""
-    host = shutil.which("busybox")
-    if host is None:
-        raise VlabImageError("busybox is missing on the lab PC: apt-get install busybox-static")
+    host = which("busybox", "busybox-static")
     board_version = re.search(rb"BusyBox v([0-9.]+)", (sysroot / "bin/busybox").read_bytes())
     listing = subprocess.run([host, "--list-full"], capture_output=True, text=True, check=True).stdout.split()
     banner = subprocess.run([host], capture_output=True, text=True, check=False).stdout
     if board_version is None or f"BusyBox v{board_version.group(1).decode()}" not in banner:
         raise VlabImageError("the PC's busybox is another version than the board's: cannot list its applets")
     return listing
-
-
-def _modules(sysroot: Path, root: Path, version: str, names: tuple[str, ...]) -> None:
-    """The modules `names` and their dependencies, at their paths under root, with depmod's indexes."""
-    proc = subprocess.run(
-        ["modprobe", "-d", str(sysroot), "-S", version, "-a", "--show-depends", *names],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise VlabImageError(f"kernel {version} lacks a module the rehearsal board needs:\n{proc.stderr}")
-    for line in proc.stdout.splitlines():
-        if line.startswith("insmod "):
-            module = Path(line.split()[1])
-            rootfs.install_file(module, root / module.relative_to(sysroot))
-    modules_dir = sysroot / "lib/modules" / version
-    for name in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
-        if (modules_dir / name).is_file():
-            rootfs.install_file(modules_dir / name, root / "lib/modules" / version / name)
-    subprocess.run(["depmod", "-b", str(root), version], check=True)
 
 
 def _root_filesystem(sysroot: Path, root: Path, version: str) -> None:
@@ -266,7 +198,7 @@ def _root_filesystem(sysroot: Path, root: Path, version: str) -> None:
     (root / "usr/bin/sh").unlink(missing_ok=True)
     (root / "usr/bin/sh").symlink_to("dash")
     (root / "usr/lib/sftp-server").symlink_to("openssh/sftp-server")  # where Debian's dropbear looks for it
-    _modules(sysroot, root, version, ROOTFS_MODULES)
+    install_modules(sysroot, root, version, ROOTFS_MODULES, "the rehearsal board")
     rootfs.install_file(BOARD_FILES / "rcS", root / "etc/init.d/rcS", mode=0o755)
     rootfs.install_file(BOARD_FILES / "inittab", root / "etc/inittab", mode=0o644)
     rootfs.install_file(BOARD_FILES / "profile", root / "etc/profile", mode=0o644)
@@ -285,7 +217,7 @@ def _root_filesystem(sysroot: Path, root: Path, version: str) -> None:
 def _initramfs(sysroot: Path, initramfs: Path, version: str) -> None:
     rootfs.make_skeleton(initramfs)
     rootfs.install_busybox(initramfs, sysroot / "bin/busybox", _busybox_applets(sysroot))
-    _modules(sysroot, initramfs, version, INITRAMFS_MODULES)
+    install_modules(sysroot, initramfs, version, INITRAMFS_MODULES, "the rehearsal board")
     rootfs.install_file(BOARD_FILES / "initramfs-init.sh", initramfs / "init", mode=0o755)
     (initramfs / "etc/modules-initramfs").write_text("\n".join(INITRAMFS_MODULES) + "\n")
 
@@ -315,17 +247,14 @@ def _sd_card(boot: Path, root: Path, card: Path) -> None:
 
 
 def _run(command: list[str], *, stdin: str | None = None) -> None:
-    tool = shutil.which(command[0], path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
-    if tool is None:
-        package = {"sfdisk": "fdisk", "mkfs.ext2": "e2fsprogs", "mkfs.ext4": "e2fsprogs"}.get(command[0], command[0])
-        raise VlabImageError(f"`{command[0]}` is missing on the lab PC: apt-get install {package}")
+    tool = which(command[0], {"sfdisk": "fdisk", "dd": "coreutils"}.get(command[0], "e2fsprogs"))
     proc = subprocess.run([tool, *command[1:]], input=stdin, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise VlabImageError(f"`{' '.join(command)}` failed:\n{proc.stderr.strip()}")
 
 
-def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    return cache.image_main(argv, prog or "python -m hil.bench.image", __doc__.split("\n\n")[0], ensure_image, "bench")
+BUILDER = Builder("bench", __doc__.split("\n\n")[0], BenchImage, build_inputs, _fill)
+ensure_image, main = BUILDER.ensure, BUILDER.main
 
 
 if __name__ == "__main__":

@@ -9,18 +9,14 @@ this builder's own files), so a second run reuses it and any change of input reb
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import shutil
 import subprocess
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from hil import cache, rootfs
+from hil import rootfs
 from hil.errors import VlabImageError
+from hil.image import Builder, Image, install_modules, sources, which
 
 BUILDER_VERSION = 1
 HERE = Path(__file__).resolve().parent
@@ -110,28 +106,9 @@ HOST_TOOLS = {"busybox": "busybox-static", "cpio": "cpio", "depmod": "kmod", "mo
 ANDROID_USB = "android-usb.sh"
 
 
-@dataclass(frozen=True)
-class VlabImage:
-    directory: Path
-    kernel: Path
-    initramfs: Path
-    kernel_version: str
-    manifest: dict
-
-    @classmethod
-    def load(cls, directory: Path) -> VlabImage:
-        manifest = json.loads((directory / "manifest.json").read_text())
-        return cls(
-            directory=directory,
-            kernel=directory / "vmlinuz",
-            initramfs=directory / "initramfs.cpio",
-            kernel_version=manifest["kernel_version"],
-            manifest=manifest,
-        )
-
-
-def default_cache_root() -> Path:
-    return cache.root("vlab", "HIL_VLAB_CACHE")
+class VlabImage(Image):
+    KERNEL = "vmlinuz"
+    INITRAMFS = "initramfs.cpio"
 
 
 def find_kernel(boot_dir: Path = Path("/boot"), modules_dir: Path = Path("/lib/modules")) -> tuple[str, Path]:
@@ -153,13 +130,6 @@ def _version_key(version: str) -> list[int]:
     return [int(part) for part in re.findall(r"\d+", version)]
 
 
-def _which(tool: str, package: str) -> Path:
-    found = shutil.which(tool, path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
-    if found is None:
-        raise VlabImageError(f"`{tool}` is missing on the lab PC: install it with `apt-get install {package}`")
-    return Path(found)
-
-
 def _package_versions(packages: list[str]) -> dict[str, str]:
     proc = subprocess.run(
         ["dpkg-query", "-W", "-f", "${Package} ${Version}\n", *packages],
@@ -178,13 +148,8 @@ def build_inputs() -> dict:
     """Everything the image depends on; its hash names the cache directory."""
     kernel_version, vmlinuz = find_kernel()
     for tool, package in {**HOST_TOOLS, **TOOLS}.items():
-        _which(tool, package)
+        which(tool, package)
     packages = sorted({f"linux-image-{kernel_version}", *HOST_TOOLS.values(), *TOOLS.values()})
-    sources = {
-        name: hashlib.sha256((HERE / name).read_bytes()).hexdigest()
-        for name in ("image.py", "init.sh", "profile.sh", ANDROID_USB)
-    }
-    sources["rootfs.py"] = hashlib.sha256(Path(rootfs.__file__).read_bytes()).hexdigest()
     return {
         "builder_version": BUILDER_VERSION,
         "kernel_version": kernel_version,
@@ -192,50 +157,27 @@ def build_inputs() -> dict:
         "packages": _package_versions(packages),
         "modules": list(MODULES),
         "tools": TOOLS,
-        "sources": sources,
+        "sources": sources(*(HERE / name for name in ("image.py", "init.sh", "profile.sh", ANDROID_USB))),
     }
 
 
-inputs_hash = cache.inputs_hash
-
-
-def ensure_image(cache_root: Path | None = None, *, force: bool = False, log=print) -> VlabImage:  # noqa: ANN001
-    """Return the cached image for the current inputs, building it first when missing."""
-    inputs = build_inputs()
-    build = lambda target: _build(inputs, target)  # noqa: E731
-    root = cache_root or default_cache_root()
-    return VlabImage.load(cache.ensure_built(root, inputs, build, what="hil vlab", force=force, log=log))
-
-
-def _build(inputs: dict, target: Path) -> None:
-    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
-        root = staging / "root"
-        rootfs.make_skeleton(root, lib64=True)
-        kernel_version = inputs["kernel_version"]
-        _install_modules(root, kernel_version)
-        _install_tools(root)
-        _install_gconv(root)
-        (root / "usr/bin/sh").symlink_to("dash")
-        busybox = _which("busybox", "busybox-static")
-        applets = subprocess.run([str(busybox), "--list"], capture_output=True, text=True, check=True).stdout.split()
-        rootfs.install_busybox(root, busybox, applets)
-        rootfs.install_file(HERE / "init.sh", root / "init", mode=0o755)
-        rootfs.install_file(HERE / "profile.sh", root / "etc/profile", mode=0o644)
-        _install_android_usb(root / "usr/bin")
-        (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
-        (root / "etc/group").write_text("root:x:0:\n")
-        shutil.copyfile(inputs["kernel_image"], staging / "vmlinuz")
-        rootfs.write_cpio(root, staging / "initramfs.cpio")
-        manifest = {**inputs, "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
-        shutil.rmtree(root)
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+def _fill(inputs: dict, cache_root: Path, scratch: Path, image: Path) -> None:
+    root = scratch / "root"
+    rootfs.make_skeleton(root, lib64=True)
+    install_modules(Path("/"), root, inputs["kernel_version"], MODULES, "the vlab")
+    _install_tools(root)
+    _install_gconv(root)
+    (root / "usr/bin/sh").symlink_to("dash")
+    busybox = which("busybox", "busybox-static")
+    applets = subprocess.run([str(busybox), "--list"], capture_output=True, text=True, check=True).stdout.split()
+    rootfs.install_busybox(root, busybox, applets)
+    rootfs.install_file(HERE / "init.sh", root / "init", mode=0o755)
+    rootfs.install_file(HERE / "profile.sh", root / "etc/profile", mode=0o644)
+    _install_android_usb(root / "usr/bin")
+    (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
+    (root / "etc/group").write_text("root:x:0:\n")
+    shutil.copyfile(inputs["kernel_image"], image / "vmlinuz")
+    rootfs.write_cpio(root, image / "initramfs.cpio")
 
 
 def _install_android_usb(bindir: Path) -> None:
@@ -246,27 +188,8 @@ def _install_android_usb(bindir: Path) -> None:
         (bindir / name).symlink_to("android-usb")
 
 
-def _install_modules(root: Path, kernel_version: str) -> None:
-    proc = subprocess.run(
-        ["modprobe", "-a", "-S", kernel_version, "--show-depends", *MODULES],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise VlabImageError(f"kernel {kernel_version} lacks a module the vlab needs:\n{proc.stderr}")
-    module_files = {line.split()[1] for line in proc.stdout.splitlines() if line.startswith("insmod ")}
-    modules_dir = Path("/lib/modules") / kernel_version
-    for module in sorted(module_files):
-        rootfs.install_file(Path(module), root / module.lstrip("/"))
-    for name in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
-        if (modules_dir / name).is_file():
-            rootfs.install_file(modules_dir / name, root / "lib/modules" / kernel_version / name)
-    subprocess.run(["depmod", "-b", str(root), kernel_version], check=True)
-
-
 def _install_tools(root: Path) -> None:
-    binaries = [_which(tool, package) for tool, package in TOOLS.items()]
+    binaries = [which(tool, package) for tool, package in TOOLS.items()]
     libraries: set[str] = set()
     for binary in binaries:
         rootfs.install_file(binary, root / "usr/bin" / binary.name, mode=0o755)
@@ -301,8 +224,8 @@ def _shared_libraries(binary: Path) -> set[str]:
     return found
 
 
-def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
-    return cache.image_main(argv, prog or "python -m hil.vlab.image", __doc__.split("\n\n")[0], ensure_image, "vlab")
+BUILDER = Builder("vlab", __doc__.split("\n\n")[0], VlabImage, build_inputs, _fill)
+ensure_image, main = BUILDER.ensure, BUILDER.main
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""hil.vlab.image without booting anything: inputs, their hash, kernel and tool discovery, a scratch build."""
+"""hil.vlab.image, on the shared builder hil.image, without booting anything: inputs, their hash, kernel and
+tool discovery, a scratch build."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hil import programs
+from hil.cache import inputs_hash
 from hil.errors import VlabImageError
 from hil.lab.usb_gadget.mtp import SUPERSPEED_SHIM
 from hil.vlab import image
@@ -26,15 +28,16 @@ def test_inputs_describe_the_installed_kernel_and_packages(inputs):
     assert (inputs["kernel_version"], inputs["kernel_image"]) == (version, str(vmlinuz))
     assert f"linux-image-{version}" in inputs["packages"]
     assert {"coreutils", "busybox-static", "kmod"} <= set(inputs["packages"])
-    assert set(inputs["sources"]) == {"image.py", "init.sh", "profile.sh", "android-usb.sh", "rootfs.py"}
+    vlab = {f"vlab/{name}" for name in ("image.py", "init.sh", "profile.sh", "android-usb.sh")}
+    assert set(inputs["sources"]) == {*vlab, "image.py", "rootfs.py"}  # with the shared builder hil/image.py
     assert "programs" not in inputs  # hil deploys its programs at run time (hil.lab.board.deploy)
 
 
 def test_the_hash_is_stable_for_equal_inputs(inputs):
     reordered = dict(reversed(list(copy.deepcopy(inputs).items())))
-    assert image.inputs_hash(inputs) == image.inputs_hash(copy.deepcopy(inputs)) == image.inputs_hash(reordered)
-    assert image.inputs_hash(inputs) == image.inputs_hash(image.build_inputs())
-    assert len(image.inputs_hash(inputs)) == 16
+    assert inputs_hash(inputs) == inputs_hash(copy.deepcopy(inputs)) == inputs_hash(reordered)
+    assert inputs_hash(inputs) == inputs_hash(image.build_inputs())
+    assert len(inputs_hash(inputs)) == 16
 
 
 def _changes(inputs: dict) -> dict[str, dict]:
@@ -60,8 +63,8 @@ def _changes(inputs: dict) -> dict[str, dict]:
 def test_the_hash_changes_when_any_input_changes(inputs):
     variants = _changes(inputs)
     assert set(variants) == set(inputs) and len(variants) >= 7
-    hashes = {key: image.inputs_hash(variant) for key, variant in variants.items()}
-    assert image.inputs_hash(inputs) not in hashes.values()
+    hashes = {key: inputs_hash(variant) for key, variant in variants.items()}
+    assert inputs_hash(inputs) not in hashes.values()
     assert len(set(hashes.values())) == len(hashes)
 
 
@@ -120,7 +123,7 @@ def built(tmp_path_factory):
 
 def test_a_build_writes_kernel_initramfs_and_manifest(built, inputs):
     cache, first, log = built
-    assert first.directory == cache / image.inputs_hash(inputs)
+    assert first.directory == cache / inputs_hash(inputs)
     assert any("building image" in line for line in log)
     manifest = json.loads((first.directory / "manifest.json").read_text())
     assert {k: v for k, v in manifest.items() if k != "built"} == json.loads(json.dumps(inputs))
