@@ -17,8 +17,9 @@ then that inventory's, else the ones every run agrees on (never one side's own).
 One gate over all of them: BLOCKED (a regression or a band FAIL), INCOMPLETE (a metric the candidate did
 not measure, or measured without a verdict: ERROR, UNSTABLE, a PASS without samples; reference runs that
 spread wider than the pair's calibrated run_spread: measure the reference again; a row that could catch no
-drop at all; a worsening of min_effect, significant within the runs, not beyond their spread), else PASS. Exit status: 0 PASS, 1 BLOCKED, 6 INCOMPLETE, 4 bad input (a database that cannot
-be opened, a build with no stored run, runs that disagree), before anything is compared.
+drop at all; a worsening of min_effect, significant within the runs, not beyond their spread), else PASS.
+Exit status: 0 PASS, 1 BLOCKED, 6 INCOMPLETE, 4 bad input (a database that cannot be opened, a build with
+no stored run, runs that disagree), before anything is compared.
 Plain module: no pytest.
 """
 
