@@ -28,7 +28,6 @@ from pathlib import Path
 
 import attr
 import pexpect
-from labgrid.binding import BindingState
 from labgrid.driver.qemudriver import QEMUDriver
 from labgrid.factory import target_factory
 from labgrid.step import step
@@ -50,12 +49,11 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
     scratch_disks = attr.ib(factory=dict, validator=attr.validators.instance_of(dict))
     _scratch_fds: list[int] = attr.ib(factory=list, init=False, repr=False)
 
+    @QEMUDriver.check_bound  # the command line is fixed when the driver is activated
     @step(args=["build"])
     def boot_build(self, build: Build) -> None:
         """Boot `build` (hil.build): its kernel, its initramfs in place of the image's, its kernel arguments after
-        the board's own. Before the first power-on: the command line is fixed when the driver is activated."""
-        if self.state is BindingState.active:
-            raise LabError(f"{self.target.name}: build {build.label} given after the board was powered")
+        the board's own."""
         unused = sorted(set(build.images) - {"kernel", "initramfs"})
         if "kernel" not in build.images or unused:
             raise LabError(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from labgrid import Environment
+from labgrid.binding import StateError
 from labgrid.step import steps
 
 from hil.build import load_build
@@ -61,6 +62,20 @@ def test_a_build_the_virtual_board_cannot_boot_is_refused_before_power_on(images
         refused = r"vboard: the virtual board boots a kernel and an initramfs; build rc1 also has \['dtb'\]"
         with pytest.raises(LabError, match=refused):
             provision(env, build_of(images, "{kernel: vmlinuz, dtb: board.dtb}"))
+    finally:
+        env.cleanup()
+
+
+def test_a_build_given_after_the_board_was_powered_is_refused(images):
+    (images / "vlab-image").mkdir()
+    (images / "vlab-image" / "vmlinuz").write_bytes(b"kernel")
+    (images / "vlab-image" / "initramfs.cpio").write_bytes(b"initramfs")
+    env = Environment(config_file=str(ENV_FILE))
+    try:
+        target = env.get_target("vboard")
+        target.activate(target.get_driver("VlabQEMUDriver", activate=False))  # its command line is now fixed
+        with pytest.raises(StateError, match=r"must be deactivated to call VlabQEMUDriver\.boot_build"):
+            provision(env, build_of(images, "{kernel: vmlinuz, initramfs: initrd}"))
     finally:
         env.cleanup()
 

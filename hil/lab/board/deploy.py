@@ -30,6 +30,7 @@ from pathlib import Path
 import xmodem
 from labgrid import Target
 from labgrid.binding import BindingState
+from labgrid.driver import SSHDriver
 
 from hil import programs
 from hil.errors import CommandFailed, LabError
@@ -213,7 +214,7 @@ def _transfer(role: Shell, bundle: bytes, directory: str) -> str:
     """Copy the bundle with the target's file transfer and unpack it into `directory`; returns how."""
     remote = f"{DEPLOY_ROOT}/.{BUNDLE}"
     target = role.target
-    ssh = next((d for d in target.drivers if type(d).__name__ == "SSHDriver"), None)
+    ssh = next((d for d in target.drivers if isinstance(d, SSHDriver)), None)
     with tempfile.TemporaryDirectory(prefix="hil-deploy-") as scratch:
         local = Path(scratch) / BUNDLE
         local.write_bytes(bundle)

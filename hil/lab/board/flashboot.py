@@ -131,6 +131,7 @@ class UBootFlashBootDriver(Driver, BootBuildProtocol):
     )
     boot_args = attr.ib(default="", validator=attr.validators.instance_of(str))  # the board's own arguments
 
+    @Driver.check_bound
     @step(args=["build"])
     def boot_build(self, build: Build) -> None:
         """Before the first power-on: the build goes into the board's flash and every boot starts it."""

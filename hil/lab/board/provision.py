@@ -21,7 +21,11 @@ from hil.lab.board.role import strategy_of
 
 class BootBuildProtocol(abc.ABC):
     """A driver that puts a build on its board before the first power-on (hil.lab.board.flashboot, tftpboot,
-    hil.vlab.qemu), as a labgrid protocol: the driver inherits it, labgrid's get_driver finds it."""
+    hil.vlab.qemu), as a labgrid protocol: the driver inherits it, labgrid's get_driver finds it.
+
+    `boot_build` runs on the bound driver (labgrid's `Driver.check_bound`), not the active one: activating a U-Boot
+    boot driver activates its UBootDriver, which waits for the prompt of a board not yet powered, and QEMUDriver
+    fixes on activation the command line the build changes."""
 
     @abc.abstractmethod
     def boot_build(self, build: Build) -> None:

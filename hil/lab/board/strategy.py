@@ -33,6 +33,7 @@ from urllib.parse import urlparse
 
 import attr
 from labgrid.binding import BindingState
+from labgrid.driver import SSHDriver
 from labgrid.factory import target_factory
 from labgrid.step import step
 from labgrid.strategy import Strategy, StrategyError
@@ -132,7 +133,7 @@ class RecoveringStrategy(Strategy, abc.ABC):
         """Close what talks to the board over its network (SSHDriver's control master) while it still answers:
         after the power is gone, ssh waits for a dead peer (a minute and more) before it lets go."""
         for driver in self.target.drivers:
-            if hasattr(driver, "networkservice") and driver.state is BindingState.active:
+            if isinstance(driver, SSHDriver) and driver.state is BindingState.active:
                 with contextlib.suppress(Exception):
                     self.target.deactivate(driver)
 

@@ -39,6 +39,7 @@ class UBootTFTPBootDriver(Driver, BootBuildProtocol):
 
     boot_args = attr.ib(default="", validator=attr.validators.instance_of(str))  # the board's own arguments
 
+    @Driver.check_bound
     @step(args=["build"])
     def boot_build(self, build: Build) -> None:
         """Before the first power-on: every boot of the board now fetches `build` over TFTP."""
