@@ -3,12 +3,16 @@
     perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, ...))
     perf.check(["usb.net.udp.bandwidth", "usb.net.udp.jitter", "usb.net.udp.loss"], function="ecm",
                sample=lambda: iperf3.udp(...))
+    perf.check([("usb.disk.together.read", {"disk": "a"}), ("usb.disk.together.read", {"disk": "b"}),
+                "usb.disk.together.total.read"], bs="512K", sample=lambda: dd_together.read(...))
 
 For each metric: its spec (catalogue + boards.yaml for this pair and these parameters), sampling until
 the verdicts are settled, facts of the lab, a baseline comparison when asked, the result attached to
 the test (stored, rendered, in JUnit); then the test passes, warns, fails or errors on the worst of them.
 Metrics the pair gives no band for are recorded as informative (INFO); a check of which the pair knows
-none of the metrics is skipped.
+none of the metrics is skipped. A metric named with parameters of its own, `(name, {"disk": "a"})`, is
+that metric for those parameters (on top of the check's): it reads its quantity under `per(reads, params)`
+in the tool's Measurement, so one run can give the same metric for several devices.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -39,7 +43,7 @@ from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import compare, confirm, run_spread
 from hil.verdict.errors import DataCorruption, MeasurementError
 from hil.verdict.final import Integrity, OperatingPoint, PcLoad, final_verdict
-from hil.verdict.measurement import Measurement, Quantity
+from hil.verdict.measurement import Measurement, Quantity, per
 from hil.verdict.result import BaselineComparison, MetricResult, Sample, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
 from hil.verdict.spec import Band, MetricSpec
@@ -66,7 +70,7 @@ class Perf:
 
     def check(
         self,
-        metrics: str | Sequence[str],
+        metrics: str | Sequence[str | tuple[str, dict[str, Any]]],
         *,
         sample: Callable[[], Any],
         facts: dict[str, Any] | None = None,
@@ -84,17 +88,16 @@ class Perf:
         check whatever its rate, a check that could not be made an ERROR.
         diagnosis: where a FAIL or REGRESSION lost its rate, run after the verdict (hil.diagnose).
         """
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        named = [(m, {}) if isinstance(m, str) else m for m in ([metrics] if isinstance(metrics, str) else metrics)]
         catalogue = self.inventory.catalogue
-        for name in names:
+        for name, _ in named:
             catalogue.metric(name)  # a misspelt name in a test is a bug: UnknownName says which
         board = self.pair.board
-        if not any(name in board.config.metrics for name in names):
-            pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(names)}")
+        if not any(name in board.config.metrics for name, _ in named):
+            pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(dict(named))}")
         # A rate's CPU cost, gated where the pair gives it a band (hil.catalogue.cpu), from the same runs.
-        names += [cpu.companion(name) for name in names if cpu.companion(name) in board.config.metrics]
-        fixed = self.options.samples
-        specs = [board.spec_for(self.inventory.inventory, name, params, fixed_samples=fixed) for name in names]
+        named += [(cpu.companion(n), own) for n, own in named if cpu.companion(n) in board.config.metrics]
+        specs = [self._spec(name, {**params, **own}, own) for name, own in named]
         if len(specs) > 1:
             sample = _as_measurement(sample, specs[0])
         sample = pcload.with_pc_load(sample)  # the tool's run only: the lab PC's CPU use outside hil
@@ -137,6 +140,10 @@ class Perf:
         diagnose.after_verdict(self.node, results, diagnosis)
         raise_for_results(results)
         return results[0] if isinstance(metrics, str) else results
+
+    def _spec(self, metric: str, params: dict[str, Any], own: dict[str, Any]) -> MetricSpec:
+        spec = self.pair.board.spec_for(self.inventory.inventory, metric, params, fixed_samples=self.options.samples)
+        return replace(spec, reads=per(spec.reads, own)) if own else spec
 
     def band(self, metric: str, **params: Any) -> Band | None:
         """The band boards.yaml gives `metric` on this pair for these parameters (None: it gates nothing)."""

@@ -19,6 +19,7 @@ from hil.verdict.spec import Direction, Floor
 
 DISK_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 2: dd)'
 CP_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 1: cp); seed 001 (sync time added)'
+TOGETHER_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 2: dd; Note: test several USB3 disks), on all of them at once'
 VFAT_MAX_FILE_MB = 4095  # FAT32 holds files up to 4 GiB - 1 byte
 
 
@@ -33,6 +34,15 @@ def _copy_file_fits(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _together_are_other_disks(values: Mapping[str, Any]) -> str | None:
+    serials = [values["disk.serial"], *values["disk.together"].split()]
+    if len(serials) > 1 and len(set(serials)) != len(serials):
+        return f"disk.together ({values['disk.together']!r}) names a disk twice, or disk.serial's"
+    if len(serials) > 1 and not values["disk.serial"]:
+        return "disk.together names further disks: set disk.serial too (the first of them)"
+    return None
+
+
 @dataclass(frozen=True)
 class DiskSettings:
     """usb.disk's settings, typed (`pair.settings(DiskSettings)`); help and bounds: the Settings below."""
@@ -43,6 +53,12 @@ class DiskSettings:
     fs: str
     cp_file_mb: int
     cp_dir: str
+    together: str
+
+    @property
+    def serials(self) -> list[str]:
+        """Every disk of the pair: disk.serial's, then disk.together's."""
+        return [self.serial, *self.together.split()]
 
 
 DISK = Family(
@@ -90,6 +106,44 @@ DISK = Family(
             description="board copies a file with cp from disk.cp_dir onto the USB disk's filesystem, caches dropped: "
             "bytes / (cp time + sync time), timed on the board; UAS or BOT recorded",
         ),
+        # Several disks on one host at once: each disk's rate (parameter disk=<serial>) and the host's sum.
+        # No ceiling: the disks may hang on different controllers, and each dd's own figure is a bus share.
+        Metric(
+            "usb.disk.together.read",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            seed=TOGETHER_SEED,
+            description="one disk's rate (disk=<serial>) while the board reads every disk of disk.serial and "
+            "disk.together at once, as usb.disk.read does: bytes / that dd's own seconds",
+        ),
+        Metric(
+            "usb.disk.together.write",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            seed=TOGETHER_SEED,
+            description="one disk's rate (disk=<serial>) while the board writes every disk of disk.serial and "
+            "disk.together at once, as usb.disk.write does: bytes / that dd's own seconds",
+        ),
+        Metric(
+            "usb.disk.together.total.read",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            seed=TOGETHER_SEED,
+            description="the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
+            "to the last one's end",
+        ),
+        Metric(
+            "usb.disk.together.total.write",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            seed=TOGETHER_SEED,
+            description="the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
+            "to the last one's end (conv=fsync: the writes are on the disks)",
+        ),
     ),
     settings=(
         Setting("disk.serial", str, "", "USB serial number (sysfs `serial`) of the disk on the board"),
@@ -125,8 +179,15 @@ DISK = Family(
             "board directory the file is copied from (write) and into (read): on tmpfs (RAM) the board's storage "
             "stays out of the figure, on its eMMC (seed 000: /sdcard) it is in it; its filesystem is recorded",
         ),
+        Setting(
+            "disk.together",
+            str,
+            "",
+            "USB serial numbers of the board's further USB disks, space-separated: usb.disk.together.* reads or "
+            "writes them and disk.serial's at the same time (raw devices: their data is lost)",
+        ),
     ),
-    checks=(_copy_file_fits,),
+    checks=(_copy_file_fits, _together_are_other_disks),
 )
 
 # Seed 003: the host drives resume signalling for at least TDRSMDN and the device gets TRSMRCY to recover

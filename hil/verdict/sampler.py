@@ -49,7 +49,7 @@ from hil.verdict.ceilings import efficiency
 from hil.verdict.decide import Decision, ceiling_error, cv_not_falling, decide
 from hil.verdict.errors import MeasurementError
 from hil.verdict.measurement import Measurement, Observed
-from hil.verdict.result import MetricResult, Sample, SampleStats, StopReason, Verdict
+from hil.verdict.result import MetricResult, Sample, SampleStats, StopReason, Verdict, metric_key
 from hil.verdict.spec import MetricSpec
 from hil.verdict.stats import ZeroMeanError, describe
 from hil.verdict.units import convert, convertible
@@ -64,7 +64,7 @@ class Progress:
     phase: str  # "warmup" or "sample"
     index: int  # 0-based within its phase
     elapsed_s: float  # clock time since the first warm-up sample started
-    samples: dict[str, Sample]  # this run's sample of each metric, by metric name
+    samples: dict[str, Sample]  # this run's sample of each metric, by its label (_labels)
     stats: dict[str, SampleStats | None]  # statistics of the counted samples so far (from two on)
     decisions: dict[str, Decision]  # from min_samples on (or at the fixed count), gated metrics only
 
@@ -89,6 +89,7 @@ class _Track:
     """One metric of the check while sampling."""
 
     spec: MetricSpec
+    label: str  # the metric's name, with its parameters where the check has it more than once
     warmup: list[Sample] = field(default_factory=list)
     counted: list[Sample] = field(default_factory=list)
     cv_history: list[float] = field(default_factory=list)
@@ -113,18 +114,16 @@ def _checked(source: SampleSource, specs: Sequence[MetricSpec]) -> Callable[[], 
     return call
 
 
-def _split(
-    got: Measurement | Sample | float, specs: Sequence[MetricSpec], started: float, took: float
-) -> dict[str, Sample]:
+def _split(got: Measurement | Sample | float, specs: Sequence[MetricSpec], started: float, took: float) -> list[Sample]:
     """This run's Sample of each metric, in its unit; the raw output is kept once, with the first metric."""
     if isinstance(got, Sample):
-        samples = {specs[0].metric: got}
+        samples = [got]
     elif not isinstance(got, Measurement):
-        samples = {specs[0].metric: Sample(value=float(got), started=started, duration_s=took)}
+        samples = [Sample(value=float(got), started=started, duration_s=took)]
     else:
         run_started = got.started if got.started is not None else started
         duration = got.duration_s if got.duration_s is not None else took
-        samples = {}
+        samples = []
         for index, spec in enumerate(specs):
             quantity = got.quantity(spec.reads)
             if quantity is None:
@@ -137,17 +136,19 @@ def _split(
                 raise MeasurementError(
                     f"{spec.metric} is in {spec.unit}, but the tool's {spec.reads} is in {quantity.unit}", got.raw
                 )
-            samples[spec.metric] = Sample(
-                value=convert(quantity.value, quantity.unit, spec.unit),
-                started=run_started,
-                duration_s=duration,
-                raw=got.raw if index == 0 else "",
-                details=_stored_details(got) if index == 0 else {},
-                observed=got.observed if index == 0 else Observed(),
+            samples.append(
+                Sample(
+                    value=convert(quantity.value, quantity.unit, spec.unit),
+                    started=run_started,
+                    duration_s=duration,
+                    raw=got.raw if index == 0 else "",
+                    details=_stored_details(got) if index == 0 else {},
+                    observed=got.observed if index == 0 else Observed(),
+                )
             )
-    for name, sample in samples.items():
+    for spec, sample in zip(specs, samples, strict=True):
         if not math.isfinite(sample.value):
-            raise MeasurementError(f"{name}: sample value {sample.value!r} is not a finite number", sample.raw)
+            raise MeasurementError(f"{spec.metric}: sample value {sample.value!r} is not a finite number", sample.raw)
     return samples
 
 
@@ -206,15 +207,15 @@ def measure_metrics(
         run_started, t0 = wall(), clock()
         got = source()
         took = clock() - t0
-        taken = _split(got, specs, run_started, took)
+        taken = dict(zip((t.label for t in tracks), _split(got, specs, run_started, took), strict=True))
         for track in tracks:
-            getattr(track, kept).append(taken[track.spec.metric])
+            getattr(track, kept).append(taken[track.label])
         return taken, took
 
     def notify(taken: dict[str, Sample], index: int) -> None:
         if on_sample is not None:
-            stats = {t.spec.metric: _describe(t.values, t.spec) for t in tracks} if phase == "sample" else {}
-            decisions = {t.spec.metric: t.decision for t in tracks if t.decision is not None}
+            stats = {t.label: _describe(t.values, t.spec) for t in tracks} if phase == "sample" else {}
+            decisions = {t.label: t.decision for t in tracks if t.decision is not None}
             on_sample(Progress(phase, index, clock() - t_start, taken, stats, decisions))
 
     def run() -> _Stop:
@@ -245,10 +246,17 @@ def measure_metrics(
 
 
 def _tracks(specs: Sequence[MetricSpec]) -> list[_Track]:
+    labels = _labels(specs)
+    if not specs or len(set(labels)) != len(labels):
+        raise ValueError(f"a check needs at least one metric and none that appears twice: {labels}")
+    return [_Track(spec, label) for spec, label in zip(specs, labels, strict=True)]
+
+
+def _labels(specs: Sequence[MetricSpec]) -> list[str]:
+    """Each metric's name; with its parameters where the check measures it more than once (each USB disk's
+    rate from runs on all of them at once), so that the same metric with other parameters stays apart."""
     names = [spec.metric for spec in specs]
-    if not specs or len(set(names)) != len(names):
-        raise ValueError(f"a check needs at least one metric and none that appears twice: {names}")
-    return [_Track(spec) for spec in specs]
+    return [metric_key(s.metric, s.params) if names.count(s.metric) > 1 else s.metric for s in specs]
 
 
 def _decide(tracks: Sequence[_Track], *, final: bool) -> None:
@@ -280,13 +288,13 @@ def _sample_error(tracks: list[_Track], n: int) -> _Stop | None:
     """An ERROR stop when the newest sample of any metric is above its ceiling or no CV can exist."""
     for track in tracks:
         spec, newest = track.spec, track.counted[-1]
-        what = f"sample {n} of {spec.metric}" if len(tracks) > 1 else f"sample {n}"
+        what = f"sample {n} of {track.label}" if len(tracks) > 1 else f"sample {n}"
         error = ceiling_error(newest.value, spec.unit, spec.ceiling, what=what)
         if error is not None:
-            return _Stop(StopReason.ERROR, error.reason, culprit=spec.metric, error_output=newest.raw)
+            return _Stop(StopReason.ERROR, error.reason, culprit=track.label, error_output=newest.raw)
         if spec.gated and n >= 2 and _describe(track.values, spec) is None:
-            reason = f"the {n} samples of {spec.metric} spread around a mean of 0 {spec.unit}: no CV exists"
-            return _Stop(StopReason.ERROR, reason, culprit=spec.metric, error_output=newest.raw)
+            reason = f"the {n} samples of {track.label} spread around a mean of 0 {spec.unit}: no CV exists"
+            return _Stop(StopReason.ERROR, reason, culprit=track.label, error_output=newest.raw)
     return None
 
 
@@ -318,7 +326,7 @@ def _verdict(track: _Track, stats: SampleStats | None, stop: _Stop) -> tuple[Ver
     """(verdict, reason, side, stop reason) of one metric once sampling has stopped."""
     spec = track.spec
     if stop.stop_reason is StopReason.ERROR:
-        if stop.culprit is None or stop.culprit == spec.metric:
+        if stop.culprit is None or stop.culprit == track.label:
             return Verdict.ERROR, stop.reason, None, StopReason.ERROR
         return Verdict.ERROR, f"the same runs are not trustworthy: {stop.reason}", None, StopReason.ERROR
     if stats is None:  # fewer than two samples: only possible when nothing was gated (fixed counts are >= 2)

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from hil.verdict.errors import ParseError
-from hil.verdict.measurement import Measurement, Quantity
+from hil.verdict.measurement import Measurement, Quantity, per
 from hil.verdict.result import StopReason, Verdict
 from hil.verdict.sampler import measure_metrics
 from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
@@ -151,3 +151,22 @@ def test_a_check_of_several_metrics_needs_measurements(scripted, clock):
 def test_a_metric_named_twice_is_refused(scripted, clock):
     with pytest.raises(ValueError, match="appears twice"):
         run([BANDWIDTH, BANDWIDTH], scripted(steady()), clock)
+
+
+def test_one_metric_for_several_devices_from_the_same_runs_stays_apart_by_its_parameters(scripted, clock):
+    # usb.disk.together.*: every disk's dd at once; each disk's rate under per("throughput", {"disk": ...}).
+    def disk(name: str, low: float) -> MetricSpec:
+        reads = per("throughput", {"disk": name})
+        return MetricSpec("disk.rate", "MB/s", Direction.HIGHER, Band(low=low), params={"disk": name}, reads=reads)
+
+    runs = [
+        Measurement(
+            {"throughput[disk=a]": Quantity(100.0 + i % 2, "MB/s"), "throughput[disk=b]": Quantity(40.0, "MB/s")}
+        )
+        for i in range(30)
+    ]
+    a, b = run([disk("a", 80.0), disk("b", 50.0)], scripted(runs), clock)
+    assert (a.params, a.verdict, b.params, b.verdict) == ({"disk": "a"}, Verdict.PASS, {"disk": "b"}, Verdict.FAIL)
+    assert b.stats.median == 40.0 and a.stats.median == pytest.approx(100.5, abs=0.5)
+    with pytest.raises(ValueError, match=r"appears twice: \['disk.rate\[disk=a\]', 'disk.rate\[disk=a\]'\]"):
+        run([disk("a", 80.0), disk("a", 80.0)], scripted(runs), clock)
