@@ -5,18 +5,22 @@ After the timed runs, random data written to the disk must read back intact.
 
 Before any figure (the `disk` fixture, conftest.py): the disk enumerated at the pair's link speed, and the
 driver that took it (uas or usb-storage, i.e. Bulk-Only) is recorded and must be the one the pair specifies.
+
+Several disks on one host (disk.together; the seed's note: test several USB3 disks): the same dd on every
+disk at once, each disk's rate gated (disk=<serial>) and the host's sum beside them.
 """
 
 import pytest
 
 import hil
 from hil.catalogue.usb_host import DiskSettings
-from hil.measure import dd, integrity
+from hil.measure import dd, dd_together, integrity
 
-pytestmark = [pytest.mark.hil_metrics("usb.disk.read", "usb.disk.write"), pytest.mark.hil_tools(host=["dd"])]
+pytestmark = pytest.mark.hil_tools(host=["dd"])
 
 
 # Writes first: the reads then read data the disk really holds.
+@pytest.mark.hil_metrics("usb.disk.read", "usb.disk.write")
 @hil.matrix("bs", quick=["512K"], full=["4K", "64K", "128K", "512K"], ids="bs={}")
 @pytest.mark.parametrize("direction", ["write", "read"])
 def test_usb_disk_throughput(pair, perf, disk, direction, bs):
@@ -29,4 +33,23 @@ def test_usb_disk_throughput(pair, perf, disk, direction, bs):
         facts={"tool": dd.version(pair.host), "block_device": disk},
         sample=lambda: transfer(pair.host, disk, block_size=bs, total_mb=transfer_mb),
         verify=lambda: integrity.block_device(pair.host, disk, size_mb=integrity.verify_mb(transfer_mb), block_size=bs),
+    )
+
+
+@pytest.mark.hil_metrics("usb.disk.together.read", "usb.disk.together.write")
+@hil.matrix("bs", quick=["512K"], full=["4K", "64K", "128K", "512K"], ids="bs={}")
+@pytest.mark.parametrize("direction", ["write", "read"])
+def test_usb_disks_together(pair, perf, disks, direction, bs):
+    transfer_mb = pair.settings(DiskSettings).transfer_mb
+    each = [(f"usb.disk.together.{direction}", {"disk": serial}) for serial in disks]
+    perf.check(
+        [*each, f"usb.disk.together.total.{direction}"],
+        bs=bs,
+        cpu_load_on="host",
+        facts={"tool": dd.version(pair.host), "block_devices": " ".join(f"{s}={n}" for s, n in disks.items())},
+        sample=lambda: dd_together.run(pair.host, disks, direction, block_size=bs, total_mb=transfer_mb),
+        verify=lambda: "; ".join(
+            integrity.block_device(pair.host, node, size_mb=integrity.verify_mb(transfer_mb), block_size=bs)
+            for node in disks.values()
+        ),
     )
