@@ -246,6 +246,22 @@ def test_the_usb_disk_family_refuses_a_copy_it_cannot_make(write_boards, setting
         load_inventory(write_boards(text))
 
 
+@pytest.mark.parametrize(
+    ("settings", "says"),
+    [
+        ("disk.serial: a\n      disk.together: b a", r"disk.together \('b a'\) names a disk twice, or disk.serial's"),
+        ("disk.serial: a\n      disk.together: b c b", r"names a disk twice"),
+        ("disk.together: b c", r"disk.together names further disks: set disk.serial too"),
+    ],
+)
+def test_the_usb_disk_family_refuses_disks_together_that_are_not_several_disks(write_boards, settings, says):
+    text = PAIR.replace("test.backing_mb: 64", settings).replace(
+        "test.rate: {unit: MB/s, min: 8}", "usb.disk.together.read: {min: 8}"
+    )
+    with pytest.raises(InventoryError, match=says):
+        load_inventory(write_boards(text))
+
+
 def test_a_large_copy_file_is_fine_on_ext4(write_boards):
     text = PAIR.replace("test.backing_mb: 64", "disk.fs: ext4\n      disk.cp_file_mb: 8192").replace(
         "test.rate: {unit: MB/s, min: 8}", "usb.disk.cp.write: {min: 8}"
