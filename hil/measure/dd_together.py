@@ -90,5 +90,5 @@ def run(role: Role, nodes: Mapping[str, str], direction: str, *, block_size: str
         for name, t in zip(nodes, together.transfers, strict=True)
     }
     values["throughput"] = Quantity(together.total_mb_per_s, "MB/s")
-    details = {"span_s": round(together.seconds, 4), "dd_s": [round(t.seconds, 4) for t in together.transfers]}
+    details = {"span_s": round(together.seconds, 6), "dd_s": [round(t.seconds, 6) for t in together.transfers]}
     return Measurement(values, raw=output, started=started, duration_s=duration, details=details)

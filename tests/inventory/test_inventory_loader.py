@@ -38,6 +38,7 @@ def test_the_repository_inventory_loads(monkeypatch):
         "vlab-bar",
         "vlab-usbdisk-bot",
         "vlab-usbdisk-uas",
+        "vlab-usbdisks",
         "vlab-android-hs",
         "vlab-usbnet",
         "vlab-modem",
