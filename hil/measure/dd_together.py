@@ -10,6 +10,7 @@ from before the first dd started to after the last one ended.
 from __future__ import annotations
 
 import re
+import shlex
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure import dd
-from hil.measure.parsing import ascii_int, output_lines, span
+from hil.measure.parsing import ascii_int, output_lines, parser, span
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity, per
 
@@ -47,7 +48,14 @@ def command(dd_commands: list[str]) -> str:
     return shell.cmd("sh", "-c", script)
 
 
-def parse(output: str, *, expected_bytes: list[int]) -> Together:
+def asked(command: str) -> dict[str, list[int | None]]:
+    """What a command of `command`'s asks each dd to copy, as `parse`'s keyword (dd.asked per dd, in order)."""
+    script = shlex.split(command)[-1]
+    return {"expected_bytes": [dd.asked(part)["expected_bytes"] for part in script.split("; ") if " dd " in part]}
+
+
+@parser("dd_together", asked=asked)
+def parse(output: str, *, expected_bytes: list[int | None]) -> Together:
     """The clock line, then per dd (in order) its exit line and its output by dd.parse's rules. A dd that exited
     non-zero, a missing or extra disk, a clock without nanoseconds: ParseError with the whole output."""
     lines = [line.rstrip() for line in output_lines(output, "dd on several disks") if line.strip()]
