@@ -259,17 +259,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:
     """Deselect the cases a pair's `only` (and in quick runs its `quick_only`) in boards.yaml leaves out
-    (hil.parametrization)."""
+    (hil.parametrization), and the cases no pair of this run measures (--board, --matrix)."""
     quick = config.getoption("matrix") == "quick"
     _check_selections(config, items, inventory)
     kept, dropped = [], []
     for item in items:
         params = dict(getattr(getattr(item, "callspec", None), "params", {}))
-        board = inventory.boards.get(params.pop("board_pair", None))
-        keep = board is None or (
-            matrix.runs_on_pair(params, board.config.only)
-            and (not quick or matrix.runs_on_pair(params, board.config.quick_only))
-        )
+        name = params.pop("board_pair", None)
+        board = inventory.boards.get(name) if isinstance(name, str) else None
+        if name is not None and not isinstance(name, str):
+            keep = False  # no pair of this run measures it: pytest's empty parameter set, a skip saying "NOTSET"
+        else:
+            keep = board is None or (
+                matrix.runs_on_pair(params, board.config.only)
+                and (not quick or matrix.runs_on_pair(params, board.config.quick_only))
+            )
         (kept if keep else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -162,3 +162,13 @@ def test_a_run_of_one_file_checks_values_but_not_names_it_did_not_collect(pytest
     assert pytester.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider", "test_cases.py").ret == 0
     whole = pytester.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider")
     assert whole.ret == pytest.ExitCode.USAGE_ERROR and "'size' is no parameter" in whole.stderr.str()
+
+
+def test_a_case_no_pair_of_the_run_measures_is_deselected_not_skipped_as_notset(pytester, collect):
+    # usb.msc.write: no pair of PAIRS measures it. pytest would collect the case with an empty parameter set,
+    # a skip named "NOTSET" in every report; hil deselects it, as it does the values a pair leaves out.
+    other = "pytestmark = __import__('pytest').mark.hil_metrics('usb.msc.write')\n\ndef test_other(pair):\n    pass\n"
+    pytester.makepyfile(test_other=other)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "test_other.py")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout.str()
+    assert "1 deselected" in result.stdout.str() and "NOTSET" not in result.stdout.str()
