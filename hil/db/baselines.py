@@ -223,6 +223,8 @@ def _parse(data: Any) -> tuple[str, datetime, dict[str, BaselineMetric]]:
     """(board, created, metrics) of a baseline file: {"board", "run", "created", "facts", "metrics": {key:
     {"unit", "runs": [{"run", "samples", "median"}]}}}, or the one-run format before it (samples, median and
     run on the metric)."""
+    from hil.catalogue import params_added  # the whole catalogue: only where old files are imported
+
     if not isinstance(data, dict):
         raise TypeError(f"expected a JSON object, found {type(data).__name__}")
     if not isinstance(data["metrics"], dict):
@@ -234,5 +236,8 @@ def _parse(data: Any) -> tuple[str, datetime, dict[str, BaselineMetric]]:
         runs = entry["runs"] if "runs" in entry else [{**entry, "run": entry.get("run", data["run"])}]
         if not isinstance(runs, list) or not runs:
             raise ValueError(f"metric {key!r}: 'runs' must be a non-empty list")
-        metrics[key] = BaselineMetric(unit=str(entry["unit"]), runs=[_parse_run(key, run) for run in runs])
+        # A metric's key from before it gained a parameter: its key now (hil.catalogue.params_added).
+        metrics[params_added.completed_key(key)] = BaselineMetric(
+            unit=str(entry["unit"]), runs=[_parse_run(key, run) for run in runs]
+        )
     return str(data["board"]), moment(str(data["created"])), metrics

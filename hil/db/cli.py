@@ -20,6 +20,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from hil.db import baselines, migrate
+from hil.db.convert import with_added_params
 from hil.db.engine import DatabaseError, describe, engine_for, open_db, resolve_url
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
@@ -69,7 +70,7 @@ def _import(args: argparse.Namespace) -> int:
             print(f"hil db import: skipped {exc}", file=sys.stderr)
             skipped += 1
             continue
-        write_run(engine, stored.run, stored.results)
+        write_run(engine, stored.run, [with_added_params(result) for result in stored.results])
         runs += 1
     for path in baseline_files:
         try:

@@ -6,7 +6,7 @@ The round trip is exact: `hil db export` writes back the results.json a run wrot
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -134,6 +134,18 @@ _RESULT_FIELDS = [
     "min_effect",
     "min_run_spread",
 ]
+
+
+def with_added_params(result: MetricResult) -> MetricResult:
+    """`result` with the parameters its metric gained since it was measured (hil.catalogue.params_added), which
+    its facts then name."""
+    from hil.catalogue import params_added  # the whole catalogue: only where old results are written
+
+    added = params_added.missing(result.metric, result.params)
+    if not added:
+        return result
+    facts = Facts.from_dict({**result.facts.to_dict(), params_added.FACT: params_added.fact(added)})
+    return replace(result, params={**result.params, **added}, facts=facts)
 
 
 def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:

@@ -125,7 +125,8 @@ class RunWriter:
 
 def push(engine: Engine, spool_path: Path) -> RunInfo:
     """Deliver one spool file (hil.db.spool) and delete it; DatabaseError when it cannot be delivered."""
-    info, results, finished = Spool(spool_path).read()
+    info, spooled, finished = Spool(spool_path).read()
+    results = {ordinal: convert.with_added_params(result) for ordinal, result in spooled.items()}  # an earlier hil's
     try:
         with engine.begin() as connection:
             insert_run(connection, info)
