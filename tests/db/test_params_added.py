@@ -14,7 +14,7 @@ from hil.db import migrate
 from hil.db.baselines import Baselines
 from hil.db.cli import main as db
 from hil.db.engine import engine_for, open_db
-from hil.db.read import history
+from hil.db.read import history, runs_by_id
 from hil.db.schema import BaselineRow, Run
 from hil.db.spool import Spool
 from hil.db.write import RunWriter, write_run
@@ -60,7 +60,7 @@ def test_runs_measured_before_a_parameter_existed_go_on_into_its_key_after_hil_d
     engine = engine_for(db_url)
     migrate.upgrade(engine, "0002")
     old = [_old_run(engine, values, tmp_path) for values in REFERENCE_RUNS]
-    Baselines(engine).update_all(history(engine, samples=True)[-1].results, old[-1].id)
+    Baselines(engine).update_all(runs_by_id(engine, [old[-1].id])[0].results, old[-1].id)
     engine.dispose()
     assert db(["--hil-db", db_url, "upgrade"]) == 0
     engine = open_db(db_url, create=False)
@@ -77,7 +77,8 @@ def test_runs_measured_before_a_parameter_existed_go_on_into_its_key_after_hil_d
         key: 4 for key in [*NEW_KEYS.values(), UNCHANGED]
     }
     assert sorted(Baselines(engine).load("vboard-hs").metrics) == sorted([*NEW_KEYS.values(), UNCHANGED])
-    facts = {result.metric: result.facts.to_dict().get(FACT) for result in stored[0].results}
+    (first,) = [run for run in stored if run.run.id == old[0].id]
+    facts = {result.metric: result.facts.to_dict().get(FACT) for result in first.results}
     assert facts == {"usb.resume.time": "timing=default", "pcie.bar.store": "mapping=device",
                      "nvme.seq1m_q32t1.read": "target=raw", "usb.msc.read": None}  # fmt: skip
     with engine.connect() as connection:
