@@ -24,6 +24,11 @@ class LabError(HilError):
     """A board or link does not behave: no shell, no enumeration, wrong link speed, command failed."""
 
 
+class Unavailable(HilError):
+    """A board lacks what a case asks of it (a kernel parameter, a file system, a BAR mapping, a tuning knob), as
+    the board itself says: the plugin skips the case with this message, which names the board and what it lacks."""
+
+
 class BoardTimeout(LabError):
     """A board stopped answering within its time limit; the next test power-cycles it."""
 

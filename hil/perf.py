@@ -21,8 +21,7 @@ import logging
 import numbers
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -105,7 +104,7 @@ class Perf:
             # the board doing the work: its per-CPU load, and its operating point held or not (rule 1)
             sample = board_state.with_board_state(self.pair.role(cpu_load_on), sample)
         # The board's tuning profile for the sampling only, restored after it (also after a failure).
-        with _skipped_when_untunable(), tuning.tuned(board.config.tuning, self.pair.roles) as tuned:
+        with tuning.tuned(board.config.tuning, self.pair.roles) as tuned:
             # Facts first: after sampling, the board may be the thing that failed.
             known = facts_now(self.pair)
             for target, line in tuned.items():
@@ -311,14 +310,3 @@ def _lab_errors_as_measurement_errors(sample: Callable[[], Any]) -> Callable[[],
             raise MeasurementError(f"{type(exc).__name__}: {exc}", raw_output=getattr(exc, "output", "")) from exc
 
     return guarded
-
-
-@contextmanager
-def _skipped_when_untunable() -> Iterator[None]:
-    """A profile the board cannot take, with `tuning.unavailable: skip`: the case skips, saying which knobs."""
-    try:
-        yield
-    except tuning.TuningUnavailable as exc:
-        if not exc.skip:
-            raise
-        pytest.skip(str(exc))

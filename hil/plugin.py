@@ -25,7 +25,7 @@ from hil import parametrization as matrix
 from hil.build import Build, BuildError, load_build
 from hil.catalogue import UnknownName
 from hil.db.baselines import Baselines
-from hil.errors import HilError, InventoryError
+from hil.errors import HilError, InventoryError, Unavailable
 from hil.inventory import yamlfile
 from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.lab.board import deploy
@@ -449,9 +449,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    """A lab that cannot measure (no enumeration, wrong link speed, hung board) is an ERROR, not a FAIL."""
+    """A lab that cannot measure (no enumeration, wrong link speed, hung board) is an ERROR, not a FAIL; a board that
+    lacks what the case asks of it (hil.errors.Unavailable, before the sampling) skips it, saying what and where."""
     try:
         return (yield)
+    except Unavailable as exc:
+        pytest.skip(str(exc))
     except (HilError, MeasurementError) as exc:  # a BoardTimeout already marked its board (Role.run)
         raise MeasurementErrorOutcome(f"{type(exc).__name__}: {exc}") from exc
     except pytest.fail.Exception as exc:

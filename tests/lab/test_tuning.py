@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.errors import LabError
+from hil.errors import LabError, Unavailable
 from hil.inventory.tuning import TuningConfig
 from hil.lab.board import tuning
 
@@ -179,22 +179,19 @@ def test_block_queues_and_devfreq_are_applied_described_and_restored(role, tmp_p
             assert _read(tmp_path / name) == text, name
 
 
-@pytest.mark.parametrize("policy", ["skip", "error"])
+@pytest.mark.parametrize(("policy", "stop"), [("skip", Unavailable), ("error", LabError)])
 def test_a_knob_the_board_lacks_stops_the_case_when_the_profile_says_so_and_the_rest_is_restored(
-    role, tmp_path, policy
+    role, tmp_path, policy, stop
 ):
     _tree(tmp_path)
     profile = TuningConfig(
         sysctl={"net.core.rmem_max": 4194304}, rps_cpus={"wlan0": "3"}, unavailable=policy
     )  # the board has no wlan0
     with (
-        pytest.raises(
-            tuning.TuningUnavailable, match=r"unavailable: " + policy + r"\): .*not available: .*wlan0"
-        ) as caught,
+        pytest.raises(stop, match=r"unavailable: " + policy + r"\): .*not available: .*wlan0"),
         tuning.tuned(profile, _roles(role), root=str(tmp_path)),
     ):
         pytest.fail("the measurement must not run")
-    assert caught.value.skip == (policy == "skip")
     assert _read(tmp_path / "proc/sys/net/core/rmem_max") == "212992\n"  # what was applied is put back
 
 
@@ -203,15 +200,6 @@ def test_by_default_a_missing_knob_is_recorded_and_the_case_measures(role, tmp_p
     profile = TuningConfig(rps_cpus={"wlan0": "3"})
     with tuning.tuned(profile, _roles(role), root=str(tmp_path)) as facts:
         assert "not available: " in facts["lab-pc"]
-
-
-def test_perf_check_skips_a_case_whose_profile_the_board_cannot_take():
-    from hil.perf import _skipped_when_untunable
-
-    with pytest.raises(pytest.skip.Exception, match="the tuning profile cannot be applied"), _skipped_when_untunable():
-        raise tuning.TuningUnavailable("the tuning profile cannot be applied (...)", skip=True)
-    with pytest.raises(tuning.TuningUnavailable), _skipped_when_untunable():
-        raise tuning.TuningUnavailable("the tuning profile cannot be applied (...)", skip=False)
 
 
 def test_seed_000s_little_cores_offline_and_big_ones_at_a_set_speed_are_applied_and_restored(role, tmp_path):

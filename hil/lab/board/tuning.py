@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from hil.errors import LabError
+from hil.errors import LabError, Unavailable
 from hil.inventory.tuning import TuningConfig
 from hil.lab.board import shell
 from hil.lab.board.console import without_kernel_messages
@@ -41,14 +41,6 @@ _FUNCTIONS = (  # the lines they print start with MARK
     'if printf \'%s\\n\' "$2" 2>/dev/null > "$1"; then echo "hil-tuning|set|$1|$o"; '
     'else echo "hil-tuning|failed|$1|$o"; fi; }; '
 )
-
-
-class TuningUnavailable(LabError):
-    """A knob of the profile the board does not have or refused, with `unavailable: skip` or `error`."""
-
-    def __init__(self, message: str, *, skip: bool) -> None:
-        super().__init__(message)
-        self.skip = skip
 
 
 @dataclass(frozen=True)
@@ -197,9 +189,9 @@ def _require_available(done: list[Applied], profile: TuningConfig, root: str) ->
         if any(step.status != "set" for step in applied.steps)
     ]
     if lacking:
-        raise TuningUnavailable(
-            f"the tuning profile cannot be applied (tuning.unavailable: {profile.unavailable}): " + " | ".join(lacking),
-            skip=profile.unavailable == "skip",
+        stop = Unavailable if profile.unavailable == "skip" else LabError  # Unavailable: the case skips
+        raise stop(
+            f"the tuning profile cannot be applied (tuning.unavailable: {profile.unavailable}): " + " | ".join(lacking)
         )
 
 
