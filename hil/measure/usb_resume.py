@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from hil.errors import Unavailable
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure.parsing import ascii_float, output_lines, parser, span
@@ -181,31 +182,26 @@ TIMINGS = ("default", "minimum")
 TIMING_MINIMUM = "/sys/module/usbcore/parameters/timing_minimum"
 
 
-def timing_unavailable(role: Role, timing: str) -> str | None:
-    """Why the board cannot resume with `timing`'s delays (default or minimum), or None if it can."""
-    value = usbcore_parameters(role).get("timing_minimum")
-    if value is None:
-        if timing == "default":
-            return None
-        return "the kernel has no usbcore.timing_minimum (seed 003's patch; mainline Linux fixes its resume delays)"
-    if _minimum(value) == (timing == "minimum"):
-        return None
-    writable, _ = role.run_status(shlex.join(["test", "-w", TIMING_MINIMUM]), timeout=30)
-    return (
-        None if writable == 0 else f"usbcore.timing_minimum is {value} and read-only: set it on the kernel command line"
-    )
-
-
 @contextmanager
-def timing_in_force(role: Role, timing: str) -> Iterator[None]:
-    """Resume under `timing`'s delays (checked by timing_unavailable), usbcore's setting put back after."""
-    before = usbcore_parameters(role).get("timing_minimum")
-    wanted = "1" if timing == "minimum" else "0"
+def timing_in_force(role: Role, timing: str) -> Iterator[dict[str, str]]:
+    """Resume under `timing`'s delays (default or minimum), usbcore's setting put back after; yields usbcore's
+    parameters in force, read once. Unavailable where the kernel has no usbcore.timing_minimum for `minimum`, or
+    where it has the other value read-only."""
+    parameters = usbcore_parameters(role)
+    before = parameters.get("timing_minimum")
+    if before is None and timing == "minimum":
+        mainline = "mainline Linux fixes its resume delays"
+        raise Unavailable(f"{role.label}: the kernel has no usbcore.timing_minimum (seed 003's patch; {mainline})")
     change = before is not None and _minimum(before) != (timing == "minimum")
     if change:
+        if role.run_status(shell.cmd("test", "-w", TIMING_MINIMUM), timeout=30)[0] != 0:
+            readonly = f"usbcore.timing_minimum is {before} and read-only: set it on the kernel command line"
+            raise Unavailable(f"{role.label}: {readonly}")
+        wanted = "1" if timing == "minimum" else "0"
         role.run(shell.write(TIMING_MINIMUM, wanted), timeout=30)
+        parameters["timing_minimum"] = wanted  # as written: run raises where the kernel refuses it
     try:
-        yield
+        yield parameters
     finally:
         if change:
             role.run(shell.write(TIMING_MINIMUM, before), timeout=30)

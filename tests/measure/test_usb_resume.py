@@ -1,14 +1,17 @@
 """Runtime resume parser and command, on traces the virtual board's kernel wrote (tests/data/usb_resume,
 captured by its capture_vlab.py). Variations (a resume that found the device active, one that failed,
-one cut short) are built here from the captured trace and say so."""
+one cut short) are built here from the captured trace and say so. The usbcore timing a case runs under
+(timing_in_force), on a host that answers as the virtual board's kernel does, with and without seed 003's patch."""
 
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from hil.errors import Unavailable
 from hil.measure import usb_resume
 from hil.measure.parsing import PARSERS
 from hil.verdict.errors import ParseError
@@ -108,3 +111,83 @@ def test_a_trace_that_lost_events_is_refused():
     lines.insert(len(lines) // 2, "CPU:0 [LOST 37 EVENTS]")
     with pytest.raises(ParseError, match="lost events"):
         usb_resume.parse("\n".join(lines), device="2-1")
+
+
+# usbcore's parameters as the virtual board's kernel (Linux 6.1) lists them, from the facts of a vlab-usbdisk-bot run;
+# it has no timing_minimum, which a kernel with seed 003's patch adds (the line `patched` appends: no such kernel
+# runs here).
+USBCORE = "".join(
+    f"/sys/module/usbcore/parameters/{line}\n"
+    for line in (
+        "authorized_default:-1", "autosuspend:2", "blinkenlights:N", "initial_descriptor_timeout:5000", "nousb:N",
+        "old_scheme_first:N", "usbfs_memory_mb:16", "usbfs_snoop:N", "usbfs_snoop_max:65536", "use_both_schemes:Y",
+    )
+)  # fmt: skip
+
+
+@dataclass
+class UsbcoreBoard:
+    """A host whose usbcore lists `listing`, its timing_minimum `writable` or not; it keeps the commands it got."""
+
+    listing: str
+    writable: bool = True
+    commands: list[str] = field(default_factory=list)
+    label = "vlab-usbdisk-bot/host (vboard)"
+
+    def run_status(self, command: str, **_: object) -> tuple[int, str]:
+        self.commands.append(command)
+        if command.startswith("grep -H . /sys/module/usbcore/parameters/"):
+            return 0, self.listing
+        return (0 if self.writable or not command.startswith("test -w") else 1), ""
+
+    def run(self, command: str, **options: object) -> str:
+        return self.run_status(command, **options)[1]
+
+
+def patched(value: str) -> str:
+    return USBCORE + f"{usb_resume.TIMING_MINIMUM}:{value}\n"
+
+
+def board_enters(board: UsbcoreBoard, timing: str) -> None:
+    with usb_resume.timing_in_force(board, timing):  # type: ignore[arg-type]
+        pass
+
+
+def test_the_kernels_delays_on_a_kernel_without_the_patch_read_usbcore_once_and_change_nothing():
+    board = UsbcoreBoard(USBCORE)
+    with usb_resume.timing_in_force(board, "default") as parameters:  # type: ignore[arg-type]
+        assert parameters["autosuspend"] == "2" and len(parameters) == 10
+    assert len(board.commands) == 1
+
+
+def test_the_minima_on_a_kernel_without_the_patch_are_unavailable_naming_the_board():
+    board = UsbcoreBoard(USBCORE)
+    with pytest.raises(Unavailable, match=r"^vlab-usbdisk-bot/host \(vboard\): the kernel has no usbcore.timing_"):
+        board_enters(board, "minimum")
+    assert len(board.commands) == 1
+
+
+def test_the_minima_are_in_force_for_the_case_and_the_kernels_value_put_back_after():
+    board = UsbcoreBoard(patched("0"))
+    with usb_resume.timing_in_force(board, "minimum") as parameters:  # type: ignore[arg-type]
+        assert parameters["timing_minimum"] == "1"  # the facts say what the samples ran under
+        assert board.commands[1:] == [
+            f"test -w {usb_resume.TIMING_MINIMUM}",
+            f"printf '%s\\n' 1 > {usb_resume.TIMING_MINIMUM}",
+        ]
+    assert board.commands[-1] == f"printf '%s\\n' 0 > {usb_resume.TIMING_MINIMUM}"
+    assert sum(command.startswith("grep") for command in board.commands) == 1
+
+
+@pytest.mark.parametrize(("value", "timing"), [("Y", "minimum"), ("0", "default")])
+def test_a_timing_already_in_force_is_not_written(value, timing):
+    board = UsbcoreBoard(patched(value), writable=False)
+    board_enters(board, timing)
+    assert len(board.commands) == 1
+
+
+def test_a_read_only_timing_the_case_needs_is_unavailable_saying_where_to_set_it():
+    board = UsbcoreBoard(patched("Y"), writable=False)
+    with pytest.raises(Unavailable, match=r"\(vboard\): usbcore.timing_minimum is Y and read-only: set it on the"):
+        board_enters(board, "default")
+    assert board.commands[1:] == [f"test -w {usb_resume.TIMING_MINIMUM}"]  # nothing written
