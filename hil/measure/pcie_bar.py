@@ -9,6 +9,7 @@ import re
 import time
 from dataclasses import dataclass
 
+from hil.errors import Unavailable
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure.parsing import ascii_float, ascii_int, lines_holding, parser
@@ -90,11 +91,13 @@ def resource_path(bdf: str, bar: int, mapping: str = "device") -> str:
     return f"/sys/bus/pci/devices/{bdf}/resource{bar}{MAPPINGS[mapping]}"
 
 
-def mapping_unavailable(role: Role, bdf: str, bar: int, mapping: str) -> str | None:
-    """Why the BAR cannot be mapped so (no write-combining file: the BAR is not prefetchable), or None."""
+def resource_file(role: Role, bdf: str, bar: int, mapping: str) -> str:
+    """The role's file of the BAR mapped so; Unavailable where it has none (no write-combining file: the BAR is
+    not prefetchable)."""
     path = resource_path(bdf, bar, mapping)
-    exitcode, _ = role.run_status(shell.cmd("test", "-e", path), timeout=30)
-    return None if exitcode == 0 else f"{path} does not exist (the kernel offers it for a prefetchable BAR only)"
+    if role.run_status(shell.cmd("test", "-e", path), timeout=30)[0] != 0:
+        raise Unavailable(f"{role.label}: {path} does not exist (the kernel offers it for a prefetchable BAR only)")
+    return path
 
 
 def command(bdf: str, bar: int, *, size: int, width: int, loops: int, mapping: str = "device") -> str:

@@ -21,13 +21,10 @@ def test_pcie_bar_throughput(bar_pair, perf, mapping):
     rc = bar_pair.role("rc")
     settings = bar_pair.settings(PcieSettings)
     width = settings.bar_width
-    unavailable = pcie_bar.mapping_unavailable(rc, settings.ep_bdf, settings.bar, mapping)
-    if unavailable:
-        pytest.skip(f"{bar_pair.name}: {unavailable}")
     perf.check(
         ["pcie.bar.store", "pcie.bar.load"],
         mapping=mapping,
-        facts={"bar": pcie_bar.resource_path(settings.ep_bdf, settings.bar, mapping), "access_bits": width},
+        facts={"bar": pcie_bar.resource_file(rc, settings.ep_bdf, settings.bar, mapping), "access_bits": width},
         cpu_load_on="rc",
         sample=lambda: pcie_bar.run(
             rc,

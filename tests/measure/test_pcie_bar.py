@@ -3,10 +3,12 @@ lab PC (tests/data/pcie_bar/capture.sh: no BAR here, so the figures are page-cac
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from hil.errors import Unavailable
 from hil.measure import pcie_bar
 from hil.measure.parsing import PARSERS
 from hil.verdict.errors import ParseError
@@ -103,3 +105,19 @@ def test_the_expected_checksum_wraps_in_the_access_width():
     # 1024 words of 999 in 32 bits, 1000 passes: the capture's own checksum (0x3cf96000).
     assert pcie_bar.expected_checksum(4096, 32, 1000) == 0x3CF96000
     assert pcie_bar.expected_checksum(8, 32, 1 << 32) == ((1 << 32) * ((2 * ((1 << 32) - 1)) % (1 << 32))) % (1 << 64)
+
+
+class ThisPc:
+    """A role whose commands run in a shell on this PC (it has no such PCI function)."""
+
+    label = "lab-pc/rc (this PC)"
+
+    def run_status(self, command: str, **_: object) -> tuple[int, str]:
+        done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=False)
+        return done.returncode, done.stdout + done.stderr
+
+
+def test_a_mapping_the_kernel_does_not_offer_is_unavailable_naming_the_board_and_the_file():
+    # The file that exists is the virtual lab's (tests/vlab/test_pcie_bar_vlab.py: resource2 and resource2_wc).
+    with pytest.raises(Unavailable, match=r"^lab-pc/rc \(this PC\): /sys/bus/pci/devices/0000:ff:1f.7/resource5_wc "):
+        pcie_bar.resource_file(ThisPc(), "0000:ff:1f.7", 5, "wc")  # type: ignore[arg-type]
