@@ -15,7 +15,7 @@ import hil
 from hil.catalogue.storage import NvmeSettings
 from hil.lab.pcie import link as pcie_link
 from hil.lab.pcie import payload
-from hil.lab.storage import filesystem, nvme, queue
+from hil.lab.storage import nvme, queue
 from hil.measure import fio, integrity
 from hil.measure.fio import FioJob
 
@@ -62,9 +62,6 @@ def drive(pair):
 @pytest.mark.parametrize("case", list(CASES))
 def test_nvme_crystaldiskmark(pair, perf, drive, case, direction, target):
     rc = pair.role("rc")
-    unavailable = target != "raw" and filesystem.unavailable(rc, target)
-    if unavailable:
-        pytest.skip(f"{pair.name}: {unavailable}")
     engine = fio.engine(rc)
     job = CASES[case][direction]
     settings = pair.settings(NvmeSettings)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from hil.errors import Unavailable
 from hil.lab.storage import filesystem
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "proc"
@@ -48,14 +49,23 @@ def loop_disk(role, tmp_path):
     role.run_status(f"losetup -d {node}")
 
 
-def test_a_filesystem_is_made_and_mounted_with_its_options_then_unmounted(role, loop_disk, tmp_path):
-    assert filesystem.unavailable(role, "ext4") is None
+def test_a_filesystem_is_made_and_mounted_with_its_options_then_unmounted(role, loop_disk, tmp_path, monkeypatch):
+    mkfs = filesystem.supported(role, "ext4")
+    assert mkfs == filesystem.MKFS["ext4"][0]
+    commands: list[str] = []
+    run_status = role.run_status
+    monkeypatch.setattr(role, "run_status", lambda command, **kw: commands.append(command) or run_status(command, **kw))
     mountpoint = str(tmp_path / "mnt")
-    with filesystem.mounted(role, loop_disk, "ext4", mountpoint=mountpoint, options=("nobarrier", "noatime")) as where:
+    with filesystem.mounted(
+        role, loop_disk, "ext4", mountpoint=mountpoint, options=("nobarrier", "noatime"), mkfs=mkfs
+    ) as where:
         applied = filesystem.mount_options(role.run("cat /proc/mounts"), where)
         assert where == mountpoint and "nobarrier" in applied.split(",") and "noatime" in applied.split(",")
     with pytest.raises(ValueError, match="nothing is mounted"):
         filesystem.mount_options(role.run("cat /proc/mounts"), mountpoint)
+    # supported probed the role: the mount neither looks for the mkfs nor loads the modules again
+    assert commands[0].startswith("{ mkfs.ext4 -F -q -b 4096 /dev/loop")
+    assert not [command for command in commands if "command -v" in command or "modprobe" in command]
 
 
 def test_a_filesystem_the_pc_cannot_make_or_mount_is_named_with_why(role):
@@ -63,8 +73,9 @@ def test_a_filesystem_the_pc_cannot_make_or_mount_is_named_with_why(role):
     in_kernel = "f2fs" in filesystem.kernel_filesystems(role.run("cat /proc/filesystems"))
     if has_mkfs and in_kernel:
         pytest.skip("this PC makes and mounts f2fs")
-    reason = filesystem.unavailable(role, "f2fs")
-    assert reason == f"{role.label}: " + (
+    with pytest.raises(Unavailable) as unavailable:
+        filesystem.supported(role, "f2fs")
+    assert str(unavailable.value) == f"{role.label}: " + (
         "no mkfs for f2fs (tried mkfs.f2fs)"
         if not has_mkfs
         else "the kernel has no f2fs (not in /proc/filesystems after modprobe crc32_generic f2fs)"

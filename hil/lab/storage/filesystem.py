@@ -12,15 +12,16 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from hil.errors import LabError
+from hil.errors import LabError, Unavailable
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 
 log = logging.getLogger(__name__)
 
+Argv = tuple[str, ...]
 # Per filesystem: the mkfs programs to try in order, each with the options that format a whole disk
 # without asking (busybox mkdosfs always makes FAT32 and knows no options; dosfstools needs -I for a disk).
-MKFS: dict[str, tuple[tuple[str, ...], ...]] = {
+MKFS: dict[str, tuple[Argv, ...]] = {
     "vfat": (("mkfs.vfat", "-F", "32", "-I"), ("mkdosfs",)),
     "ext2": (("mkfs.ext2", "-F", "-q", "-b", "4096"), ("mke2fs", "-F", "-b", "4096")),
     "ext4": (("mkfs.ext4", "-F", "-q", "-b", "4096"),),
@@ -36,7 +37,7 @@ MODULES: dict[str, tuple[str, ...]] = {
 MOUNTPOINT = "/mnt/hil-msc"
 
 
-def mkfs_command(role: Role, fs: str) -> tuple[str, ...]:
+def mkfs_command(role: Role, fs: str) -> Argv:
     """The first mkfs for `fs` the role has, with its options; LabError naming all that were tried."""
     try:
         candidates = MKFS[fs]
@@ -62,27 +63,31 @@ def mount_options(proc_mounts: str, mountpoint: str) -> str:
     return found[-1]
 
 
-def unavailable(role: Role, fs: str) -> str | None:
-    """Why the role cannot make and mount `fs` (no mkfs, a kernel without it), or None: a reason to skip."""
+def supported(role: Role, fs: str) -> Argv:
+    """The role's mkfs for `fs` once its kernel has `fs` (the modules loaded), for `mounted`; Unavailable where it
+    lacks either (a file system the suite asks for: one the inventory names is mounted's LabError)."""
     try:
-        mkfs_command(role, fs)
+        mkfs = mkfs_command(role, fs)
     except LabError as error:
-        return str(error)
+        raise Unavailable(str(error)) from None
     role.run(shell.quiet(shell.cmd("modprobe", "-a", *MODULES[fs])), timeout=60)
     if fs not in kernel_filesystems(role.run(shell.cmd("cat", "/proc/filesystems"), timeout=30)):
-        return f"{role.label}: the kernel has no {fs} (not in /proc/filesystems after modprobe {' '.join(MODULES[fs])})"
-    return None
+        modprobe = " ".join(MODULES[fs])
+        raise Unavailable(f"{role.label}: the kernel has no {fs} (not in /proc/filesystems after modprobe {modprobe})")
+    return mkfs
 
 
 @contextmanager
 def mounted(
-    role: Role, node: str, fs: str, *, mountpoint: str = MOUNTPOINT, options: tuple[str, ...] = ()
+    role: Role, node: str, fs: str, *, mountpoint: str = MOUNTPOINT, options: tuple[str, ...] = (), mkfs: Argv = ()
 ) -> Iterator[str]:
     """Format `node` with `fs` (its data is lost), mount it (with `options`, mount's -o), yield the mount
-    point, unmount on the way out."""
-    mkfs = mkfs_command(role, fs)
-    # Built-in modules are fine too: modprobe succeeds for them. A failure shows in mount's error below.
-    role.run(shell.quiet(shell.cmd("modprobe", "-a", *MODULES[fs])), timeout=60)
+    point, unmount on the way out. mkfs: `supported`'s, the role probed and the modules loaded there; none:
+    both done here."""
+    if not mkfs:
+        mkfs = mkfs_command(role, fs)
+        # Built-in modules are fine too: modprobe succeeds for them. A failure shows in mount's error below.
+        role.run(shell.quiet(shell.cmd("modprobe", "-a", *MODULES[fs])), timeout=60)
     role.run(shell.all_of([shell.cmd(*mkfs, node) + " >/dev/null", shell.cmd("mkdir", "-p", mountpoint)]), timeout=300)
     mount(role, node, fs, mountpoint, options)
     try:

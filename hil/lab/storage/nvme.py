@@ -97,13 +97,15 @@ class FioTarget:
 def fio_target(role: Role, node: str, target: str) -> Iterator[FioTarget]:
     """`target` ("raw" or a FILESYSTEMS key) on the namespace: a file system is made (the namespace's data is
     lost), mounted with its options for the block, and unmounted after it; the facts say which, and the mount
-    options the kernel applied (/proc/mounts)."""
+    options the kernel applied (/proc/mounts). Unavailable where the role cannot make or mount it (supported)."""
     if target == "raw":
         yield FioTarget(node, facts={"fio_target": f"raw namespace {node}"})
         return
     if target not in FILESYSTEMS:
         raise ValueError(f"unknown NVMe fio target {target!r} (known: {', '.join(TARGETS)})")
-    with filesystem.mounted(role, node, target, mountpoint=MOUNTPOINT, options=FILESYSTEMS[target]) as directory:
+    with filesystem.mounted(
+        role, node, target, mountpoint=MOUNTPOINT, options=FILESYSTEMS[target], mkfs=filesystem.supported(role, target)
+    ) as directory:
         applied = filesystem.mount_options(role.run(shell.cmd("cat", "/proc/mounts"), timeout=30), directory)
         yield FioTarget(
             f"{directory}/{FIO_FILE}",
