@@ -41,9 +41,11 @@ class GadgetOnLink:
         """Seed 001 between a write and its read ("Un-mount the drive and detach-attach MUSB cable again"): the
         disk unmounted, the gadget off the bus until the host has dropped it and on it again until the host has
         enumerated it (GadgetBackend.reconnect), its disk mounted again. The host's page cache holds nothing of
-        the disk: it is a new device. The seconds from the unmount to the mount, console round trips included."""
+        the disk: it is a new device. The seconds from the unmount to the mount, console round trips included.
+        A disk the host cannot unmount (busy) is the error, the gadget left on the bus: not filesystem.unmount, whose
+        lazy detach would let the disk leave the bus while the host still uses it, no clean re-attach to read after."""
         host, started = self.pair.host, time.monotonic()
-        host.run(shell.cmd("umount", mountpoint), timeout=120)  # a busy disk is an error here: no lazy unmount
+        host.run(shell.cmd("umount", mountpoint), timeout=120)
         self.gadget.reconnect(lambda: usbhost.wait_until_gone(host, self.gadget.serial, timeout_s=timeout_s))
         self.usb_device = enumerated(self.pair, self.gadget, timeout_s=timeout_s)
         filesystem.mount(host, self.block_device(timeout_s=timeout_s), fs, mountpoint)
