@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 
 from hil.db import baselines, migrate
 from hil.db.convert import with_added_params
-from hil.db.engine import DatabaseError, describe, engine_for, open_db, resolve_url
+from hil.db.engine import DatabaseError, describe, engine_for, open_chosen, resolve_url
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
 from hil.db.write import push, write_run
@@ -37,7 +37,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def connect(args: argparse.Namespace, *, create: bool = True) -> Engine:
-    return open_db(resolve_url(args.hil_db, args.hil_reports), create=create)
+    return open_chosen(args.hil_db, args.hil_reports, create=create)
 
 
 def _upgrade(args: argparse.Namespace) -> int:

@@ -28,8 +28,18 @@ class DatabaseError(RuntimeError):
 
 def resolve_url(option: str | None, reports_dir: Path) -> str:
     """The option's URL, else HIL_DB's, else the SQLite file in `reports_dir`."""
-    chosen = option or os.environ.get(ENV_VARIABLE)
-    return chosen or f"sqlite:///{(reports_dir / DEFAULT_FILE).resolve()}"
+    return _named(option) or f"sqlite:///{(reports_dir / DEFAULT_FILE).resolve()}"
+
+
+def open_chosen(option: str | None, reports_dir: Path, *, create: bool = True) -> Engine:
+    """open_db of resolve_url's database. The workspace's own file (no option, no HIL_DB) follows the hil that
+    runs (a user's first command after an update); a database named is shared: `hil db upgrade` takes it forward,
+    on purpose, once no older hil writes to it."""
+    return open_db(resolve_url(option, reports_dir), create=create, upgrade=not _named(option))
+
+
+def _named(option: str | None) -> str | None:
+    return option or os.environ.get(ENV_VARIABLE)
 
 
 def describe(url: str | URL) -> str:
@@ -73,9 +83,10 @@ def engine_for(url: str | URL) -> Engine:
     return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
 
 
-def open_db(url: str | URL, *, create: bool = True) -> Engine:
+def open_db(url: str | URL, *, create: bool = True, upgrade: bool = False) -> Engine:
     """Connect and check the schema: an empty database gets the current schema (`create`), one at an older
-    revision is refused (run `hil db upgrade`), a file that is not hil's results database is refused."""
+    revision is taken forward (`upgrade`) or refused (run `hil db upgrade`), a file that is not hil's results
+    database is refused."""
     from hil.db import migrate  # Alembic: only where a database is opened (not in every xdist worker)
 
     engine = engine_for(url)
@@ -86,6 +97,8 @@ def open_db(url: str | URL, *, create: bool = True) -> Engine:
                 raise DatabaseError(f"{describe(url)}: not a hil results database (tables, but no schema revision)")
             if not create:
                 raise DatabaseError(f"{describe(url)}: empty: no run is stored there")
+            migrate.upgrade(engine)
+        elif upgrade and migrate.is_older(revision):
             migrate.upgrade(engine)
         elif revision != migrate.head():
             raise DatabaseError(

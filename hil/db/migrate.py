@@ -25,6 +25,12 @@ def head() -> str:
     return revision
 
 
+def is_older(revision: str) -> bool:
+    """A revision of this hil's history before its head (not one a newer hil made)."""
+    scripts = ScriptDirectory.from_config(_config())
+    return revision != head() and any(script.revision == revision for script in scripts.walk_revisions())
+
+
 def current(engine: Engine) -> str | None:
     """The revision the database is at; None for an empty database."""
     with engine.connect() as connection:

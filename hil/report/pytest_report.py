@@ -38,7 +38,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from hil import hookspecs
 from hil.build.manifest import build_label
 from hil.db.baselines import DEFAULT_RUNS_KEPT, Baselines, BaselineUpdate
-from hil.db.engine import DatabaseError, describe, engine_for, open_db, resolve_url
+from hil.db.engine import DatabaseError, describe, engine_for, open_chosen, resolve_url
 from hil.db.spool import Spool, spool_path
 from hil.db.write import RunWriter
 from hil.paths import shown
@@ -208,7 +208,7 @@ class ReportSession:
 
     def open_database(self) -> None:
         try:
-            self.engine = open_db(self.db_url)
+            self.engine = open_chosen(self.config.getoption("hil_db"), self.reports_dir)
         except DatabaseError as exc:
             raise pytest.UsageError(f"results database: {exc}") from None
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from hil.db import migrate
 from hil.db.baselines import Baselines
 from hil.db.cli import main as db
-from hil.db.engine import engine_for, open_db
+from hil.db.engine import ENV_VARIABLE, DatabaseError, engine_for, open_chosen, open_db, resolve_url
 from hil.db.read import history
 from hil.db.write import write_run
 from hil.report.store import RunInfo
@@ -55,3 +56,26 @@ def test_a_database_at_a_revision_this_hil_does_not_know_is_refused(db_url, caps
     engine.dispose()
     assert db(["--hil-db", db_url, "export", "out"]) == 4
     assert "schema revision ffff, this hil needs" in capsys.readouterr().err
+
+
+def test_the_workspace_file_follows_this_hil_and_a_database_named_is_upgraded_only_on_purpose(tmp_path, monkeypatch):
+    # A user's first command after updating hil: reports/hil.db of the earlier hil is taken forward; the same
+    # file named by --hil-db (or HIL_DB: a lab's shared database) is refused until `hil db upgrade`.
+    monkeypatch.delenv(ENV_VARIABLE, raising=False)
+    url = resolve_url(None, tmp_path)
+    engine = engine_for(url)
+    migrate.upgrade(engine, FIRST)
+    engine.dispose()
+    with pytest.raises(DatabaseError, match=f"schema revision {FIRST}, this hil needs .*: run `hil db upgrade`"):
+        open_chosen(url, tmp_path)
+    monkeypatch.setenv(ENV_VARIABLE, url)
+    with pytest.raises(DatabaseError, match="run `hil db upgrade`"):
+        open_chosen(None, tmp_path)
+    monkeypatch.delenv(ENV_VARIABLE)
+    engine = open_chosen(None, tmp_path)
+    assert migrate.current(engine) == migrate.head()
+    with engine.begin() as connection:  # a newer hil's revision is never "upgraded" from here
+        connection.execute(text("UPDATE alembic_version SET version_num = 'ffff'"))
+    engine.dispose()
+    with pytest.raises(DatabaseError, match="schema revision ffff"):
+        open_chosen(None, tmp_path)
