@@ -238,8 +238,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         and (not wanted or wanted & set(board.config.metrics))
         and matrix.pair_in_run(board.config.matrix, size, named=name in patterns)
     ]
+    if not names:  # pytest's empty parameter set would skip it as "NOTSET", saying nothing of why
+        why = f"no pair of {inventory.path.name} in this run measures {', '.join(sorted(wanted)) or 'it'}"
+        held = [n for n, b in inventory.boards.items() if wanted & set(b.config.metrics) and b.config.matrix == "full"]
+        why += f" ({', '.join(held)}: the full matrix only, --matrix full)" if held and size == "quick" else ""
+        names = [pytest.param(None, marks=pytest.mark.skip(reason=why), id="no-pair")]
     # Session scope: the board boots once and all tests of a pair run together.
-    metafunc.parametrize("board_pair", names, indirect=True, scope="session", ids=names)
+    metafunc.parametrize("board_pair", names, indirect=True, scope="session")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (its worker's hook appends them to node ids)
@@ -259,21 +264,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:
     """Deselect the cases a pair's `only` (and in quick runs its `quick_only`) in boards.yaml leaves out
-    (hil.parametrization), and the cases no pair of this run measures (--board, --matrix)."""
+    (hil.parametrization)."""
     quick = config.getoption("matrix") == "quick"
     _check_selections(config, items, inventory)
     kept, dropped = [], []
     for item in items:
         params = dict(getattr(getattr(item, "callspec", None), "params", {}))
-        name = params.pop("board_pair", None)
-        board = inventory.boards.get(name) if isinstance(name, str) else None
-        if name is not None and not isinstance(name, str):
-            keep = False  # no pair of this run measures it: pytest's empty parameter set, a skip saying "NOTSET"
-        else:
-            keep = board is None or (
-                matrix.runs_on_pair(params, board.config.only)
-                and (not quick or matrix.runs_on_pair(params, board.config.quick_only))
-            )
+        board = inventory.boards.get(params.pop("board_pair", None))
+        keep = board is None or (
+            matrix.runs_on_pair(params, board.config.only)
+            and (not quick or matrix.runs_on_pair(params, board.config.quick_only))
+        )
         (kept if keep else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
