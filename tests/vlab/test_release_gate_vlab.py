@@ -74,7 +74,10 @@ def test_a_candidate_with_shallow_nvme_queues_is_blocked_inside_its_band(tmp_pat
 
     def measure(index: int, name: str, args: str = "") -> None:
         manifest = write_build(tmp_path / f"{name}-{index}", vlab_image, name, args)
-        proc = run_pytest([*selection, "--build", str(manifest)], vlab_subprocess_env, tmp_path / "reports")
+        for _ in range(3):  # a run the lab PC's other work made UNSTABLE is measured again, as a user would
+            proc = run_pytest([*selection, "--build", str(manifest)], vlab_subprocess_env, tmp_path / "reports")
+            if proc.returncode == 0 or "the lab PC was busy with other work" not in proc.stdout:
+                break
         assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
         stored = json.loads((tmp_path / "reports" / "results.json").read_text())
         assert stored["run"]["build"]["name"] == name and stored["run"]["inventory"]["sha256"]
