@@ -11,7 +11,7 @@ the verdicts are settled, facts of the lab, a baseline comparison when asked, th
 the test (stored, rendered, in JUnit); then the test passes, warns, fails or errors on the worst of them.
 Metrics the pair gives no band for are recorded as informative (INFO); a check of which the pair knows
 none of the metrics is skipped. A metric named with parameters of its own, `(name, {"disk": "a"})`, is
-that metric for those parameters (on top of the check's): it reads its quantity under `per(reads, params)`
+that metric for those parameters (on top of the check's): it reads its quantity under `metric_key(reads, params)`
 in the tool's Measurement, so one run can give the same metric for several devices.
 """
 
@@ -42,7 +42,7 @@ from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import compare, confirm, run_spread
 from hil.verdict.errors import DataCorruption, MeasurementError
 from hil.verdict.final import Integrity, OperatingPoint, PcLoad, final_verdict
-from hil.verdict.measurement import Measurement, Quantity, per
+from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import BaselineComparison, MetricResult, Sample, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
 from hil.verdict.spec import Band, MetricSpec
@@ -142,7 +142,7 @@ class Perf:
 
     def _spec(self, metric: str, params: dict[str, Any], own: dict[str, Any]) -> MetricSpec:
         spec = self.pair.board.spec_for(self.inventory.inventory, metric, params, fixed_samples=self.options.samples)
-        return replace(spec, reads=per(spec.reads, own)) if own else spec
+        return replace(spec, reads=metric_key(spec.reads, own)) if own else spec
 
     def band(self, metric: str, **params: Any) -> Band | None:
         """The band boards.yaml gives `metric` on this pair for these parameters (None: it gates nothing)."""

@@ -20,7 +20,8 @@ from hil.lab.board.role import Role
 from hil.measure import dd
 from hil.measure.parsing import ascii_int, output_lines, parser, span
 from hil.verdict.errors import ParseError
-from hil.verdict.measurement import Measurement, Quantity, per
+from hil.verdict.measurement import Measurement, Quantity
+from hil.verdict.result import metric_key
 
 # Printed by the command: the clock around all dd runs, then per disk its index, exit status and dd's output.
 _SPAN = re.compile(r"together-ns (?P<start>[0-9]{19}) (?P<end>[0-9]{19})", re.ASCII)
@@ -82,7 +83,7 @@ def parse(output: str, *, expected_bytes: list[int | None]) -> Together:
 
 
 def run(role: Role, nodes: Mapping[str, str], direction: str, *, block_size: str, total_mb: int) -> Measurement:
-    """Caches dropped, one dd per node at once (dd.read_command / write_command): per node `per("throughput",
+    """Caches dropped, one dd per node at once (dd.read_command / write_command): per node `metric_key("throughput",
     {"disk": name})` in MB/s, and the sum as "throughput"."""
     build = dd.read_command if direction == "read" else dd.write_command
     expected = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
@@ -94,7 +95,7 @@ def run(role: Role, nodes: Mapping[str, str], direction: str, *, block_size: str
         raise ParseError(f"dd on several disks exited {exitcode}", raw_output=output)
     together = parse(output, expected_bytes=[expected] * len(nodes))
     values = {
-        per("throughput", {"disk": name}): Quantity(t.mb_per_s, "MB/s")
+        metric_key("throughput", {"disk": name}): Quantity(t.mb_per_s, "MB/s")
         for name, t in zip(nodes, together.transfers, strict=True)
     }
     values["throughput"] = Quantity(together.total_mb_per_s, "MB/s")

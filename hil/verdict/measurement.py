@@ -121,12 +121,6 @@ class Observed:
         )
 
 
-def per(reads: str, params: Mapping[str, Any]) -> str:
-    """The name of a quantity for one device of several a run measures: `per("throughput", {"disk": "a"})`
-    is "throughput[disk=a]" (perf.check reads a metric named with parameters of its own there)."""
-    return f"{reads}[{','.join(f'{name}={params[name]}' for name in sorted(params))}]" if params else reads
-
-
 @dataclass
 class Measurement:
     """One run of a tool: the quantities it produced (by field name), its raw output and what it ran with.

@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from hil.verdict.errors import ParseError
-from hil.verdict.measurement import Measurement, Quantity, per
-from hil.verdict.result import StopReason, Verdict
+from hil.verdict.measurement import Measurement, Quantity
+from hil.verdict.result import StopReason, Verdict, metric_key
 from hil.verdict.sampler import measure_metrics
 from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
 
@@ -154,9 +154,9 @@ def test_a_metric_named_twice_is_refused(scripted, clock):
 
 
 def test_one_metric_for_several_devices_from_the_same_runs_stays_apart_by_its_parameters(scripted, clock):
-    # usb.disk.together.*: every disk's dd at once; each disk's rate under per("throughput", {"disk": ...}).
+    # usb.disk.together.*: every disk's dd at once; each disk's rate under metric_key("throughput", {"disk": ...}).
     def disk(name: str, low: float) -> MetricSpec:
-        reads = per("throughput", {"disk": name})
+        reads = metric_key("throughput", {"disk": name})
         return MetricSpec("disk.rate", "MB/s", Direction.HIGHER, Band(low=low), params={"disk": name}, reads=reads)
 
     runs = [
