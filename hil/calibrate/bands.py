@@ -132,10 +132,12 @@ def propose(
     *,
     min_factor: float = MIN_FACTOR,
     max_factor: float = MAX_FACTOR,
+    needs_max: bool = False,
 ) -> Proposal:
+    """A band from the run medians; with no band today, a rate on an emulated link (`needs_max`) gets a max too."""
     lowest, highest = min(found.run_medians), max(found.run_medians)
     has_low = current.low is not None if current else found.direction is Direction.HIGHER
-    has_high = current.high is not None if current else found.direction is Direction.LOWER
+    has_high = current.high is not None if current else found.direction is Direction.LOWER or needs_max
     band = Band(
         significant(min_factor * lowest, up=False) if has_low else None,
         significant(max_factor * highest, up=True) if has_high else None,

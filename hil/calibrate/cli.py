@@ -35,10 +35,12 @@ from hil.calibrate.bands import (
     significant,
 )
 from hil.calibrate.edit import MetricEdit, edit_inventory
+from hil.catalogue import CATALOGUE
 from hil.db import cli as db_cli
 from hil.db.engine import DatabaseError
 from hil.db.read import runs_by_id
 from hil.errors import InventoryError
+from hil.inventory.against_catalogue import needs_maximum
 from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.inventory.schema import MetricConfig, parse_selector
 from hil.report.exitcodes import HilExit
@@ -163,7 +165,17 @@ def plan(
             continue
         config = pair.config.metrics.get(found.metric)
         spec = pair.spec_for(loaded.inventory, found.metric, found.params)
-        proposal = propose(found, spec.band, spec.max_cv, min_factor=factors[0], max_factor=factors[1])
+        informative = config is not None and config.informative  # no max_cv gated its samples
+        metric = CATALOGUE.metrics.get(found.metric)
+        needs_max = metric is not None and needs_maximum(metric, pair.config.link)
+        proposal = propose(
+            found,
+            spec.band,
+            None if informative else spec.max_cv,
+            min_factor=factors[0],
+            max_factor=factors[1],
+            needs_max=needs_max,
+        )
         proposals.append(proposal)
         grouped.setdefault(found.metric, {}).setdefault(_layer(config, found.params), []).append(proposal)
     edits = []

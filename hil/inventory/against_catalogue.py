@@ -112,6 +112,12 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
     return problems
 
 
+def needs_maximum(metric: Metric, link: Any) -> bool:
+    """A rate on an emulated link: no physical ceiling is enforced there, so its band needs a max."""
+    rate = metric.direction is Direction.HIGHER and metric.quantity in RATES
+    return rate and bool(getattr(link, "emulated", False))
+
+
 def _gate_problems(
     loc: tuple[str, ...],
     name: str,
@@ -125,11 +131,10 @@ def _gate_problems(
     if config.informative or name not in catalogue.metrics:
         return []
     metric = catalogue.metric(name)
-    emulated = bool(getattr(link, "emulated", False))
     problems = []
     problems += _floors_above_ceiling(loc, name, config, metric, link)
-    rate = metric.direction is Direction.HIGHER and metric.quantity in RATES
-    if emulated and rate and config.max is None and config.nominal is None:  # nominal +- tolerance has its top
+    # nominal +- tolerance has its top
+    if needs_maximum(metric, link) and config.max is None and config.nominal is None:
         problems.append(
             Problem(
                 loc,

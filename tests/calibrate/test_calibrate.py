@@ -90,3 +90,24 @@ def test_runs_that_do_not_belong_together_are_refused_naming_the_run(lab, capsys
     assert calibrate(args) == 4
     assert said in capsys.readouterr().err
     assert not (lab / "reports" / "calibrate-vlab-msc.diff").exists()
+
+
+def test_an_informative_rate_on_an_emulated_link_is_proposed_a_max_too(tmp_path, capsys):
+    """The host's sum of several disks is INFO on vlab-usbdisks; banding it there needs a max (no physical ceiling
+    on an emulated link), else the proposal does not load as an inventory and nothing is proposed."""
+    runs = [load_run(DATA / f"calibrate-vlab-usbdisks-{n}.json") for n in (1, 2)]
+    url = f"sqlite:///{tmp_path / 'hil.db'}"
+    engine = open_db(url)
+    for stored in runs:
+        write_run(engine, stored.run, stored.results)
+    engine.dispose()
+    boards = Path(__file__).resolve().parents[2] / "boards.yaml"
+    diff = tmp_path / "proposal.diff"
+    ids = [stored.run.id for stored in runs]
+    assert calibrate(["--from-runs", *ids, "--boards", str(boards), "--hil-db", url, "--diff", str(diff)]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| `usb.disk.together.total.read[bs=4K]`"))
+    low, high = row.split(" | ")[6].split(" .. ")
+    assert float(low) > 0 and float(high) > float(low), row
+    assert "total.read[bs=4K]: samples spread" not in out  # INFO gates no CV: no warning of one
+    assert "+      usb.disk.together.total.read:" not in diff.read_text()  # an entry edited, not added twice
