@@ -8,7 +8,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hil.errors import LabError
+from hil.errors import LabError, Unavailable
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.usb_gadget.gadget import Hid
@@ -94,7 +94,11 @@ def ends(
     return HidEnds(device, hidg, host, hidraw, tuple(endpoints))
 
 
-def ends_of(on_link: GadgetOnLink, function: Hid, *, timeout_s: float = 20) -> HidEnds:
-    """`ends` of a gadget a pair runs (`with gadget_on(pair, Hid(...)) as on_link`)."""
+def ends_of(on_link: GadgetOnLink, function: Hid, *, interval: str | None = None, timeout_s: float = 20) -> HidEnds:
+    """`ends` of a gadget a pair runs (`with gadget_on(pair, Hid(...)) as on_link`). With `interval`, endpoints
+    that run at another one are Unavailable: the interval is the gadget kernel's (f_hid has no knob for it)."""
     pair = on_link.pair
-    return ends(pair.device, on_link.gadget.path, function, pair.host, on_link.usb_device, timeout_s=timeout_s)
+    found = ends(pair.device, on_link.gadget.path, function, pair.host, on_link.usb_device, timeout_s=timeout_s)
+    if interval is not None and found.interval != interval:
+        raise Unavailable(f"{pair.name}: the gadget's interrupt endpoints run at {found.interval} ({found.describe()})")
+    return found
