@@ -66,8 +66,9 @@ class BoardControl(Protocol):
 
 def missing_board_control(strategy: object) -> list[str]:
     """The BoardControl members `strategy` lacks (empty when it satisfies the interface)."""
-    names = ("ensure_shell", "mark_suspect", "power_cycle", "power_cycles", "boot_times_s", "suspect_reason", "build")
-    return [name for name in names if not hasattr(strategy, name)]
+    # From the protocol itself, so a member added to it is checked too (build_view was not).
+    methods = [name for name, value in vars(BoardControl).items() if callable(value) and not name.startswith("_")]
+    return [name for name in [*BoardControl.__annotations__, *methods] if not hasattr(strategy, name)]
 
 
 class Status(enum.Enum):
