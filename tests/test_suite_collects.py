@@ -44,7 +44,7 @@ FULL_GADGET_MATRIX = {
     "test_msc.py::test_msc_throughput": 5 * 2,
     "test_msc_fs.py::test_msc_fs_throughput": 4 * 2,  # 4K, 64K, 102400 (seed 001), 1M
     "test_mtp.py::test_mtp_throughput": 3 * 2,
-    "test_uvc.py::test_uvc_fps": 3 * 4,
+    "test_uvc.py::test_uvc_fps": 3 * 4 * 2 * 2,  # x streaming_interval x streaming_maxburst (some skip, saying why)
     "test_usb_net.py::test_usb_net_tcp": 3 * 2,
     "test_usb_net.py::test_usb_net_udp": 3 * 2,
     "test_usb_net_knee.py::test_usb_net_udp_knee": 2,  # ECM only, tx and rx

@@ -125,10 +125,14 @@ def transfer_bytes(text: str) -> int | None:
 class UsbFrames:
     """A frame rate: what the stream's USB transfer carries per second over the size of one uncompressed
     frame (a camera at 12 fps on 1 KiB per microframe, YUYV 640x480, is near its 13.33 fps ceiling). Without
-    a transfer parameter the larger of the bulk and isochronous bounds at the link's speed applies."""
+    a transfer parameter the larger of the bulk and isochronous bounds at the link's speed applies. An
+    isochronous transfer is serviced every 2^(interval-1) (micro)frames with maxburst+1 packets per service at
+    super speed, from the case's `interval_param` and `maxburst_param` (absent: 1 and 0, f_uvc's defaults)."""
 
     stream_param: str = "stream"
     transfer_param: str | None = None
+    interval_param: str = "streaming_interval"
+    maxburst_param: str = "streaming_maxburst"
 
     def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
         if getattr(link, "type", None) != "usb" or self.stream_param not in params:
@@ -142,14 +146,19 @@ class UsbFrames:
         elif self.transfer_param not in params:
             return None
         else:
-            per_interval = transfer_bytes(params[self.transfer_param])
-            transport = (
-                ceilings.usb_ceiling(link.speed, "bulk", practical=False)
-                if per_interval is None
-                else ceilings.usb_isochronous_ceiling(link.speed, per_interval)
-            )
+            transport = self._transport(link.speed, params)
         return ceilings.usb_frame_rate_ceiling(transport, fmt, width, height)
 
+    def _transport(self, speed: str, params: dict[str, Any]) -> Ceiling:
+        """What the case's transfer carries per second: bulk's bound, or its isochronous service."""
+        per_packet = transfer_bytes(params[str(self.transfer_param)])
+        if per_packet is None:
+            return ceilings.usb_ceiling(speed, "bulk", practical=False)
+        bursts = int(params.get(self.maxburst_param, 0)) + 1 if ceilings.UsbSpeed.parse(speed) == "super" else 1
+        return ceilings.usb_isochronous_ceiling(speed, per_packet * bursts, int(params.get(self.interval_param, 1)))
+
     def describe(self) -> str:
-        transfer = f"`{self.transfer_param}`" if self.transfer_param else "bulk or isochronous, the larger"
+        transfer = "bulk or isochronous, the larger"
+        if self.transfer_param:
+            transfer = f"`{self.transfer_param}`, `{self.interval_param}`, `{self.maxburst_param}`"
         return f"USB bytes per second ({transfer}) over one uncompressed `{self.stream_param}` frame"

@@ -154,21 +154,27 @@ _ISO_INTERVAL_S = {UsbSpeed.FULL: 1e-3, UsbSpeed.HIGH: 125e-6, UsbSpeed.SUPER: 1
 _ISO_MAX_BYTES = {UsbSpeed.FULL: 1023, UsbSpeed.HIGH: 3 * 1024, UsbSpeed.SUPER: 16 * 3 * 1024}
 
 
-def usb_isochronous_ceiling(speed: UsbSpeed | str | int, bytes_per_interval: int) -> Ceiling:
-    """One isochronous endpoint that moves `bytes_per_interval` per (micro)frame, in MB/s: what a UVC
-    camera announces as its streaming_maxpacket (× maxburst + 1 at super speed)."""
+def usb_isochronous_ceiling(speed: UsbSpeed | str | int, bytes_per_interval: int, interval: int = 1) -> Ceiling:
+    """One isochronous endpoint that moves `bytes_per_interval` per service interval, in MB/s: what a UVC
+    camera announces as its streaming_maxpacket (× maxburst + 1 at super speed). `interval` is the
+    endpoint's bInterval (UVC's streaming_interval, 1..16): it is serviced every 2^(interval-1) (micro)frames
+    (USB 2.0 §9.6.6, USB 3.0 §9.6.6), so 1024 B at interval 4 moves 1024 B per 1 ms at high speed."""
     key = UsbSpeed.parse(speed)
     if not 1 <= bytes_per_interval <= _ISO_MAX_BYTES[key]:
         raise ValueError(
             f"{bytes_per_interval} B per interval is not an isochronous payload at {key} speed "
             f"(1..{_ISO_MAX_BYTES[key]} B)"
         )
-    interval = _ISO_INTERVAL_S[key]
-    value = bytes_per_interval / interval / MB
+    if not 1 <= interval <= 16:
+        raise ValueError(f"isochronous bInterval {interval} is not 1..16 (a period of 2^(bInterval-1) (micro)frames)")
+    frames = 2 ** (interval - 1)
+    period = frames * _ISO_INTERVAL_S[key]
+    value = bytes_per_interval / period / MB
+    every = f"{_ISO_INTERVAL_S[key] * 1e6:g} µs" if frames == 1 else f"{frames} × {_ISO_INTERVAL_S[key] * 1e6:g} µs"
     return Ceiling(
         value,
         "MB/s",
-        f"USB {key}-speed isochronous, {bytes_per_interval} B per {interval * 1e6:g} µs interval = {value:.3f} MB/s",
+        f"USB {key}-speed isochronous, {bytes_per_interval} B per {every} interval = {value:.3f} MB/s",
     )
 
 

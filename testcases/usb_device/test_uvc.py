@@ -4,8 +4,11 @@ and takes frames per second from the V4L2 buffer timestamps, with dropped and co
 The board's camera is not paced (the highest rate the link carries): the configfs UVC function fed by
 hil's uvc_source, or on pairs with uvc.gadgetfs hil's GadgetFS bulk camera (hil.lab.usb_host.camera.uvc_gadget);
 the host runs v4l2_fps on the node uvcvideo made for it. Parameters: format and resolution, and the
-transfer (isochronous with 1, 2 or 3 KiB per microframe, or bulk). The quick suite asks for iso1024 and
-bulk: a real board runs what its kernel has, the virtual lab (no isochronous endpoints) bulk.
+transfer (isochronous with 1, 2 or 3 KiB per microframe, or bulk), and in the full matrix the isochronous
+endpoint's service: f_uvc's streaming_interval (serviced every 2^(interval-1) microframes) and, at super speed,
+streaming_maxburst (maxburst+1 packets per service). The quick suite asks for iso1024 and bulk at interval 1,
+maxburst 0: a real board runs what its kernel has, the virtual lab (no isochronous endpoints) bulk. A service
+setting a transfer or speed does not run (any on bulk, a burst below super speed) skips, saying why.
 """
 
 import pytest
@@ -32,16 +35,23 @@ TRANSFERS = {"iso1024": 1024, "iso2048": 2048, "iso3072": 3072, "bulk": None}
 
 @hil.matrix("stream", quick=["yuyv-640x480"], full=list(STREAMS), ids="{}")
 @hil.matrix("transfer", quick=["iso1024", "bulk"], full=list(TRANSFERS), ids="{}")
-def test_uvc_fps(pair, perf, stream, transfer):
+@hil.matrix("streaming_interval", quick=[1], full=[1, 4], ids="interval={}")  # 4: every 8 microframes, 1 ms
+@hil.matrix("streaming_maxburst", quick=[0], full=[0, 15], ids="maxburst={}")  # 15: the most, 16 per service
+def test_uvc_fps(pair, perf, stream, transfer, streaming_interval, streaming_maxburst):
     uvc = pair.settings(UvcSettings)
     fmt, width, height = STREAMS[stream]
-    camera = Uvc(fmt=fmt, width=width, height=height, maxpacket=TRANSFERS[transfer] or 1024, bulk=transfer == "bulk")
+    bulk = transfer == "bulk"
+    service = {"interval": streaming_interval, "maxburst": streaming_maxburst}
+    camera = Uvc(fmt=fmt, width=width, height=height, maxpacket=TRANSFERS[transfer] or 1024, bulk=bulk, **service)
+    # The service settings are the isochronous endpoint's: in the results' keys of isochronous cases only.
+    iso = {} if bulk else {"streaming_interval": streaming_interval, "streaming_maxburst": streaming_maxburst}
     with uvc_gadget(pair, camera) as gadget:
         node = uvc_capture_node(pair.host, gadget.usb_device)
         perf.check(
             METRICS,
             stream=stream,
             transfer=transfer,
+            **iso,
             facts={"tool": "v4l2_fps + uvc_source or uvc_gadgetfs (hil/tools)", "host_node": node},
             sample=lambda: v4l2_fps.run(
                 pair.host,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import select
 
 from hil.catalogue import CATALOGUE
@@ -24,10 +25,14 @@ from hil.report.testing import example_result
 from hil.report.trend import series
 from hil.verdict.result import metric_key
 
-# A metric of each declared parameter, as results measured before it were stored, and as they are now.
+# A metric of each declared parameter, as results measured before it were stored, and what they gained since.
+OLD = {"usb.resume.time": {}, "pcie.bar.store": {}, "nvme.seq1m_q32t1.read": {},
+       "usb.uvc.fps": {"stream": "yuyv-640x480", "transfer": "iso1024"}}  # fmt: skip
 GAINED = {"usb.resume.time": {"timing": "default"}, "pcie.bar.store": {"mapping": "device"},
-          "nvme.seq1m_q32t1.read": {"target": "raw"}}  # fmt: skip
-NEW_KEYS = {metric: metric_key(metric, params) for metric, params in GAINED.items()}
+          "nvme.seq1m_q32t1.read": {"target": "raw"},
+          "usb.uvc.fps": {"streaming_interval": "1", "streaming_maxburst": "0"}}  # fmt: skip
+OLD_KEYS = {metric: metric_key(metric, params) for metric, params in OLD.items()}
+NEW_KEYS = {metric: metric_key(metric, {**OLD[metric], **params}) for metric, params in GAINED.items()}
 UNCHANGED = "usb.msc.read[bs=1M]"  # a metric that gained nothing
 REFERENCE_RUNS = [[41.2, 41.9, 40.8, 41.5, 42.0, 41.1], [40.1, 40.6, 40.9, 40.3, 40.7, 40.2],
                   [42.3, 42.0, 41.8, 42.6, 42.1, 41.9]]  # fmt: skip
@@ -39,7 +44,7 @@ def _run(build: str) -> RunInfo:
 
 
 def _old_results(values):
-    return [example_result(metric=metric, params={}, values=values) for metric in GAINED] + [
+    return [example_result(metric=metric, params=params, values=values) for metric, params in OLD.items()] + [
         example_result(values=values)
     ]
 
@@ -56,15 +61,19 @@ def _old_run(engine, values, spool_dir) -> RunInfo:
     return info
 
 
-def test_runs_measured_before_a_parameter_existed_go_on_into_its_key_after_hil_db_upgrade(db_url, tmp_path):
+@pytest.mark.parametrize("revision", ["0002", "0003"])  # before the first parameters, and before the UVC ones
+def test_runs_measured_before_a_parameter_existed_go_on_into_its_key_after_hil_db_upgrade(db_url, tmp_path, revision):
     engine = engine_for(db_url)
-    migrate.upgrade(engine, "0002")
+    migrate.upgrade(engine, revision)
     old = [_old_run(engine, values, tmp_path) for values in REFERENCE_RUNS]
     Baselines(engine).update_all(runs_by_id(engine, [old[-1].id])[0].results, old[-1].id)
     engine.dispose()
     assert db(["--hil-db", db_url, "upgrade"]) == 0
     engine = open_db(db_url, create=False)
-    results = [example_result(metric=metric, params=params, values=CANDIDATE) for metric, params in GAINED.items()]
+    results = [
+        example_result(metric=metric, params={**OLD[metric], **params}, values=CANDIDATE)
+        for metric, params in GAINED.items()
+    ]
     write_run(engine, _run("rc1"), [*results, example_result(values=CANDIDATE)])
 
     assert compare(["rc0", "rc1", "--hil-db", db_url, "--json", str(tmp_path / "gate.json")]) == 0
@@ -80,7 +89,8 @@ def test_runs_measured_before_a_parameter_existed_go_on_into_its_key_after_hil_d
     (first,) = [run for run in stored if run.run.id == old[0].id]
     facts = {result.metric: result.facts.to_dict().get(FACT) for result in first.results}
     assert facts == {"usb.resume.time": "timing=default", "pcie.bar.store": "mapping=device",
-                     "nvme.seq1m_q32t1.read": "target=raw", "usb.msc.read": None}  # fmt: skip
+                     "nvme.seq1m_q32t1.read": "target=raw", "usb.uvc.fps": "streaming_interval=1, streaming_maxburst=0",
+                     "usb.msc.read": None}  # fmt: skip
     with engine.connect() as connection:
         bands = connection.scalar(select(Run.inventory_bands).where(Run.id == old[0].id))
         assert sorted(bands["vboard-hs"]) == sorted([*NEW_KEYS.values(), UNCHANGED])
@@ -97,7 +107,7 @@ def test_hil_db_import_gives_old_results_and_baseline_files_the_parameters(db_ur
     for result in _old_results(REFERENCE_RUNS[0]):
         store.add(result)
     run = {"run": "old", "samples": [9.0, 9.5], "median": 9.25}
-    metrics = {key: {"unit": "MB/s", "runs": [run]} for key in [*GAINED, "usb.resume.time[timing=minimum]"]}
+    metrics = {key: {"unit": "MB/s", "runs": [run]} for key in [*OLD_KEYS.values(), "usb.resume.time[timing=minimum]"]}
     baseline = {"board": "vboard-hs", "run": "old", "created": "2026-11-01T00:00:00+00:00", "metrics": metrics}
     (tmp_path / "vboard-hs.json").write_text(json.dumps(baseline))
     assert db(["--hil-db", db_url, "import", str(tmp_path / "history"), str(tmp_path / "vboard-hs.json")]) == 0
@@ -108,6 +118,7 @@ def test_hil_db_import_gives_old_results_and_baseline_files_the_parameters(db_ur
         "timing=default",
         "mapping=device",
         "target=raw",
+        "streaming_interval=1, streaming_maxburst=0",
         None,
     ]
     with engine.connect() as connection:
@@ -136,3 +147,9 @@ def test_every_declared_metric_is_in_the_catalogue_and_only_an_old_key_changes()
     assert completed_key("usb.resume.time") == "usb.resume.time[timing=default]"
     assert completed_key("usb.resume.time[timing=minimum]") == "usb.resume.time[timing=minimum]"
     assert completed_key(UNCHANGED) == UNCHANGED
+    # The UVC service settings are the isochronous endpoint's: a bulk case never had them, and gains nothing.
+    assert completed_key(OLD_KEYS["usb.uvc.fps"]) == NEW_KEYS["usb.uvc.fps"]
+    bulk = "usb.uvc.dropped[stream=yuyv-640x480,transfer=bulk]"
+    assert completed_key(bulk) == bulk
+    measured = "usb.uvc.corrupt[stream=yuyv-640x480,streaming_interval=4,streaming_maxburst=0,transfer=iso3072]"
+    assert completed_key(measured) == measured

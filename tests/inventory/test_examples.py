@@ -154,6 +154,12 @@ def test_rk3399_gadget_example_bands_are_90_percent_of_seed_000s_figures():
                     assert f"{buffer} {figure}" in source  # the source quotes the figure it is 90% of
         for transfer, fps in UVC_TABLES.items():
             assert _band(loaded, board, "usb.uvc.fps", stream="yuyv-640x480", transfer=transfer).low == 0.9 * fps
+        # streaming_interval 4 (--matrix full): an eighth of the bytes, an eighth of the rate; at high speed
+        # iso1024 only (a high-bandwidth endpoint gets bInterval 1, so those cases skip)
+        for transfer in ("iso1024", "iso2048", "iso3072") if speed == "super" else ("iso1024",):
+            service = {"streaming_interval": 4, "streaming_maxburst": 0}
+            band = _band(loaded, board, "usb.uvc.fps", stream="yuyv-640x480", transfer=transfer, **service)
+            assert band.low == pytest.approx(0.9 * UVC_TABLES[transfer] / 8), (board, transfer)
         for stream in ("mjpeg-1280x720", "mjpeg-1920x1080"):
             assert _band(loaded, board, "usb.uvc.fps", stream=stream, transfer="iso1024").low == 0.9 * 30
         for (direction, interval), figure in HID.items():

@@ -90,3 +90,64 @@ def test_the_h264_stream_is_a_real_camera_s_case_and_skips_on_the_board_s_own_ca
     reason = camera.camera_stream_unavailable(vlab, {"stream": "h264-1920x1080"})
     assert reason is not None and "not H264" in reason
     assert camera.camera_stream_unavailable(vlab, {"stream": "yuyv-640x480"}) is None
+
+
+def _pairs(inventory: str) -> dict:
+    repo = Path(__file__).resolve().parents[2]
+    return load_inventory(repo / inventory).boards
+
+
+@pytest.mark.parametrize(
+    ("pair", "case", "because"),
+    [
+        # Seed 000's f_uvc: streaming_maxburst "0 - 15 (ss only)"; 6.1 gives a high-bandwidth endpoint bInterval 1.
+        ("rk3399-evb-usb2", {"transfer": "iso1024", "streaming_maxburst": 15}, "super speed only"),
+        ("rk3399-evb-usb2", {"transfer": "iso3072", "streaming_interval": 4}, "bInterval 1 at high speed"),
+        ("rk3399-evb-usb3", {"transfer": "bulk", "streaming_interval": 4}, "a bulk camera runs at their defaults"),
+        ("rk3399-evb-usb3", {"transfer": "bulk", "streaming_maxburst": 15}, "a bulk camera runs at their defaults"),
+    ],
+)
+def test_a_service_setting_the_transfer_or_speed_does_not_run_skips_saying_why(pair, case, because):
+    board = _pairs("examples/boards-rk3399-gadget.yaml")[pair]
+    reason = camera.uvc_stream_unavailable(board, {"stream": "yuyv-640x480", **case})
+    assert reason is not None and because in reason
+
+
+@pytest.mark.parametrize(
+    ("pair", "case"),
+    [
+        ("rk3399-evb-usb2", {"transfer": "iso1024", "streaming_interval": 4, "streaming_maxburst": 0}),
+        ("rk3399-evb-usb3", {"transfer": "iso3072", "streaming_interval": 4, "streaming_maxburst": 15}),
+        ("rk3399-evb-usb3", {"transfer": "iso2048", "streaming_interval": 1, "streaming_maxburst": 15}),
+    ],
+)
+def test_a_service_setting_the_link_runs_streams(pair, case):
+    assert camera.uvc_stream_unavailable(_pairs("examples/boards-rk3399-gadget.yaml")[pair], case) is None
+
+
+def test_on_the_virtual_lab_every_isochronous_service_setting_skips_for_want_of_isochronous_endpoints():
+    vlab = _pairs("boards.yaml")
+    for case in (
+        {"streaming_interval": 4, "streaming_maxburst": 0},
+        {"streaming_interval": 1, "streaming_maxburst": 15},
+    ):
+        assert (
+            camera.uvc_stream_unavailable(vlab["vlab-ss"], {"transfer": "iso1024", **case})
+            == camera.NO_ISO_ON_DUMMY_HCD
+        )
+    assert camera.uvc_stream_unavailable(vlab["vlab-hs"], {"transfer": "bulk", "streaming_interval": 1}) is None
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"interval": 0}, "streaming_interval 0 is not 1..16"), ({"maxburst": 16}, "streaming_maxburst 16 is not 0..15")],
+)
+def test_uvc_service_settings_outside_f_uvc_s_ranges_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        Uvc(**options)
+
+
+def test_uvc_service_settings_are_written_to_the_function_s_attributes():
+    commands = Uvc(maxpacket=3072, interval=4, maxburst=15).attribute_commands("/cfg/g/functions/uvc.0")
+    assert "printf '%s\\n' 4 > /cfg/g/functions/uvc.0/streaming_interval" in commands
+    assert "printf '%s\\n' 15 > /cfg/g/functions/uvc.0/streaming_maxburst" in commands

@@ -254,6 +254,56 @@ def test_an_isochronous_payload_the_speed_cannot_carry_is_refused(speed, payload
         usb_isochronous_ceiling(speed, payload)
 
 
+@pytest.mark.parametrize(
+    ("speed", "per_interval", "interval", "mb_s", "period"),
+    [
+        # USB 2.0 §9.6.6: a high-speed isochronous endpoint is serviced every 2^(bInterval-1) microframes.
+        ("high", 1024, 1, 8.192, "125 µs"),
+        ("high", 1024, 4, 1.024, "8 × 125 µs"),  # every 1 ms: an eighth of table 3-3's 7.8 MB
+        ("high", 1024, 16, 1024 / (2**15 * 125e-6) / 1e6, "32768 × 125 µs"),  # 250 B/s, the longest period
+        # Full speed: every 2^(bInterval-1) 1 ms frames, at most 1023 B each.
+        ("full", 1023, 2, 0.5115, "2 × 1000 µs"),
+        # USB 3.0 §9.6.7: bursts of bMaxBurst+1 packets of Mult+1 × 1024 B per service interval; maxburst 15 at
+        # 3 KiB is the whole 375.04 MiB/s of seed 000 table 1-2 (3 × 1024 × 16 B per 125 µs = 393.216 MB/s).
+        ("super", 3 * 1024 * 16, 1, 393.216, "125 µs"),
+        ("super", 1024 * 16, 3, 32.768, "4 × 125 µs"),
+    ],
+)
+def test_an_isochronous_endpoint_moves_its_bytes_per_service_interval_over_the_interval_s_period(
+    speed, per_interval, interval, mb_s, period
+):
+    ceiling = usb_isochronous_ceiling(speed, per_interval, interval)
+    assert ceiling.value == pytest.approx(mb_s)
+    assert f"{per_interval} B per {period} interval" in ceiling.basis
+    assert ceiling.value <= usb_ceiling(speed, Transfer.ISOCHRONOUS).value * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("interval", [0, 17])
+def test_an_isochronous_interval_outside_1_to_16_is_refused(interval):
+    with pytest.raises(ValueError, match=rf"bInterval {interval} is not 1\.\.16"):
+        usb_isochronous_ceiling("high", 1024, interval)
+
+
+def test_the_uvc_frame_rule_reads_the_service_interval_and_the_super_speed_burst():
+    from types import SimpleNamespace
+
+    from hil.catalogue.ceilings import UsbFrames
+
+    rule = UsbFrames(transfer_param="transfer")
+    high, super_ = SimpleNamespace(type="usb", speed="high"), SimpleNamespace(type="usb", speed="super")
+    case = {"stream": "yuyv-640x480", "transfer": "iso1024"}
+    # 1024 B per microframe over a 614400 B frame: 13.33 fps (table 3-3); at interval 4 an eighth of it.
+    assert rule.ceiling(high, case).value == pytest.approx(40 / 3)
+    assert rule.ceiling(high, {**case, "streaming_interval": 4}).value == pytest.approx(40 / 3 / 8)
+    # 16 packets of 1024 B per 125 µs at super speed (maxburst 15); the burst is super speed's alone.
+    burst = {**case, "streaming_maxburst": 15, "streaming_interval": 1}
+    assert rule.ceiling(super_, burst).value == pytest.approx(16 * 40 / 3)
+    assert rule.ceiling(high, burst).value == pytest.approx(40 / 3)
+    # Bulk has no service interval: its bound is the bus's.
+    bulk = rule.ceiling(high, {"stream": "yuyv-640x480", "transfer": "bulk"})
+    assert bulk.value == pytest.approx(53.248e6 / 614400)
+
+
 def test_the_practical_figure_is_shown_beside_the_limit_not_instead_of_it():
     # Seed 000 gives ~400 MB/s for SuperSpeed bulk in practice: the report shows it in the ceiling's basis.
     c = usb_ceiling("super")

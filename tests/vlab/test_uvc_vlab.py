@@ -35,7 +35,7 @@ def _gadget_dirs(role: Role) -> list[str]:
     ("camera", "group"),
     [
         (Uvc(fmt="yuyv", width=640, height=480, maxpacket=1024), "uncompressed/u"),
-        (Uvc(fmt="mjpeg", width=1920, height=1080, maxpacket=3072), "mjpeg/m"),
+        (Uvc(fmt="mjpeg", width=1920, height=1080, maxpacket=3072, interval=4, maxburst=15), "mjpeg/m"),
     ],
     ids=["yuyv", "mjpeg"],
 )
@@ -49,6 +49,9 @@ def test_the_uvc_function_tree_is_accepted_and_removed(vboard, camera, group):
         assert vboard.read(f"{frame}/wWidth") == str(camera.width)
         assert vboard.read(f"{frame}/dwMaxVideoFrameBufferSize") == str(camera.width * camera.height * 2)
         assert vboard.read(f"{fdir}/streaming_maxpacket") == str(camera.maxpacket)
+        # The isochronous service settings (test_uvc.py's streaming_interval, streaming_maxburst) as written.
+        assert vboard.read(f"{fdir}/streaming_interval") == str(camera.interval)
+        assert vboard.read(f"{fdir}/streaming_maxburst") == str(camera.maxburst)
         links = vboard.run(shell.cmd("ls", f"{fdir}/streaming/class/hs", f"{fdir}/control/class/ss")).split()
         assert links.count("h") == 2
     finally:

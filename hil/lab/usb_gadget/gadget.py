@@ -197,8 +197,8 @@ class Uvc(Function):
     width: int = 640
     height: int = 480
     maxpacket: int = 1024  # bytes per (micro)frame: 1024, 2048 or 3072 (high-bandwidth) at high speed
-    interval: int = 1
-    maxburst: int = 0  # super speed only
+    interval: int = 1  # streaming_interval: serviced every 2^(interval-1) (micro)frames
+    maxburst: int = 0  # streaming_maxburst: bursts of maxburst+1 packets per service interval, super speed only
     frame_interval: int = 333333  # 100 ns units: the 30 fps a camera would announce
     # Vendor kernels only (Rockchip's f_uvc: `streaming_bulk`); not tried on such a kernel here.
     bulk: bool = False
@@ -208,6 +208,11 @@ class Uvc(Function):
             raise ValueError(f"UVC format must be one of {', '.join(UVC_FORMATS)}, got {self.fmt!r}")
         if self.maxpacket not in (1024, 2048, 3072) and not 1 <= self.maxpacket <= 1024:
             raise ValueError(f"streaming_maxpacket {self.maxpacket} is not 1..1024, 2048 or 3072")
+        # f_uvc's own ranges (seed 000's patches: "1 - 16", "0 - 15 (ss only)"); it would clamp what is outside.
+        if not 1 <= self.interval <= 16:
+            raise ValueError(f"streaming_interval {self.interval} is not 1..16 (2^(interval-1) (micro)frames)")
+        if not 0 <= self.maxburst <= 15:
+            raise ValueError(f"streaming_maxburst {self.maxburst} is not 0..15 (bursts of maxburst+1 packets)")
         self.attributes = {
             "streaming_maxpacket": self.maxpacket,
             "streaming_interval": self.interval,

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from hil.catalogue.ceilings import transfer_bytes
 from hil.catalogue.usb_camera import CameraSettings
 from hil.catalogue.usb_device import UvcSettings
 from hil.errors import LabError
@@ -52,6 +53,31 @@ NO_BULK_IN_MAINLINE = (
 )
 
 
+# Where a UVC case's isochronous service settings would not be what runs (seed 000: f_uvc's streaming_interval
+# "1 - 16", streaming_maxburst "0 - 15 (ss only)"; Linux 6.1's f_uvc gives a high-bandwidth high-speed endpoint
+# bInterval 1 whatever streaming_interval says, USB 2.0 §5.9.2).
+SERVICE_DEFAULTS = {"streaming_interval": 1, "streaming_maxburst": 0}
+
+
+def uvc_service_unavailable(transfer: str, speed: str, interval: int, maxburst: int) -> str | None:
+    """Why a UVC case cannot run its `transfer` at `interval` and `maxburst` on a link of `speed`, or None."""
+    if (interval, maxburst) == (1, 0):
+        return None
+    if transfer == "bulk":
+        return (
+            "streaming_interval and streaming_maxburst shape the isochronous endpoint: a bulk camera runs at "
+            "their defaults (1 and 0) only"
+        )
+    if maxburst and speed != "super":
+        return f"streaming_maxburst applies at super speed only (f_uvc: '0 - 15 (ss only)'): this link is {speed} speed"
+    if interval != 1 and speed == "high" and (transfer_bytes(transfer) or 0) > 1024:
+        return (
+            f"f_uvc gives a high-bandwidth endpoint ({transfer}: several packets per microframe) bInterval 1 at "
+            f"high speed: streaming_interval {interval} would not be what runs"
+        )
+    return None
+
+
 def uvc_unavailable(udc: str | None, *, bulk: bool, bulk_supported: bool) -> str | None:
     """Why a UVC gadget cannot stream on this UDC with this transfer type, or None when it can."""
     if bulk:
@@ -62,12 +88,18 @@ def uvc_unavailable(udc: str | None, *, bulk: bool, bulk_supported: bool) -> str
 
 
 def uvc_stream_unavailable(board: Board, params: dict[str, object]) -> str | None:
-    """Why no frame of a UVC gadget case (`transfer` parameter) can stream on `board`, or None.
+    """Why no frame of a UVC gadget case (`transfer`, `streaming_interval`, `streaming_maxburst` parameters)
+    can stream on `board`, or None.
 
     A case whose `transfer` is "bulk" asks for bulk streaming, which the pair's `uvc.bulk` or `uvc.gadgetfs`
-    setting must allow. The plugin applies it at collection (`@pytest.mark.hil_unavailable`), before any
-    board is touched."""
-    bulk = params.get("transfer") == "bulk"
+    setting must allow; an isochronous service setting must be one the link's speed runs. The plugin applies it
+    at collection (`@pytest.mark.hil_unavailable`), before any board is touched."""
+    transfer = str(params.get("transfer"))
+    interval, maxburst = (int(str(params.get(name, default))) for name, default in SERVICE_DEFAULTS.items())
+    nonsense = uvc_service_unavailable(transfer, getattr(board.config.link, "speed", ""), interval, maxburst)
+    if nonsense:
+        return nonsense
+    bulk = transfer == "bulk"
     uvc = board.settings(UvcSettings)
     supported = bulk and (uvc.bulk or uvc.gadgetfs)
     return uvc_unavailable(getattr(board.config.link, "udc", None), bulk=bulk, bulk_supported=supported)
