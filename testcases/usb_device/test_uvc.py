@@ -41,8 +41,15 @@ def test_uvc_fps(pair, perf, stream, transfer, streaming_interval, streaming_max
     uvc = pair.settings(UvcSettings)
     fmt, width, height = STREAMS[stream]
     bulk = transfer == "bulk"
-    service = {"interval": streaming_interval, "maxburst": streaming_maxburst}
-    camera = Uvc(fmt=fmt, width=width, height=height, maxpacket=TRANSFERS[transfer] or 1024, bulk=bulk, **service)
+    camera = Uvc(
+        fmt=fmt,
+        width=width,
+        height=height,
+        maxpacket=TRANSFERS[transfer] or 1024,
+        interval=streaming_interval,
+        maxburst=streaming_maxburst,
+        bulk=bulk,
+    )
     # The service settings are the isochronous endpoint's: in the results' keys of isochronous cases only.
     iso = {} if bulk else {"streaming_interval": streaming_interval, "streaming_maxburst": streaming_maxburst}
     with uvc_gadget(pair, camera) as gadget:

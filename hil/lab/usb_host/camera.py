@@ -54,8 +54,9 @@ NO_BULK_IN_MAINLINE = (
 
 
 # Where a UVC case's isochronous service settings would not be what runs (seed 000: f_uvc's streaming_interval
-# "1 - 16", streaming_maxburst "0 - 15 (ss only)"; Linux 6.1's f_uvc gives a high-bandwidth high-speed endpoint
-# bInterval 1 whatever streaming_interval says, USB 2.0 §5.9.2).
+# "1 - 16", streaming_maxburst "0 - 15 (ss only)"). Linux 6.1's f_uvc gives a high-speed endpoint of several
+# packets per microframe bInterval 1 whatever streaming_interval says ("A high-bandwidth endpoint must specify a
+# bInterval value of 1", uvc_function_bind).
 SERVICE_DEFAULTS = {"streaming_interval": 1, "streaming_maxburst": 0}
 
 
