@@ -33,10 +33,10 @@ STREAMS = {
 TRANSFERS = {"iso1024": 1024, "iso2048": 2048, "iso3072": 3072, "bulk": None}
 
 
+@hil.matrix("streaming_maxburst", quick=[0], full=[0, 15], ids="maxburst={}")  # 15: the most, 16 per service
+@hil.matrix("streaming_interval", quick=[1], full=[1, 4], ids="interval={}")  # 4: every 8 microframes, 1 ms
 @hil.matrix("stream", quick=["yuyv-640x480"], full=list(STREAMS), ids="{}")
 @hil.matrix("transfer", quick=["iso1024", "bulk"], full=list(TRANSFERS), ids="{}")
-@hil.matrix("streaming_interval", quick=[1], full=[1, 4], ids="interval={}")  # 4: every 8 microframes, 1 ms
-@hil.matrix("streaming_maxburst", quick=[0], full=[0, 15], ids="maxburst={}")  # 15: the most, 16 per service
 def test_uvc_fps(pair, perf, stream, transfer, streaming_interval, streaming_maxburst):
     uvc = pair.settings(UvcSettings)
     fmt, width, height = STREAMS[stream]
