@@ -20,6 +20,7 @@ from hil.verdict.spec import Direction, Floor
 DISK_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 2: dd)'
 CP_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 1: cp); seed 001 (sync time added)'
 TOGETHER_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 2: dd; Note: test several USB3 disks), on all of them at once'
+PC_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 2: dd; Note: test the same USB3 disk on a PC for comparison)'
 VFAT_MAX_FILE_MB = 4095  # FAT32 holds files up to 4 GiB - 1 byte
 
 
@@ -54,11 +55,17 @@ class DiskSettings:
     cp_file_mb: int
     cp_dir: str
     together: str
+    pc_serial: str
 
     @property
     def serials(self) -> list[str]:
         """Every disk of the pair: disk.serial's, then disk.together's."""
         return [self.serial, *self.together.split()]
+
+    @property
+    def on_the_pc(self) -> str:
+        """The serial of the disk usb.disk.pc.* measures on the lab PC: disk.pc_serial's, else disk.serial's."""
+        return self.pc_serial or self.serial
 
 
 DISK = Family(
@@ -144,6 +151,26 @@ DISK = Family(
             description="the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
             "to the last one's end (conv=fsync: the writes are on the disks)",
         ),
+        # The same disk on the lab PC (the pair's peer role): what the disk gives without the board's USB path.
+        # No ceiling: the PC's port is not the pair's link (its speed is checked to be the same).
+        Metric(
+            "usb.disk.pc.read",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            seed=PC_SEED,
+            description="the lab PC (the pair's peer) reads the same disk (disk.pc_serial, else disk.serial) as "
+            "usb.disk.read does on the board: raw device, dd, O_DIRECT, caches dropped",
+        ),
+        Metric(
+            "usb.disk.pc.write",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            seed=PC_SEED,
+            description="the lab PC (the pair's peer) writes the same disk (disk.pc_serial, else disk.serial) as "
+            "usb.disk.write does on the board: raw device, dd, O_DIRECT and conv=fsync",
+        ),
     ),
     settings=(
         Setting("disk.serial", str, "", "USB serial number (sysfs `serial`) of the disk on the board"),
@@ -185,6 +212,13 @@ DISK = Family(
             "",
             "USB serial numbers of the board's further USB disks, space-separated: usb.disk.together.* reads or "
             "writes them and disk.serial's at the same time (raw devices: their data is lost)",
+        ),
+        Setting(
+            "disk.pc_serial",
+            str,
+            "",
+            "USB serial number of an identical disk kept on the lab PC (the pair's peer) for usb.disk.pc.*; empty: "
+            "disk.serial's, the board's disk moved to the lab PC (raw device: its data is lost)",
         ),
     ),
     checks=(_copy_file_fits, _together_are_other_disks),

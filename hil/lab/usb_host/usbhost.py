@@ -30,6 +30,10 @@ def speed_name(mbps: float) -> str:
     return f"{mbps:g} Mb/s"
 
 
+class NotEnumerated(LabError):
+    """No USB device with the serial number enumerated on the host in time."""
+
+
 @dataclass(frozen=True)
 class UsbDevice:
     sysfs: str  # /sys/bus/usb/devices/1-1
@@ -68,7 +72,7 @@ def wait_for_device(host: Role, serial: str, *, timeout_s: float = 20.0) -> UsbD
             'serial=$(cat "$d/serial" 2>/dev/null)"; done; true',
             timeout=30,
         )
-        raise LabError(
+        raise NotEnumerated(
             f"{host.label}: USB device with serial {serial} did not enumerate within {timeout_s:.0f} s; "
             f"devices present:\n{present or '(none)'}"
         )

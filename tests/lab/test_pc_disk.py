@@ -1,0 +1,90 @@
+"""The pair's disk on the lab PC (hil.lab.usb_host.pc_disk): what holds a disk before hil writes it raw, read from
+lsblk's real listings (tests/data/lsblk), and a lab PC without the disk, asked for real on this PC."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from labgrid import Environment
+
+from hil.catalogue.usb_host import DiskSettings
+from hil.errors import LabError, Unavailable
+from hil.inventory.loader import load_inventory
+from hil.lab.pair import BoardPair
+from hil.lab.usb_host import pc_disk
+
+LSBLK = Path(__file__).parents[1] / "data" / "lsblk"
+
+
+def _listing(name: str) -> str:
+    return (LSBLK / f"{name}.txt").read_text()
+
+
+def test_a_disk_with_partitions_nothing_uses_is_free():
+    assert pc_disk.holding(_listing("unused")) == ""
+
+
+def test_a_mounted_partition_holds_the_disk():
+    assert pc_disk.holding(_listing("mounted")) == "loop0p1 on /mnt/hil-lsblk"
+
+
+def test_a_filesystem_on_the_whole_disk_holds_it():
+    assert pc_disk.holding(_listing("root-disk")) == "vda on /"
+
+
+def test_a_volume_stacked_on_a_partition_holds_the_disk():
+    # built from the captured listing (this PC's kernel has no device-mapper): a row lsblk prints for an LVM
+    # volume on the second partition
+    listing = _listing("unused") + "vg-data lvm \n"
+    assert pc_disk.holding(listing) == "vg-data (lvm)"
+
+
+LAB = "targets:\n  lab-pc: {drivers: {LocalShellDriver: {}}}\nimports:\n  - hil.lab.board.local\n"
+PAIR = """\
+pairs:
+  pc-pair:
+    env: lab.yaml
+    roles: {host: {target: lab-pc}, device: {target: lab-pc}, peer: {target: lab-pc}}
+    link: {type: usb, speed: super, emulated: true}
+    settings: {SETTINGS}
+    metrics:
+      usb.disk.pc.read: {unit: MB/s, informative: true}
+"""
+
+
+@pytest.fixture
+def pair_with(tmp_path):
+    """A pair on this PC, the lab PC its peer, with these disk settings."""
+    envs = []
+
+    def make(settings: str) -> BoardPair:
+        (tmp_path / "lab.yaml").write_text(LAB)
+        (tmp_path / "boards.yaml").write_text(PAIR.replace("{SETTINGS}", settings))
+        board = load_inventory(tmp_path / "boards.yaml").boards["pc-pair"]
+        envs.append(Environment(config_file=str(board.env_path)))
+        return BoardPair.on(board, envs[-1])
+
+    yield make
+    for env in envs:
+        env.cleanup()
+
+
+def test_the_pc_measures_the_identical_disk_when_one_is_named_else_the_boards():
+    assert DiskSettings("a", "any", 8, "vfat", 8, "/tmp", "", "").on_the_pc == "a"
+    assert DiskSettings("a", "any", 8, "vfat", 8, "/tmp", "", "b").on_the_pc == "b"
+
+
+def test_a_lab_pc_without_the_disk_skips_the_case_naming_what_it_asked_and_why(pair_with):
+    # this PC has no USB disk with that serial (hil's tests run on PCs without one): asked for real
+    pair = pair_with("{disk.serial: hil-no-such-disk, disk.pc_serial: hil-no-such-pc-disk}")
+    with pytest.raises(Unavailable) as absent:
+        pc_disk.find(pair)
+    message = str(absent.value)
+    assert message.startswith("pc-pair: the lab PC has no USB disk with serial hil-no-such-pc-disk: the pair's link is")
+    assert "(pc-pair/peer" in message and "did not enumerate within 2 s" in message
+
+
+def test_a_pair_naming_no_disk_is_an_error(pair_with):
+    with pytest.raises(LabError, match=r"set disk.serial .* or disk.pc_serial"):
+        pc_disk.find(pair_with("{}"))
