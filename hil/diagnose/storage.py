@@ -7,6 +7,8 @@ on the roles of the failed check, once, after its verdict, and says what each st
 
     the raw device reads 41 MB/s, the file system 23: the loss is above the block layer
 
+A USB disk on a board whose pair has the same disk on the lab PC (hil.lab.usb_host.pc_disk) is compared with
+it: the PC's raw device at the same block size tells a slow disk from a slow board (seed 000's note).
 Layers a check does not have are left out: a raw-disk check has no file system, a board-side disk has no
 far end. Nothing it does touches the data the check verified: file-system and board-side transfers use a
 scratch file of their own, removed after, and the raw device is written only where the check writes it.
@@ -15,12 +17,15 @@ scratch file of their own, removed after, and the raw device is written only whe
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hil.diagnose import probes, steps
+from hil.errors import Unavailable
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.storage import queue
+from hil.lab.usb_host.pc_disk import PcDisk
 from hil.measure import board_state, dd
 
 LOSS = 0.7  # a layer below 70% of the one beneath it is where the rate goes (the samples' spread is < 20%)
@@ -51,6 +56,7 @@ class StorageDiagnosis:
     mount: str | None = None  # a file system of the disk, mounted here: its layers are measured too
     far: FarEnd | None = None
     raw_writable: bool = False  # the check itself writes the raw disk: the diagnosis may too
+    on_the_pc: Callable[[], PcDisk] | None = None  # the same disk on the lab PC (Unavailable where it has none)
 
     @property
     def mb(self) -> int:
@@ -59,7 +65,7 @@ class StorageDiagnosis:
     def __call__(self, deadline: float, lines: list[str]) -> None:
         """The findings, one line each; steps past `deadline` (time.monotonic) are left out, saying so."""
         rates: dict[str, float] = {}
-        steps = [self._raw, self._file_system, self._far_end, self._operating_point]
+        steps = [self._raw, self._file_system, self._far_end, self._same_disk_on_the_pc, self._operating_point]
         for step in steps:
             if time.monotonic() > deadline:
                 lines.append(f"stopped at its time bound before {step.__name__.strip('_').replace('_', ' ')}")
@@ -115,6 +121,17 @@ class StorageDiagnosis:
         finally:
             self.far.role.run(shell.cmd("rm", "-f", scratch), timeout=30)
         return [f"{self.far.label()} {_verb(self.direction)} {rates['far']:.1f} MB/s (a file there, dd)"]
+
+    def _same_disk_on_the_pc(self, rates: dict[str, float]) -> list[str]:
+        if self.on_the_pc is None:
+            return []
+        try:
+            disk = self.on_the_pc()
+        except Unavailable as absent:
+            return [f"not compared with the same disk on the lab PC: {absent}"]
+        transfer = dd.read if self.direction == "read" else dd.write
+        rates["pc"] = transfer(disk.role, disk.node, block_size=self.block_size, total_mb=self.mb).value
+        return [f"the same disk on the lab PC ({disk.node}) {_verb(self.direction)} {rates['pc']:.1f} MB/s (dd direct)"]
 
     def _operating_point(self, rates: dict[str, float]) -> list[str]:
         return steps.operating_points([self.role] + ([self.far.role] if self.far else []))
@@ -177,5 +194,16 @@ def where(rates: dict[str, float], direction: str) -> list[str]:
             found.append(
                 f"the board's storage itself {verb} only {rates['far']:.0f} MB/s, the raw device over the link "
                 f"{rates['raw']:.0f}: the board's storage bounds the rate"
+            )
+    if "raw" in rates and "pc" in rates:
+        if rates["raw"] < LOSS * rates["pc"]:
+            found.append(
+                f"the same disk on the lab PC {verb} {rates['pc']:.0f} MB/s, on the board {rates['raw']:.0f}: "
+                "the board's path loses the rate (its controller, driver, PHY)"
+            )
+        elif rates["pc"] < 1.2 * rates["raw"]:
+            found.append(
+                f"the same disk on the lab PC {verb} only {rates['pc']:.0f} MB/s, on the board {rates['raw']:.0f}: "
+                "the disk bounds the rate"
             )
     return found

@@ -18,6 +18,7 @@ import pytest
 
 import hil
 from hil.catalogue.usb_host import DiskSettings
+from hil.diagnose.storage import StorageDiagnosis
 from hil.lab.usb_host import pc_disk
 from hil.measure import dd, dd_together, integrity
 
@@ -38,6 +39,15 @@ def test_usb_disk_throughput(pair, perf, disk, direction, bs):
         facts={"tool": dd.version(pair.host), "block_device": disk},
         sample=lambda: transfer(pair.host, disk, block_size=bs, total_mb=transfer_mb),
         verify=lambda: integrity.block_device(pair.host, disk, size_mb=integrity.verify_mb(transfer_mb), block_size=bs),
+        diagnosis=StorageDiagnosis(
+            pair.host,
+            disk,
+            direction,
+            bs,
+            transfer_mb,
+            raw_writable=True,
+            on_the_pc=(lambda: pc_disk.find(pair)) if "peer" in pair.roles else None,
+        ),
     )
 
 

@@ -66,8 +66,21 @@ def test_a_far_end_no_faster_than_the_link_is_the_limit():
     assert line.endswith("the board's storage bounds the rate")
 
 
+def test_the_same_disk_faster_on_the_lab_pc_puts_the_loss_on_the_boards_path():
+    [line] = where({"raw": 90.0, "pc": 380.0}, "read")
+    assert line == (
+        "the same disk on the lab PC reads 380 MB/s, on the board 90: the board's path loses the rate "
+        "(its controller, driver, PHY)"
+    )
+
+
+def test_the_same_disk_no_faster_on_the_lab_pc_is_the_limit():
+    [line] = where({"raw": 80.0, "pc": 85.0}, "write")
+    assert line == "the same disk on the lab PC writes only 85 MB/s, on the board 80: the disk bounds the rate"
+
+
 def test_layers_within_the_spread_say_nothing():
-    assert where({"raw": 41.0, "file system": 38.0, "far": 55.0}, "read") == []
+    assert where({"raw": 41.0, "file system": 38.0, "far": 55.0, "pc": 55.0}, "read") == []
 
 
 def captured_point(name: str) -> operating_point.OperatingPoint:

@@ -3,12 +3,14 @@ lsblk's real listings (tests/data/lsblk), and a lab PC without the disk, asked f
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from labgrid import Environment
 
 from hil.catalogue.usb_host import DiskSettings
+from hil.diagnose.storage import StorageDiagnosis
 from hil.errors import LabError, Unavailable
 from hil.inventory.loader import load_inventory
 from hil.lab.pair import BoardPair
@@ -88,3 +90,24 @@ def test_a_lab_pc_without_the_disk_skips_the_case_naming_what_it_asked_and_why(p
 def test_a_pair_naming_no_disk_is_an_error(pair_with):
     with pytest.raises(LabError, match=r"set disk.serial .* or disk.pc_serial"):
         pc_disk.find(pair_with("{}"))
+
+
+def test_the_diagnosis_of_a_board_times_the_same_disk_on_the_lab_pc(role, tmp_path):
+    # the "disk on the lab PC" is a file of this PC, read as the diagnosis reads the PC's disk: dd, O_DIRECT
+    image = tmp_path / "disk.img"
+    image.write_bytes(bytes(4 * 1024 * 1024))
+    on_the_pc = lambda: pc_disk.PcDisk(role, str(image), {})  # noqa: E731
+    rates: dict[str, float] = {}
+    [line] = StorageDiagnosis(role, "/dev/sda", "read", "1M", 4, on_the_pc=on_the_pc)._same_disk_on_the_pc(rates)
+    shown = re.escape(str(image))
+    assert re.fullmatch(rf"the same disk on the lab PC \({shown}\) reads [0-9.]+ MB/s \(dd direct\)", line)
+    assert rates["pc"] > 0
+
+
+def test_the_diagnosis_of_a_board_whose_lab_pc_lacks_the_disk_says_so(role):
+    def absent() -> pc_disk.PcDisk:
+        raise Unavailable("lab-pc: no disk X")
+
+    rates: dict[str, float] = {}
+    lines = StorageDiagnosis(role, "/dev/sda", "read", "1M", 4, on_the_pc=absent)._same_disk_on_the_pc(rates)
+    assert lines == ["not compared with the same disk on the lab PC: lab-pc: no disk X"] and rates == {}
