@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from hil.errors import Unavailable
-from hil.lab.board import shell
+from hil.lab.board import bound, shell
 from hil.lab.board.role import Role
 from hil.measure.parsing import ascii_float, output_lines, parser, span
 from hil.verdict.errors import ParseError
@@ -140,7 +140,10 @@ def run(role: Role, sysfs: str, *, autosuspend_ms: int, timeout: float = 60) -> 
     """Suspend, resume and time the device once; the trace is kept as the raw output."""
     text = command(sysfs, autosuspend_ms=autosuspend_ms)
     started = time.time()
-    exitcode, output = role.run_status(text, timeout=timeout + SUSPEND_WAIT_S)
+    # The script waits up to SUSPEND_WAIT_S for the suspend and says so when it does not come: a sample's bound
+    # (20 s after a 1 s warm-up) must not cut that wait short and call the board hung.
+    with bound.at_least(SUSPEND_WAIT_S + 10, f"the device's runtime suspend may take up to {SUSPEND_WAIT_S} s"):
+        exitcode, output = role.run_status(text, timeout=timeout + SUSPEND_WAIT_S)
     if exitcode != 0:
         raise ParseError(f"resume measurement exited {exitcode}", raw_output=output)
     resume = parse(output, device=sysfs.rstrip("/").rsplit("/", 1)[1])

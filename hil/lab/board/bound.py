@@ -36,6 +36,22 @@ def bounded(seconds: float, why: str) -> Iterator[CommandBound]:
         _BOUND.reset(token)
 
 
+@contextmanager
+def at_least(seconds: float, why: str) -> Iterator[None]:
+    """Within a sample's bound, give the commands inside at least `seconds` from now: a step whose own wait is
+    legitimate (a device's runtime suspend, up to its script's limit) then ends in its own named error, not in
+    a hung board's timeout and a power cycle."""
+    current = _BOUND.get()
+    if current is None or current.deadline - time.monotonic() >= seconds:
+        yield
+        return
+    token = _BOUND.set(CommandBound(time.monotonic() + seconds, seconds, f"{why} ({current.why}, extended)"))
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
 def limit(requested_s: float) -> tuple[float, str]:
     """The timeout a command gets, and how to describe it in a timeout message."""
     bound = _BOUND.get()
