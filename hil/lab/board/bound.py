@@ -45,11 +45,8 @@ def at_least(seconds: float, why: str) -> Iterator[None]:
     if current is None or current.deadline - time.monotonic() >= seconds:
         yield
         return
-    token = _BOUND.set(CommandBound(time.monotonic() + seconds, seconds, f"{why} ({current.why}, extended)"))
-    try:
+    with bounded(seconds, f"{why} ({current.why}, extended)"):
         yield
-    finally:
-        _BOUND.reset(token)
 
 
 def limit(requested_s: float) -> tuple[float, str]:
