@@ -17,6 +17,7 @@ from pathlib import Path
 from hil import rootfs
 from hil.errors import VlabImageError
 from hil.image import Builder, Image, install_modules, sources, which
+from hil.vlab.tool_checks import check_tools
 
 BUILDER_VERSION = 1
 HERE = Path(__file__).resolve().parent
@@ -157,11 +158,14 @@ def build_inputs() -> dict:
         "packages": _package_versions(packages),
         "modules": list(MODULES),
         "tools": TOOLS,
-        "sources": sources(*(HERE / name for name in ("image.py", "init.sh", "profile.sh", ANDROID_USB))),
+        "sources": sources(
+            *(HERE / name for name in ("image.py", "tool_checks.py", "init.sh", "profile.sh", ANDROID_USB))
+        ),
     }
 
 
 def _fill(inputs: dict, cache_root: Path, scratch: Path, image: Path) -> None:
+    check_tools(TOOLS, inputs["packages"])
     root = scratch / "root"
     rootfs.make_skeleton(root, lib64=True)
     install_modules(Path("/"), root, inputs["kernel_version"], MODULES, "the vlab")

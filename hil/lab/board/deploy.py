@@ -2,7 +2,7 @@
 
 On each board (a role's target): its architecture (`uname -m`), hil/tools built for it (hil.programs, one
 Makefile), copied as one xz-compressed tar with the target's own file transfer (labgrid's SSHDriver when the
-target has one, else its ShellDriver: XMODEM-1K over the serial console), unpacked under
+target has one, else its serial console: hil.lab.board.console_transfer), unpacked under
 DEPLOY_ROOT/<build hash>/ and checked file by file with sha256sum on the board. A board that already holds
 the build (same hash, every file's sha256 right) gets nothing copied: deployments persist on boards with
 storage, across tests and power cycles; a changed source is a new hash, hence a new deployment.
@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import xmodem
 from labgrid import Target
 from labgrid.binding import BindingState
 from labgrid.driver import SSHDriver
@@ -35,13 +34,12 @@ from labgrid.driver import SSHDriver
 from hil import programs
 from hil.errors import CommandFailed, LabError
 from hil.facts import Facts
-from hil.lab.board import shell
+from hil.lab.board import console_transfer, shell
 from hil.lab.board.local import LocalShellDriver
 from hil.lab.board.shell import Shell
 
 DEPLOY_ROOT = "/var/lib/hil/programs"
 BUNDLE = "hil-programs.tar.xz"
-CONSOLE_PIECE = 32 * 1024  # bytes per ShellDriver.put where hil cannot speak XMODEM-1K (see _put_in_pieces)
 TRANSFER_TIMEOUT_S = 600.0  # 0.5 MB at a 115200-baud UART's XMODEM rate (~9 KB/s) takes about a minute
 
 
@@ -215,11 +213,11 @@ def _transfer(role: Shell, bundle: bytes, directory: str) -> str:
     remote = f"{DEPLOY_ROOT}/.{BUNDLE}"
     target = role.target
     ssh = next((d for d in target.drivers if isinstance(d, SSHDriver)), None)
-    with tempfile.TemporaryDirectory(prefix="hil-deploy-") as scratch:
-        local = Path(scratch) / BUNDLE
-        local.write_bytes(bundle)
-        if ssh is not None:
-            via = f"SSHDriver ({ssh.networkservice.address}:{ssh.networkservice.port})"
+    if ssh is not None:
+        via = f"SSHDriver ({ssh.networkservice.address}:{ssh.networkservice.port})"
+        with tempfile.TemporaryDirectory(prefix="hil-deploy-") as scratch:
+            local = Path(scratch) / BUNDLE
+            local.write_bytes(bundle)
             try:
                 target.activate(ssh)
                 ssh.put(str(local), remote)
@@ -229,17 +227,8 @@ def _transfer(role: Shell, bundle: bytes, directory: str) -> str:
                 # One active CommandProtocol: the role's commands go on through the shell.
                 if ssh.state is BindingState.active:
                     target.deactivate(ssh)
-        else:
-            try:
-                console = target.get_driver("ShellDriver")
-            except Exception as exc:
-                raise LabError(f"{role.label}: no file transfer (neither SSHDriver nor ShellDriver): {exc}") from exc
-            via = "ShellDriver (XMODEM-1K over the serial console)"
-            try:
-                _put_over_console(role, console, bundle, remote)
-            except Exception as exc:
-                role.mark_suspect("a file transfer over the console broke off")
-                raise LabError(f"{role.label}: copying hil's programs over {via} failed: {exc}") from exc
+    else:
+        via = console_transfer.put(role, bundle, remote)
     digest = hashlib.sha256(bundle).hexdigest()
     staging = f"{directory}.part"
     script = (
@@ -255,41 +244,6 @@ def _transfer(role: Shell, bundle: bytes, directory: str) -> str:
     finally:
         role.run_status(shell.cmd("rm", "-f", remote), timeout=30)
     return via
-
-
-def _put_over_console(role: Shell, console: object, bundle: bytes, remote: str) -> None:
-    """XMODEM-1K through the ShellDriver's console, trimmed with `head -c`.
-
-    labgrid's ShellDriver.put speaks XMODEM with 128-byte blocks, one ACK each: on the virtual board 32 KiB
-    took 6.5 s that way and 2.3 s in 1K blocks (the board's lrz/rz -X takes both), so hil drives the same
-    receiver through the driver's own helpers with the xmodem package's 1K mode. It also trims the padding
-    itself: labgrid's `dd bs=1` runs under a fixed 30 s bound a slow board does not meet for a whole bundle.
-    A labgrid whose ShellDriver lacks those helpers gets its own put, in pieces of CONSOLE_PIECE bytes."""
-    if not all(hasattr(console, name) for name in _XMODEM_HELPERS):
-        _put_in_pieces(role, console, bundle, remote)
-        return
-    staged = f"{remote}.xmodem"
-    console._start_xmodem_transfer(console._get_xmodem_rx_cmd(staged))  # type: ignore[attr-defined]
-    modem = xmodem.XMODEM(console._xmodem_getc, console._xmodem_putc, mode="xmodem1k")  # type: ignore[attr-defined]
-    sent = modem.send(io.BytesIO(bundle), retry=16)
-    console.console.expect(console.prompt, timeout=30)  # type: ignore[attr-defined]
-    if not sent:
-        role.run_status(shell.cmd("rm", "-f", staged), timeout=30)
-        raise LabError(f"{role.label}: the XMODEM-1K transfer of {len(bundle)} bytes was refused (too many retries)")
-    role.run(f"head -c {len(bundle)} {shell.quote(staged)} > {shell.quote(remote)} && rm -f {shell.quote(staged)}")
-
-
-_XMODEM_HELPERS = ("_get_xmodem_rx_cmd", "_start_xmodem_transfer", "_xmodem_getc", "_xmodem_putc", "console", "prompt")
-
-
-def _put_in_pieces(role: Shell, console: object, bundle: bytes, remote: str) -> None:
-    """labgrid's ShellDriver.put, in pieces of CONSOLE_PIECE bytes joined on the board (its `dd bs=1` trim
-    of each piece stays under its fixed 30 s bound)."""
-    pieces = [bundle[i : i + CONSOLE_PIECE] for i in range(0, len(bundle), CONSOLE_PIECE)]
-    names = [f"{remote}.{index:03d}" for index in range(len(pieces))]
-    for piece, name in zip(pieces, names, strict=True):
-        console.put_bytes(piece, name)  # type: ignore[attr-defined]
-    role.run(f"cat {' '.join(shell.quote(n) for n in names)} > {shell.quote(remote)} && rm -f {shell.quote(remote)}.*")
 
 
 def _check_runs(role: Shell, directory: str, arch: str) -> None:

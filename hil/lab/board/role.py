@@ -21,9 +21,6 @@ from hil.lab.board.console import console_error
 from hil.lab.board.deploy import Deployment
 from hil.lab.board.strategy import BoardControl, missing_board_control
 
-# Busybox's line editor truncates input lines near 1 KiB; longer scripts go over in pieces.
-MAX_LINE = 600
-
 
 class Role:
     def __init__(self, name: str, target: Target, pair: str) -> None:
@@ -89,7 +86,7 @@ class Role:
 
     def run_status(self, command: str, *, timeout: float = 60.0) -> tuple[int, str]:
         timeout, limit_text = bound.limit(timeout)
-        line = command if len(command) <= MAX_LINE else self._stage(command, timeout)
+        line = command if len(command) <= shell.MAX_LINE else self._stage(command, timeout)
         if self.deployment is not None:
             # hil's deployed programs first on PATH, for this command and what it starts (each command is a
             # shell of its own under labgrid's ShellDriver and SSHDriver: an `export` would not last).
@@ -124,9 +121,9 @@ class Role:
         """Copy a long script to the target in short lines; return the line that runs and removes it."""
         path = f"/tmp/.hil-{secrets.token_hex(4)}.sh"
         head, tail = "printf %s ", f" >> {path}"
-        # Cut by quoted length: quoting turns each ' into 5 characters, and a line over MAX_LINE would be
+        # Cut by quoted length: quoting turns each ' into 5 characters, and a line over shell.MAX_LINE would be
         # staged again, endlessly.
-        for chunk in _quoted_chunks(command, MAX_LINE - len(head) - len(tail)):
+        for chunk in _quoted_chunks(command, shell.MAX_LINE - len(head) - len(tail)):
             self.run(head + chunk + tail, timeout=timeout)
         return f"sh {path}; rc=$?; rm -f {path}; exit $rc"
 

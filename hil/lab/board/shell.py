@@ -13,6 +13,9 @@ from typing import Any, Protocol
 
 from labgrid import Target
 
+# Busybox's line editor truncates input lines near 1 KiB; longer command lines go over in pieces.
+MAX_LINE = 600
+
 
 class Shell(Protocol):
     """A board's shell (hil.lab.board.role.Role): commands with bounded time, and the board's state."""
