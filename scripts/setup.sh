@@ -35,48 +35,65 @@ BENCH_PACKAGES=(
 )
 ((bench)) && APT_PACKAGES+=("${BENCH_PACKAGES[@]}")
 
-# The bench's card is built of Debian's arm64 packages (apt-get download): apt must know the architecture.
-need_update=0
-if ((bench)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-    need_update=1
+# Quiet: one line per step here, apt's and pip's own output in the log (its tail is shown when a step fails).
+mkdir -p reports
+LOG=reports/setup.log
+: > "$LOG"
+say() { echo "hil setup: $*"; }
+step=""
+trap 'status=$?; ((status)) && { say "$step failed (exit $status); the end of $LOG:"; tail -n 25 "$LOG" >&2; }' EXIT
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO=(sudo)
+    command -v sudo >/dev/null || SUDO=(hil_setup_needs_root)
 fi
+hil_setup_needs_root() { echo "hil setup: run as root or install sudo" >&2; return 1; }
 
-missing=()
-for package in "${APT_PACKAGES[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$package")
-    fi
-done
-if ((${#missing[@]})) || ((need_update)); then
-    SUDO=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null || { echo "hil setup: run as root or install sudo" >&2; exit 1; }
-        SUDO=(sudo)
-    fi
-    ((need_update)) && "${SUDO[@]}" dpkg --add-architecture arm64
-    "${SUDO[@]}" apt-get update -qq
-    if ((${#missing[@]})); then
-        echo "hil setup: installing ${missing[*]}"
-        "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-    fi
+# Debian packages: brought to the version a fresh machine would get today, not only installed when missing
+# (a security update of lrzsz once made every fresh machine fail where the developers' older copies did not).
+# The package index is refreshed when older than a day; apt's simulation says what would change.
+step="Debian packages"
+lists_age() { find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -newermt '-1 day' 2>/dev/null | head -n 1; }
+if ((bench)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    "${SUDO[@]}" dpkg --add-architecture arm64
+    rm_lists=1
+fi
+if [ -n "${rm_lists:-}" ] || [ -z "$(lists_age)" ]; then
+    "${SUDO[@]}" apt-get update >>"$LOG" 2>&1
+fi
+simulate() { apt-get install -s --no-install-recommends "${APT_PACKAGES[@]}" 2>>"$LOG" | grep '^Inst ' || true; }
+changes=$(simulate)
+if [ -n "$changes" ]; then
+    echo "$changes" >>"$LOG"
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}" >>"$LOG" 2>&1
+    # "Inst lrzsz [0.12.21-10+b1] (0.12.21-10+deb12u1 ...)": an upgrade names the version it replaces
+    upgrades=$(echo "$changes" | sed -n 's/^Inst \([^ ]*\) \[\([^]]*\)\] (\([^ ]*\) .*/\1 \2 -> \3/p' | paste -sd, - | sed 's/,/, /g')
+    say "Debian packages: $(echo "$changes" | wc -l) installed or upgraded${upgrades:+ ($upgrades)}"
+else
+    say "Debian packages: the ${#APT_PACKAGES[@]} hil names are installed at today's versions"
 fi
 
 # Debian's own Python 3.11: the same interpreter on every lab PC, not whatever a user's PATH prefers.
-if [ ! -x .venv/bin/python ]; then
-    /usr/bin/python3 -m venv .venv
-fi
 # Exactly the versions hil is tested with (requirements.lock, written by pip-compile from pyproject.toml's
 # ranges, every file checked against its hash), then hil itself on top without resolving anything again.
+step="Python environment"
 stamp=.venv/.hil-installed
 wanted=$(cat pyproject.toml setup.py requirements.lock | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-    .venv/bin/pip install -q --require-hashes -r requirements.lock
-    .venv/bin/pip install -q --no-deps -e .
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    [ -x .venv/bin/python ] || /usr/bin/python3 -m venv .venv >>"$LOG" 2>&1
+    .venv/bin/pip install --require-hashes -r requirements.lock >>"$LOG" 2>&1
+    .venv/bin/pip install --no-deps -e . >>"$LOG" 2>&1
     echo "$wanted" > "$stamp"
+    say "Python environment: .venv installed from requirements.lock"
+else
+    say "Python environment: .venv matches requirements.lock"
 fi
 
-# Build (or reuse) the kernel + initramfs of the virtual board, and the rehearsal bench's SD card.
-.venv/bin/python -m hil.vlab.image >/dev/null
+# Build (or reuse) the kernel + initramfs of the virtual board (its tools exercised as hil uses them), and
+# the rehearsal bench's SD card.
+step="virtual lab image"
+say "virtual lab image: $(.venv/bin/python -m hil.vlab.image 2>>"$LOG")$(grep -o ' built in [0-9.]* s' "$LOG" | tail -n 1)"
 if ((bench)); then
-    .venv/bin/python -m hil.bench.image >/dev/null
+    step="rehearsal bench image"
+    say "rehearsal bench image: $(.venv/bin/python -m hil.bench.image 2>>"$LOG")"
 fi

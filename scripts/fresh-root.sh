@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Rehearse README's first command on a fresh Debian 12 machine, as a new user gets it today: a minbase root
+# built by debootstrap from Debian's packages (bookworm, bookworm-updates, bookworm-security), this checkout's
+# HEAD cloned into it, `bash scripts/suite.sh` run there as root. Prints the exit status, the wall time, the
+# verdict counts and the versions of the packages that measured; the whole log stays in the root
+# (/root/hil/reports/fresh-root.log). Run it before submitting a change to set-up, the virtual image or the
+# deployment of hil's programs; docs/running.md keeps the last result.
+#
+#   sudo bash scripts/fresh-root.sh [ROOT]     # ROOT: where the Debian root goes (default /var/tmp/hil-fresh-root)
+#
+# Extra arguments after ROOT go to the suite's pytest (`scripts/fresh-root.sh /var/tmp/r --board vlab-hs`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "fresh-root: debootstrap and chroot need root" >&2; exit 1; }
+root=$(realpath -m "${1:-/var/tmp/hil-fresh-root}")
+shift || true
+commit=$(git rev-parse HEAD)
+git diff --quiet HEAD || echo "fresh-root: uncommitted changes are not rehearsed (HEAD is $commit)" >&2
+
+command -v debootstrap >/dev/null || {
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+}
+# The mirror this machine's apt uses (a lab's own mirror or proxy), else Debian's.
+mirror=$(grep -rhoE '^(deb|URIs:)[^#]*https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d 2>/dev/null \
+    | grep -oE 'https?://[^ ]+' | grep -v security | head -n 1 || true)
+mirror=${mirror:-http://deb.debian.org/debian}
+security=${mirror%/debian*}/debian-security
+
+unmount() { for m in dev/pts dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done; }
+trap unmount EXIT
+unmount
+rm -rf "$root"
+started=$(date +%s)
+echo "fresh-root: debootstrap --variant=minbase bookworm $root $mirror"
+debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
+cat > "$root/etc/apt/sources.list" <<EOF
+deb $mirror bookworm main
+deb $mirror bookworm-updates main
+deb $security bookworm-security main
+EOF
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mount -t proc proc "$root/proc"
+mount -t sysfs sys "$root/sys"
+mount --rbind /dev "$root/dev"
+git clone -q --no-hardlinks "$PWD" "$root/root/hil"
+git -C "$root/root/hil" checkout -q "$commit"
+echo "fresh-root: $commit cloned; running README's first command (bash scripts/suite.sh $*)"
+
+suite_started=$(date +%s)
+set +e
+chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
+    bash -c 'cd /root/hil && bash scripts/suite.sh "$@"' suite "$@" > "$root/root/hil-fresh-root.log" 2>&1
+status=$?
+set -e
+ended=$(date +%s)
+mkdir -p "$root/root/hil/reports"
+mv "$root/root/hil-fresh-root.log" "$root/root/hil/reports/fresh-root.log"
+log="$root/root/hil/reports/fresh-root.log"
+echo "fresh-root: exit $status after $((ended - suite_started)) s (debootstrap included: $((ended - started)) s)"
+grep -E '^hil setup: ' "$log" || true
+grep -E '^[0-9]+ metrics: |^=+ .*(passed|failed|error).* in ' "$log" | tail -n 2 || true
+echo "fresh-root: packages that measured: $(chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' \
+    lrzsz fio iperf3 iperf qemu-system-x86 linux-image-amd64 umtp-responder 2>/dev/null | paste -sd, - | sed 's/,/, /g')"
+echo "fresh-root: the log: $log"
+exit "$status"
