@@ -22,6 +22,10 @@ from hil import __version__
 
 # name -> (module with main(argv, *, prog), one line of help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "setup": (
+        "hil.install",
+        "install hil's Debian packages at today's versions, build the virtual lab image",
+    ),
     "init": ("hil.labrepo", "make a lab repository: inventory, labgrid environment, pytest.ini, Jenkinsfile, README"),
     "run": ("hil.stock", "run the stock suite shipped with hil (pytest --pyargs hil_testcases, the same options)"),
     "catalogue": ("hil.catalogue.__main__", "print the metric catalogue and the settings as Markdown tables"),

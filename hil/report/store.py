@@ -24,6 +24,7 @@ from typing import Any
 
 import hil
 from hil import signals
+from hil.install import debian_versions
 from hil.report.files import UnreadableJson, atomic_write_text, dumps, read_json
 from hil.verdict.result import MetricResult
 
@@ -90,6 +91,7 @@ def host_facts() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "load_average": list(os.getloadavg()),  # 1, 5, 15 minutes when the run starts: was the lab PC busy?
         "packages": versions,
+        "debian_packages": debian_versions(),  # the measuring tools' and the emulator's versions (lrzsz, fio, QEMU)
     }
     commit = hil_commit()
     if commit:

@@ -20,6 +20,7 @@ import usb.util
 from labgrid import Environment
 
 from hil.errors import LabError
+from hil.install import debian_packages
 from hil.inventory.loader import load_inventory
 from hil.lab.board.role import Role
 from hil.lab.environments import Environments
@@ -207,10 +208,7 @@ def test_what_pyusb_saw_goes_into_the_pairs_facts_before_the_sysfs_check(tmp_pat
 
 
 def test_setup_installs_the_debian_package_of_the_library_pyusb_loads():
-    setup = (Path(__file__).resolve().parents[2] / "scripts/setup.sh").read_text()
-    block = setup[setup.index("APT_PACKAGES=(") : setup.index("\n)", setup.index("APT_PACKAGES=("))]
-    packages = {word for line in block.splitlines()[1:] for word in line.split("#")[0].split()}
-    assert "libusb-1.0-0" in packages
+    assert "libusb-1.0-0" in debian_packages("vlab")  # what `hil setup` and scripts/setup.sh install
     library = ctypes.util.find_library("usb-1.0")  # what pyusb's loader asks for
     owner = subprocess.run(["dpkg", "-S", f"*/{library}"], capture_output=True, text=True, check=True).stdout
     assert owner.startswith("libusb-1.0-0:"), owner
