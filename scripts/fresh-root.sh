@@ -40,6 +40,16 @@ deb $mirror bookworm-updates main
 deb $security bookworm-security main
 EOF
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This lab's own network trust, as its every new machine has it: CA certificates of a proxy (ca-certificates,
+# installed by hil's set-up, takes them in), pip's configuration, and the proxy and certificate variables.
+mkdir -p "$root/usr/local/share/ca-certificates"
+cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
+[ ! -f /etc/pip.conf ] || cp /etc/pip.conf "$root/etc/pip.conf"
+passed=()
+for name in PIP_CERT PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_DEFAULT_TIMEOUT SSL_CERT_FILE SSL_CERT_DIR \
+    REQUESTS_CA_BUNDLE http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
+    [ -z "${!name:-}" ] || passed+=("$name=${!name}")
+done
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --rbind /dev "$root/dev"
@@ -49,7 +59,7 @@ echo "fresh-root: $commit cloned; running README's first command (bash scripts/s
 
 suite_started=$(date +%s)
 set +e
-chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
+chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb "${passed[@]}" \
     bash -c 'cd /root/hil && bash scripts/suite.sh "$@"' suite "$@" > "$root/root/hil-fresh-root.log" 2>&1
 status=$?
 set -e
@@ -59,7 +69,7 @@ mv "$root/root/hil-fresh-root.log" "$root/root/hil/reports/fresh-root.log"
 log="$root/root/hil/reports/fresh-root.log"
 echo "fresh-root: exit $status after $((ended - suite_started)) s (debootstrap included: $((ended - started)) s)"
 grep -E '^hil setup: ' "$log" || true
-grep -E '^[0-9]+ metrics: |^=+ .*(passed|failed|error).* in ' "$log" | tail -n 2 || true
+grep -E ' metrics: |^=+ .*(passed|failed|error).* in ' "$log" | tail -n 2 || true
 echo "fresh-root: packages that measured: $(chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' \
     lrzsz fio iperf3 iperf qemu-system-x86 linux-image-amd64 umtp-responder 2>/dev/null | paste -sd, - | sed 's/,/, /g')"
 echo "fresh-root: the log: $log"

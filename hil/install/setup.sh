@@ -41,15 +41,21 @@ hil_setup_needs_root() { echo "hil setup: run as root or install sudo" >&2; retu
 
 # Debian packages: brought to the version a fresh machine would get today, not only installed when missing
 # (a security update of lrzsz once made every fresh machine fail where the developers' older copies did not).
-# The package index is refreshed when older than a day; apt's simulation says what would change.
+# The package index is refreshed when older than a day or older than a source; apt's simulation says what would change.
 packages() {
     step="Debian packages"
-    lists_age() { find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -newermt '-1 day' 2>/dev/null | head -n 1; }
+    # Stale: no package list of the last day, or a source added or changed since the lists were fetched.
+    stale() {
+        local newest
+        newest=$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -newermt '-1 day' -printf '%T@ %p\n' 2>/dev/null \
+            | sort -n | tail -n 1 | cut -d' ' -f2-)
+        [ -z "$newest" ] || [ -n "$(find /etc/apt/sources.list /etc/apt/sources.list.d -newer "$newest" 2>/dev/null)" ]
+    }
     if ((bench)) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
         "${SUDO[@]}" dpkg --add-architecture arm64
         rm_lists=1
     fi
-    if [ -n "${rm_lists:-}" ] || [ -z "$(lists_age)" ]; then
+    if [ -n "${rm_lists:-}" ] || stale; then
         "${SUDO[@]}" apt-get update >>"$LOG" 2>&1
     fi
     simulate() { apt-get install -s --no-install-recommends "${APT_PACKAGES[@]}" 2>>"$LOG" | grep '^Inst ' || true; }
