@@ -6,12 +6,17 @@
 # (/root/hil/reports/fresh-root.log). Run it before submitting a change to set-up, the virtual image or the
 # deployment of hil's programs; docs/running.md keeps the last result.
 #
-#   sudo bash scripts/fresh-root.sh [ROOT]     # ROOT: where the Debian root goes (default /var/tmp/hil-fresh-root)
+#   sudo bash scripts/fresh-root.sh [--wheel] [ROOT]   # ROOT: where the root goes (default /var/tmp/hil-fresh-root)
 #
-# Extra arguments after ROOT go to the suite's pytest (`scripts/fresh-root.sh /var/tmp/r --board vlab-hs`).
+# --wheel: instead of the repository, a lab's first run from hil's wheel alone (built here from HEAD), as
+# docs/lab-repository.md's "From a released hil to a first run" says it, in a root without hil's Debian
+# packages: python3-venv, then that page's commands as written (a venv, the wheel, `hil setup`, `hil init lab`,
+# `hil run`). Extra arguments after ROOT go to the suite's pytest (`scripts/fresh-root.sh /var/tmp/r --board vlab-hs`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "fresh-root: debootstrap and chroot need root" >&2; exit 1; }
+wheel=0
+if [ "${1:-}" = --wheel ]; then wheel=1; shift; fi
 root=$(realpath -m "${1:-/var/tmp/hil-fresh-root}")
 shift || true
 commit=$(git rev-parse HEAD)
@@ -55,12 +60,27 @@ mount -t sysfs sys "$root/sys"
 mount --rbind /dev "$root/dev"
 git clone -q --no-hardlinks "$PWD" "$root/root/hil"
 git -C "$root/root/hil" checkout -q "$commit"
-echo "fresh-root: $commit cloned; running README's first command (bash scripts/suite.sh $*)"
+if ((wheel)); then
+    # The page's commands, extracted as hil's tests extract them; run in /root beside the wheel they name.
+    .venv/bin/python -m build --wheel --no-isolation --outdir "$root/root" . >/dev/null 2>&1
+    { echo "set -euxo pipefail; apt-get update -qq; apt-get install -y -qq --no-install-recommends python3-venv >/dev/null"
+      .venv/bin/python -c 'import re; from tests import readme
+marker = "**From a released hil to a first run**"
+text = readme.section("Your lab repository")
+print(re.search(r"```sh\n(.*?)```", text[text.index(marker):], re.S).group(1))'
+    } > "$root/root/first-run.sh"
+    what="docs/lab-repository.md's first run from $(basename "$root"/root/hil-*.whl)"
+    run=(bash -c 'cd /root && bash first-run.sh')
+else
+    what="README's first command (bash scripts/suite.sh $*)"
+    run=(bash -c 'cd /root/hil && bash scripts/suite.sh "$@"' suite "$@")
+fi
+echo "fresh-root: $commit; running $what"
 
 suite_started=$(date +%s)
 set +e
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb "${passed[@]}" \
-    bash -c 'cd /root/hil && bash scripts/suite.sh "$@"' suite "$@" > "$root/root/hil-fresh-root.log" 2>&1
+    "${run[@]}" > "$root/root/hil-fresh-root.log" 2>&1
 status=$?
 set -e
 ended=$(date +%s)

@@ -16,11 +16,11 @@ REPO = Path(__file__).resolve().parents[2]
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^ \\]+)")
 
 
-def _locked() -> dict[str, tuple[str, int]]:
+def _locked(lock: str = "requirements.lock") -> dict[str, tuple[str, int]]:
     """name -> (version, number of hashes) of every package in the lock."""
     locked: dict[str, tuple[str, int]] = {}
     name = None
-    for line in (REPO / "requirements.lock").read_text().splitlines():
+    for line in (REPO / lock).read_text().splitlines():
         match = PIN.match(line)
         if match:
             name = canonicalize_name(match.group(1))
@@ -67,3 +67,15 @@ def test_this_environment_runs_the_locked_versions():
         if installed != version:
             wrong.append(f"{name} {installed} (locked {version})")
     assert not wrong, "the environment was not installed from requirements.lock (scripts/setup.sh): " + ", ".join(wrong)
+
+
+def test_a_labs_lock_is_the_same_versions_without_the_development_extra():
+    """requirements-run.lock (pip-compile of pyproject.toml constrained by requirements.lock, no extra) is what
+    a lab's runs load: the tested versions, every file by hash, and no test-only package as a pytest plugin."""
+    full, run = _locked(), _locked("requirements-run.lock")
+    assert all(hashes > 0 for _, hashes in run.values())
+    assert {name: version for name, (version, _) in run.items()} == {name: full[name][0] for name in run}
+    dev_only = {canonicalize_name(Requirement(text).name) for text in ("hypothesis", "pytest-postgresql", "selenium")}
+    assert not dev_only & run.keys()
+    text = (REPO / "requirements-run.lock").read_text()
+    assert not re.search(r"(/tmp/|/home/|/root/|/work/|--find-links|--index-url)", text)

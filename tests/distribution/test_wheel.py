@@ -27,7 +27,8 @@ def _run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[st
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with hil installed from the wheel built from this checkout (dependencies: the lock)."""
+    """A fresh venv with hil installed from the wheel built from this checkout (dependencies: a lab's lock,
+    requirements-run.lock: the tested versions without the development extra)."""
     work = tmp_path_factory.mktemp("wheel")
     built = _run(
         [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(work / "dist"), str(REPO)]
@@ -39,7 +40,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert _run(["/usr/bin/python3", "-m", "venv", str(venv)]).returncode == 0
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
     for step in (
-        [*pip, "--require-hashes", "-r", str(REPO / "requirements.lock")],
+        [*pip, "--require-hashes", "-r", str(REPO / "requirements-run.lock")],
         [*pip, "--no-deps", str(wheels[0])],
     ):
         done = _run(step)
@@ -76,12 +77,12 @@ def test_the_hil_command_answers_help_for_every_subcommand(installed):
 
 def test_a_lab_made_by_hil_init_runs_the_stock_suite_and_its_own_case(installed, tmp_path):
     """The one test that boots the virtual board from the installed package: docs/lab-repository.md's
-    commands as written (`hil init lab` outside the checkout, nothing edited, `cd lab`, `hil run`): the
+    commands as written (`hil setup`, `hil init lab` outside the checkout, nothing edited, `cd lab`, `hil run`): the
     stock suite's MSC read case and the lab's own case in one run (one boot)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LG_", "VIRTUAL_ENV"))}
     env["PATH"] = f"{installed / 'bin'}:{env['PATH']}"
     commands = readme.commands_after(*FIRST_RUN)
-    assert [argv[:2] for argv in commands if argv[0] == "hil"] == [["hil", "init"], ["hil", "run"]]
+    assert [argv[:2] for argv in commands if argv[0] == "hil"] == [["hil", "setup"], ["hil", "init"], ["hil", "run"]]
     cwd = tmp_path
     for argv in commands:
         if argv[0] == "cd":
@@ -101,4 +102,10 @@ def test_a_lab_made_by_hil_init_runs_the_stock_suite_and_its_own_case(installed,
         ("vlab-msc", "usb.msc.read", "test_own_msc_read"),
     ], results
     assert all(r["verdict"] in ("PASS", "MARGINAL") for r in results), [r["reason"] for r in results]
+    # Only hil's runtime loads: no test-only plugin of hil's development (hypothesis, pytest-postgresql), and
+    # nothing pytest had to leave unrewritten.
+    said = run.stdout + run.stderr
+    plugins = [line for line in said.splitlines() if line.startswith("plugins:")]
+    assert plugins and not any(name in plugins[0] for name in ("hypothesis", "postgresql")), plugins
+    assert "PytestAssertRewriteWarning" not in said, said[-3000:]
     assert str(REPO) not in (reports / "results.json").read_text()  # nothing came from the checkout
