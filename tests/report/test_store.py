@@ -25,6 +25,10 @@ def test_document_layout(store):
     assert data["run"]["finished"] is None
     assert data["run"]["command"] == "pytest -k x"
     assert "hostname" in data["run"]["host"]
+    # the versions of the Debian packages that measure, as dpkg has them (hil's set-up installed them here)
+    packages = data["run"]["host"]["debian_packages"]
+    assert {"lrzsz", "fio", "iperf3", "qemu-system-x86"} <= packages.keys(), packages
+    assert all(version and " " not in version for version in packages.values())
     assert data["results"] == []
 
 
