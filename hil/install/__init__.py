@@ -44,9 +44,12 @@ def debian_versions() -> dict[str, str]:
 def main(argv: list[str] | None = None, *, prog: str = "hil setup") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--bench", action="store_true", help="also the rehearsal bench's packages and SD card")
-    parser.add_argument("phases", nargs="*", choices=["packages", "images"], help="only these steps (default both)")
+    parser.add_argument("phases", nargs="*", metavar="packages|images", help="only these steps (default: both)")
     parser.add_argument("--log", type=Path, default=Path("reports/setup.log"), help="apt's and the builds' output")
     args = parser.parse_args(argv)
+    unknown = sorted(set(args.phases) - {"packages", "images"})
+    if unknown:
+        parser.error(f"no step {', '.join(unknown)} (packages, images)")
     script = resources.files(__name__).joinpath("setup.sh")
     env = {**os.environ, "HIL_PYTHON": sys.executable, "HIL_SETUP_LOG": str(args.log)}
     command = ["bash", str(script), *(["--bench"] if args.bench else []), *args.phases]
