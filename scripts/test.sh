@@ -2,14 +2,14 @@
 # Set up, then check the framework itself: lint, unit tests, and tests that boot the virtual lab
 # (gadgets, error paths, a short suite run). Reports of this run go to reports/selftest/.
 #
-#   bash scripts/test.sh          everything: set-up, lint, the docs, the unit tests on both cores (-n 2),
+#   bash scripts/test.sh          everything: set-up, lint, the docs, the unit and slow tests on both cores (-n 2),
 #                                 then the lab tests in one process (reports/selftest/junit.xml: all of them)
 #   bash scripts/test.sh --quick  the inner loop: lint and the unit tests on both cores (no board, no suite
 #                                 run, no service; no set-up unless .venv is missing; the parser fuzzing
 #                                 with 500 inputs per parser, HIL_PARSER_FUZZ=quick)
 #   bash scripts/test.sh --lab    the lab tests alone (boots, suite runs, wheel, Jenkins, services), one process
 #
-# Which test is which: the `lab` and `unit` markers tests/conftest.py sets. Other arguments go to pytest.
+# Which test is which: the `lab`, `slow` and `unit` markers tests/conftest.py sets. Other arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,8 +42,8 @@ fi
 
 out=reports/selftest
 # --durations: the slowest tests in the log, where CI time goes.
-unit() {
-    .venv/bin/pytest tests -m "not lab" -n 2 --durations=10 \
+unit() {  # the unit tests (and, in the full run, the slow ones: `unit -m "not lab"` later wins)
+    .venv/bin/pytest tests -m "not lab and not slow" -n 2 --durations=10 \
         --html="$out/unit/report.html" --junitxml="$out/unit/junit.xml" --hil-reports "$out/unit" "$@"
 }
 lab() {
@@ -61,7 +61,7 @@ case "$mode" in
     lab) lab "${args[@]}" ;;
     all)
         status=0
-        unit "${args[@]}" || status=$?
+        unit -m "not lab" "${args[@]}" || status=$?
         lab "${args[@]}" || status=$((status ? status : $?))
         # One JUnit file of the whole run, as Jenkins reads it (reports/selftest/junit.xml).
         .venv/bin/python scripts/junit_merge.py "$out/junit.xml" "$out/unit/junit.xml" "$out/lab/junit.xml"

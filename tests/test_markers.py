@@ -1,4 +1,4 @@
-"""The `lab` and `unit` markers of tests/conftest.py: every test has one of them, and what the lists name exists
+"""The `lab`, `slow` and `unit` markers of tests/conftest.py: every test has one of them, and what the lists name exists
 (a folder renamed or a fixture gone would silently move lab tests into `bash scripts/test.sh --quick`)."""
 
 from __future__ import annotations
@@ -8,18 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LAB_FIXTURES, LAB_PARAMS, LAB_PATHS, TESTS, is_lab
+from tests.conftest import LAB_FIXTURES, LAB_PARAMS, LAB_PATHS, SLOW_PATHS, TESTS, is_lab, kind
 
 
-def test_every_collected_test_is_either_lab_or_unit(request: pytest.FixtureRequest) -> None:
+def test_every_collected_test_is_lab_slow_or_unit(request: pytest.FixtureRequest) -> None:
     for item in request.session.items:
-        lab, unit = item.get_closest_marker("lab"), item.get_closest_marker("unit")
-        assert (lab is None) != (unit is None), f"{item.nodeid}: lab={lab} unit={unit}"
-        assert (lab is not None) == is_lab(item), item.nodeid
+        marked = [name for name in ("lab", "slow", "unit") if item.get_closest_marker(name) is not None]
+        assert marked == [kind(item)], f"{item.nodeid}: {marked}"
 
 
 def test_every_lab_path_and_fixture_exists() -> None:
-    for path in LAB_PATHS:
+    for path in LAB_PATHS + SLOW_PATHS:
         assert (TESTS / path).is_dir() if path.endswith("/") else (TESTS / path).is_file(), f"tests/{path}"
     defined = {
         name
@@ -31,5 +30,5 @@ def test_every_lab_path_and_fixture_exists() -> None:
 
 def test_this_test_is_unit(request: pytest.FixtureRequest) -> None:
     assert request.node.get_closest_marker("unit") is not None
-    assert not is_lab(request.node)
+    assert not is_lab(request.node) and kind(request.node) == "unit"
     assert Path(__file__).resolve().parent == TESTS
