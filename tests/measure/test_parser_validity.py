@@ -12,10 +12,12 @@ turned into a serial console's CR LF.
 
 Per parser: MAX_EXAMPLES inputs, counted; the number of values returned from them must be 0. The same
 treatment of the valid bases must give a value every time (the oracle's other half). The inputs come from a
-seeded random generator (the same on every run): hypothesis's drawing cost ~10x the parse."""
+seeded random generator (the same on every run): hypothesis's drawing cost ~10x the parse. HIL_PARSER_FUZZ=quick: 500
+inputs per parser (as test_parser_fuzz's quick profile)."""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,9 @@ from hil.measure.parsing import PARSERS
 from hil.verdict.errors import MeasurementError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-MAX_EXAMPLES = 10_000
+# As test_parser_fuzz's profiles: 10 000 (what CI and `bash scripts/test.sh` run), or 500 with HIL_PARSER_FUZZ=quick
+# (`bash scripts/test.sh --quick`, for editing a parser).
+MAX_EXAMPLES = 500 if os.environ.get("HIL_PARSER_FUZZ") == "quick" else 10_000
 SEED = 29
 
 # -- valid bases --------------------------------------------------------------------------------------
