@@ -54,6 +54,7 @@ class Facts:
     link: str | None = None  # as boards.yaml declares it
     link_speed: str | None = None  # as it negotiated or trained (BoardPair.record_link)
     link_driver: str | None = None  # a UDC module loaded for this test, with its parameters
+    clock: str | None = None  # the lab clock the figures were measured on: real or virtual (boards.yaml `clock`)
     # How the figure was judged (hil.perf, hil.verdict.final)
     band_source: str | None = None  # where boards.yaml's band comes from
     standard_floor: str | None = None  # the floor a standard sets for the link

@@ -409,6 +409,11 @@ class PairConfig(Strict):
     # labgrid's own option, names it for every pair instead.
     env: str | None = None
     vlab: StrictBool = False  # its targets boot the virtual lab image, which hil builds first
+    # The clock its figures are measured on: `real` (the world's: a real board's, or the virtual board's when it runs
+    # on the PC's time) or `virtual` (a vlab pair only: the virtual board's instruction-counted clock, so a figure
+    # measured inside the guest does not move with the PC's load; docs/virtual-lab.md). Results of the two are
+    # never compared: a virtual-clock result's key carries `clock=virtual`.
+    clock: Literal["real", "virtual"] = "real"
     # The link between the roles, `type: usb` or `type: pcie`: what it must negotiate and so its ceilings.
     # (`link` is validated before `roles`, field order, not YAML order: a role mismatch is reported at `roles`.)
     link: Link
@@ -477,6 +482,12 @@ class PairConfig(Strict):
                 "vlab: true builds and boots the virtual lab image on this machine; a pair on places runs on the "
                 "exporter's boards: remove vlab (start the lab with `python -m hil.vlab.lab start`)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _virtual_clock_is_vlab(self) -> PairConfig:
+        if self.clock == "virtual" and not self.vlab:
+            raise ValueError("clock: virtual is the virtual board's instruction-counted clock: vlab: true pairs only")
         return self
 
     @model_validator(mode="after")

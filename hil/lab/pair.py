@@ -19,6 +19,7 @@ from hil.lab.board import places
 from hil.lab.board.role import Role, one_per_board
 from hil.lab.usb_gadget import udc
 from hil.paths import shown
+from hil.vlab.qemu import use_clock
 
 View = TypeVar("View")
 
@@ -41,6 +42,7 @@ class BoardPair:
                 raise LabError(f"{board.name}: target {role_cfg.target!r} missing from {board.env_path}")
             roles[role_name] = Role(role_name, target, board.name)
         pair = cls(board=board, roles=roles, lease=lease)
+        pair.facts.clock = board.config.clock
         if lease is not None:
             lease.record(pair.facts)  # every result names the place and exporter it ran on
         else:
@@ -95,10 +97,12 @@ class BoardPair:
             role.stop_backgrounds()
 
     def prepare(self) -> None:
-        """Before each test: every role answers (booting or power-cycling it), the link's UDC is loaded as declared."""
+        """Before each test: every role answers (booting or power-cycling it) on the pair's clock, the link's UDC is
+        loaded as declared."""
         if self.lease is not None and self.lease.released:
             raise LabError(f"{self.name}: its places were released (the run was interrupted)")
         for role in one_per_board(self.roles.values()):
+            use_clock(role.target, self.board.config.clock)  # a virtual board on the other clock is powered off
             role.ensure_ready()
         if isinstance(self.link, UsbLink) and (loaded := udc.ensure_link_driver(self.device, self.link)):
             self.facts.link_driver = loaded  # a freshly loaded UDC drops whatever was bound: the report shows it

@@ -14,6 +14,14 @@ memory files (memfd) that this process holds and QEMU opens as /proc/<pid>/fd/<n
 then depend on what QEMU emulates, not on the lab PC's disk (a backing file under /tmp wrote 1263 MB/s on one
 2-core machine and ~4100 on another), and the memory is freed when the driver and QEMU are gone, even killed.
 Pages are allocated as the board writes them.
+
+It runs the board on one of two clocks (`clock`, set from the pair's boards.yaml `clock` by `use_clock`):
+- `real`: multi-threaded TCG on two vCPUs, the guest's clock the PC's: a figure moves with the PC's load;
+- `virtual`: QEMU's instruction counter is the guest's clock (`-icount shift=3,sleep=off`), one vCPU on one
+  TCG thread (two vCPUs with icount hang at "Booting SMP configuration" on QEMU 7.2), address randomisation
+  off (`nokaslr norandmaps`: the layout is part of the figure). A figure measured inside the guest is then the
+  cost of the guest's path in instructions, whatever the PC's load; one through a QEMU device model is not
+  (the device's I/O runs in the PC's time), so those pairs stay on `real` (docs/virtual-lab.md).
 """
 
 from __future__ import annotations
@@ -28,16 +36,52 @@ from pathlib import Path
 
 import attr
 import pexpect
+from labgrid import Target
 from labgrid.driver.qemudriver import QEMUDriver
+from labgrid.exceptions import NoDriverFoundError
 from labgrid.factory import target_factory
 from labgrid.step import step
 
 from hil.build.manifest import Build
 from hil.errors import LabError
 from hil.lab.board.provision import BootBuildProtocol
+from hil.lab.board.role import strategy_of
 from hil.measure.pcload import EMULATOR_PREFIX
 
 BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
+
+
+@attr.s(frozen=True)
+class Clock:
+    qemu: tuple[str, ...] = attr.ib()  # QEMU arguments
+    kernel_args: str = attr.ib()  # after the board's and the build's
+
+
+CLOCKS = {
+    "real": Clock(("-accel", "tcg,thread=multi", "-smp", "2"), ""),
+    "virtual": Clock(
+        ("-accel", "tcg,thread=single", "-smp", "1", "-icount", "shift=3,sleep=off"), "nokaslr norandmaps"
+    ),
+}
+
+
+def use_clock(target: Target, clock: str) -> bool:
+    """`target` runs on `clock` from its next power-on: a virtual board on the other clock is powered off (the next
+    `ensure_ready` boots it on this one), as a UDC module is reloaded for another speed. True when it was.
+    A target that is no virtual board runs on the real clock only."""
+    try:
+        driver = target.get_driver(VlabQEMUDriver, activate=False)
+    except NoDriverFoundError:
+        if clock == "real":
+            return False
+        raise LabError(f"{target.name}: clock {clock!r} is the virtual board's, and it has no VlabQEMUDriver") from None
+    if driver.clock == clock:
+        return False
+    if driver.status:
+        strategy = strategy_of(target)
+        strategy.transition("off") if strategy is not None else driver.off()
+    driver.use_clock(clock)
+    return True
 
 
 @target_factory.reg_driver
@@ -47,6 +91,7 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
     SCRATCH = "@scratch@"
 
     scratch_disks = attr.ib(factory=dict, validator=attr.validators.instance_of(dict))
+    clock = attr.ib(default="real", validator=attr.validators.in_(CLOCKS))
     _scratch_fds: list[int] = attr.ib(factory=list, init=False, repr=False)
 
     @QEMUDriver.check_bound  # the command line is fixed when the driver is activated
@@ -70,6 +115,14 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
             self.extra_args = shlex.join(args)
         self.boot_args = " ".join([self.boot_args or "", *build.kernel_args]).strip()
 
+    def use_clock(self, clock: str) -> None:
+        """Run the board on `clock` from its next power-on (a board that is on is powered off first)."""
+        if clock not in CLOCKS:
+            raise LabError(f"{self.target.name}: no clock {clock!r} (clocks: {', '.join(CLOCKS)})")
+        if self.status and clock != self.clock:
+            raise LabError(f"{self.target.name}: runs on the {self.clock} clock: power it off before changing it")
+        self.clock = clock
+
     def on_activate(self) -> None:
         self._check_files()
         super().on_activate()
@@ -77,6 +130,17 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
         self._cmd += ["-name", f"{self.target.name},process={EMULATOR_PREFIX}-{self.target.name}"]
         self._create_scratch_disks()
         self._die_with_this_process()
+
+    def on(self) -> None:
+        """Power on with the clock's arguments (the command line is made on activation, the clock chosen later)."""
+        made, clock = self._cmd, CLOCKS[self.clock]
+        self._cmd = [*made, *clock.qemu]
+        if clock.kernel_args and "-append" in self._cmd:
+            self._cmd[self._cmd.index("-append") + 1] += f" {clock.kernel_args}"
+        try:
+            super().on()
+        finally:
+            self._cmd = made
 
     def _die_with_this_process(self) -> None:
         """Prefix the command with setpriv: the kernel kills QEMU when the thread that started it dies."""
