@@ -43,7 +43,7 @@ from hil.verdict.baseline import compare, confirm, run_spread
 from hil.verdict.errors import DataCorruption, MeasurementError
 from hil.verdict.final import Integrity, OperatingPoint, PcLoad, final_verdict
 from hil.verdict.measurement import Measurement, Quantity
-from hil.verdict.result import BaselineComparison, MetricResult, Sample, Verdict, metric_key
+from hil.verdict.result import CLOCK_PARAM, BaselineComparison, MetricResult, Sample, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
 from hil.verdict.spec import Band, MetricSpec
 
@@ -90,7 +90,7 @@ class Perf:
         named = [(m, {}) if isinstance(m, str) else m for m in ([metrics] if isinstance(metrics, str) else metrics)]
         virtual = self.pair.board.config.clock == "virtual"
         if virtual:  # another figure than the real clock's: its key says so, so no comparison mixes the two
-            params = {**params, "clock": "virtual"}
+            params = {**params, CLOCK_PARAM: "virtual"}
         catalogue = self.inventory.catalogue
         for name, _ in named:
             catalogue.metric(name)  # a misspelt name in a test is a bug: UnknownName says which

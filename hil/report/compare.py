@@ -50,7 +50,7 @@ from hil.report.pages import render
 from hil.report.store import StoredRun
 from hil.report.summary import fmt_num, key_of
 from hil.verdict.baseline import MIN_RUN_SPREAD, BaselineComparison, compare, run_spread, worsening
-from hil.verdict.result import MetricResult, Verdict
+from hil.verdict.result import CLOCK_PARAM, MetricResult, Verdict, metric_key
 from hil.verdict.spec import Direction
 
 WITHOUT_VERDICT = (Verdict.ERROR, Verdict.UNSTABLE)
@@ -329,6 +329,36 @@ def _row(
     return row
 
 
+def _name_other_clocks(
+    rows: list[Row], ref: dict[tuple[str, str], list[MetricResult]], cand: dict[tuple[str, str], list[MetricResult]]
+) -> None:
+    """A metric one side measured on the virtual clock and the other on the real one (its key with and without
+    clock=virtual) is two rows of one side each, never compared: each says so."""
+
+    def unclocked(found: dict[tuple[str, str], list[MetricResult]]) -> dict[tuple[str, str], str]:
+        clocks = {}  # (board, key without the clock) -> the clock it was measured on
+        for (board, _), results in found.items():
+            params = dict(results[0].params)
+            clock = str(params.pop(CLOCK_PARAM, "real"))
+            clocks[(board, metric_key(results[0].metric, params))] = clock
+        return clocks
+
+    sides = {"reference": (ref, unclocked(ref)), "candidate": (cand, unclocked(cand))}
+    for row in rows:
+        if (row.board, row.key) in ref and (row.board, row.key) in cand:
+            continue  # compared
+        mine, other = ("reference", "candidate") if (row.board, row.key) in ref else ("candidate", "reference")
+        result = sides[mine][0][(row.board, row.key)][0]
+        params = dict(result.params)
+        clock = str(params.pop(CLOCK_PARAM, "real"))
+        there = sides[other][1].get((row.board, metric_key(result.metric, params)))
+        if there is not None and there != clock:
+            row.why += (
+                f"; the {other} measured it on the {there} clock, the {mine} on the {clock}: figures of two clocks "
+                "are not compared (measure the reference on the pair's clock)"
+            )
+
+
 def _unconfirmed(comparison: BaselineComparison, direction: Direction, min_effect: float) -> bool:
     """Worse by min_effect or more and significant within the runs, but not beyond the run-to-run spread."""
     worse = worsening(comparison.change, direction) >= min_effect and comparison.p_value < comparison.alpha
@@ -351,6 +381,7 @@ def compare_sides(
     for board, key in sorted(set(ref) | set(cand)):
         found = ref.get((board, key), []), cand.get((board, key), [])
         rows.append(_row(board, key, *found, medians.get(board, {}), rules[(board, key)], min_effect))
+    _name_other_clocks(rows, ref, cand)
     order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
     rows.sort(key=lambda row: (order[row.gate], row.board, row.key))
     blocked = [row for row in rows if row.gate is Gate.BLOCKED]

@@ -105,6 +105,19 @@ def test_a_band_failure_blocks_and_an_error_or_a_missing_metric_leaves_the_gate_
     assert rows[0]["gate"] == "INCOMPLETE" and rows[0]["why"] == "not measured in the candidate"
 
 
+def test_figures_of_two_clocks_are_never_compared_and_both_rows_say_why(history):
+    virtual = {"bs": "1M", "clock": "virtual"}  # the pair moved to the virtual clock: its figure is another one
+    _run(history, "rc5", [example_result(values=[20.0, 20.1, 20.0, 20.1, 20.0], metric="usb.msc.read", params=virtual)])
+    gate = history.gate("rc0", "rc5")
+    rows = {row["key"]: row for row in gate["rows"]}
+    assert gate["gate"] == "INCOMPLETE" and not any(row["regression"] for row in gate["rows"])  # -52%, not compared
+    real, on_virtual = rows["usb.msc.read[bs=1M]"], rows["usb.msc.read[bs=1M,clock=virtual]"]
+    assert real["gate"] == "INCOMPLETE" and on_virtual["reference_median"] is None
+    assert "the candidate measured it on the virtual clock, the reference on the real" in real["why"]
+    assert "the reference measured it on the real clock, the candidate on the virtual" in on_virtual["why"]
+    assert "clock" not in rows["usb.msc.write[bs=1M]"]["why"]  # not measured by the candidate at all
+
+
 def _calibrated(result, run_spread: float):
     result.min_run_spread = run_spread  # boards.yaml run_spread, stored with each result
     return result
