@@ -43,6 +43,10 @@ def test_the_repository_inventory_loads(monkeypatch):
         "vlab-usbnet",
         "vlab-modem",
     }
+    # The gadget families and the modem loopback run inside the guest: on its instruction-counted clock. The
+    # pairs through a QEMU device model (NVMe, xHCI disks, usb-net, SD, the BAR) on the PC's (docs/virtual-lab.md).
+    virtual = {name for name, board in loaded.boards.items() if board.config.clock == "virtual"}
+    assert virtual == {"vlab-hs", "vlab-ss", "vlab-android-hs", "vlab-modem"}
     for name, speed in (("vlab-hs", "high"), ("vlab-ss", "super")):
         board = loaded.boards[name]
         assert board.env_path == REPO / "hil/vlab/env.yaml"
@@ -147,6 +151,11 @@ CASES = {
         [("host: {target: vboard}", f"host: {{target: vbaord}}  {MARK}")],
         "pairs/vpair/roles/host/target",
         "target 'vbaord' is not in env.yaml (targets: vboard)",
+    ),
+    "virtual clock on a pair that is not the virtual board": (
+        [("  vpair:\n", f"  vpair:  {MARK}\n"), ("    env: env.yaml\n", "    env: env.yaml\n    clock: virtual\n")],
+        "pairs/vpair",
+        "clock: virtual is the virtual board's instruction-counted clock: vlab: true pairs only",
     ),
     "key given twice": (
         [("        min: 8\n", f"        min: 8\n        min: 80  {MARK}\n")],
