@@ -115,6 +115,12 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
             self.extra_args = shlex.join(args)
         self.boot_args = " ".join([self.boot_args or "", *build.kernel_args]).strip()
 
+    @property
+    def idle_time_warps(self) -> bool:
+        """On the virtual clock (sleep=off) the board's idle time passes in an instant: a program on it that waits
+        for the PC with a timeout sees it run out (hil.lab.board.console_transfer keeps the board busy)."""
+        return self.clock == "virtual"
+
     def use_clock(self, clock: str) -> None:
         """Run the board on `clock` from its next power-on (a board that is on is powered off first)."""
         if clock not in CLOCKS:

@@ -33,16 +33,23 @@ RECEIVERS = {"lrz": ("-X", "-y", "-c", "-b"), "rz": ("-X", "-y", "-c", "-b"), "r
 # of hil's programs, `printf %s '' | base64 -d >> ''`).
 _LINE_OVERHEAD = 120
 _XMODEM_HELPERS = ("_start_xmodem_transfer", "_xmodem_getc", "_xmodem_putc", "console", "prompt")
+# A board whose idle time passes in an instant (the virtual board on its instruction-counted clock: a driver with
+# `idle_time_warps`, hil.vlab.qemu) would see the receiver's timeouts (lrzsz's: 10 s per block) run out while
+# it waits for the PC's next block; a busy loop beside the receiver keeps it from idling, so its time passes
+# with the instructions it runs (lrzsz NAKed block 3 17 times and gave up without it, 2026-11-29).
+_KEEP_BUSY = "(while :; do :; done) & hil_busy=$!; "
 
 
-def receive_command(receiver: str, directory: str, name: str) -> str:
+def receive_command(receiver: str, directory: str, name: str, *, keep_busy: bool = False) -> str:
     """The command that makes `receiver` take one XMODEM-1K file as `name` in `directory` (a bare name in
     its working directory, in a subshell so the role's shell keeps its own); its messages go to `name`.err
-    there, not to the console the XMODEM stream runs on."""
+    there, not to the console the XMODEM stream runs on. `keep_busy`: with a busy loop beside it (_KEEP_BUSY),
+    in a subshell of their own (no job control messages on the console)."""
     if receiver not in RECEIVERS:
         raise LabError(f"no XMODEM receiver named {receiver!r} (hil knows {', '.join(RECEIVERS)})")
     receive = shell.cmd(receiver, *RECEIVERS[receiver], name)
-    return f"(cd {shell.quote(directory)} && exec {receive} 2>{shell.quote(name + '.err')})"
+    command = f"(cd {shell.quote(directory)} && exec {receive} 2>{shell.quote(name + '.err')})"
+    return f"({_KEEP_BUSY}{command}; kill $hil_busy)" if keep_busy else command
 
 
 def put(role: Shell, data: bytes, remote: str) -> str:
@@ -77,7 +84,9 @@ def _over_xmodem(role: Shell, console: object, receiver: str, data: bytes, remot
     does not meet for a whole bundle.)"""
     directory, name = posixpath.split(remote)
     staged = f".{name}.xmodem"
-    console._start_xmodem_transfer(receive_command(receiver, directory, staged))  # type: ignore[attr-defined]
+    warps = any(getattr(driver, "idle_time_warps", False) for driver in role.target.drivers)
+    receive = receive_command(receiver, directory, staged, keep_busy=warps)
+    console._start_xmodem_transfer(receive)  # type: ignore[attr-defined]
     modem = xmodem.XMODEM(console._xmodem_getc, console._xmodem_putc, mode="xmodem1k")  # type: ignore[attr-defined]
     sent = modem.send(io.BytesIO(data), retry=16)
     console.console.expect(console.prompt, timeout=30)  # type: ignore[attr-defined]
