@@ -11,7 +11,7 @@ import pytest
 from hil.errors import LabError
 from hil.facts import BoardIdentity
 from hil.lab.board.identify import SCRIPT, parse
-from hil.lab.board.role import MAX_LINE
+from hil.lab.board.shell import MAX_LINE
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "identify"
 

@@ -14,7 +14,8 @@ from labgrid import Environment
 from hil.errors import BoardTimeout, CommandFailed
 from hil.lab.board import shell
 from hil.lab.board.local import LocalShellDriver
-from hil.lab.board.role import MAX_LINE, Role
+from hil.lab.board.role import Role
+from hil.lab.board.shell import MAX_LINE
 
 STAGED = re.compile(r"/tmp/\.hil-[0-9a-f]{8}\.sh")
 
