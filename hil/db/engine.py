@@ -8,8 +8,11 @@ database, never the password.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -91,19 +94,10 @@ def open_db(url: str | URL, *, create: bool = True, upgrade: bool = False) -> En
 
     engine = engine_for(url)
     try:
-        revision = migrate.current(engine)
-        if revision is None:
-            if inspect(engine).get_table_names():
-                raise DatabaseError(f"{describe(url)}: not a hil results database (tables, but no schema revision)")
-            if not create:
-                raise DatabaseError(f"{describe(url)}: empty: no run is stored there")
-            migrate.upgrade(engine)
-        elif upgrade and migrate.is_older(revision):
-            migrate.upgrade(engine)
-        elif revision != migrate.head():
-            raise DatabaseError(
-                f"{describe(url)}: schema revision {revision}, this hil needs {migrate.head()}: run `hil db upgrade`"
-            )
+        # Under the lock: another process starting at once may be making the schema right now (between its
+        # migrations the file holds an older revision; SQLite's switch to WAL answers "database is locked").
+        with _schema_lock(engine):
+            _make_schema(engine, url, migrate.current(engine), create=create, upgrade=upgrade)
     except DatabaseError:
         engine.dispose()
         raise
@@ -111,6 +105,36 @@ def open_db(url: str | URL, *, create: bool = True, upgrade: bool = False) -> En
         engine.dispose()
         raise DatabaseError(f"{describe(url)}: cannot be opened: {_scrub(_first_line(exc), make_url(url))}") from None
     return engine
+
+
+@contextmanager
+def _schema_lock(engine: Engine) -> Iterator[None]:
+    """An SQLite file's schema is made or taken forward by one process at a time (flock on the file itself:
+    SQLite's own locks are fcntl's, which flock does not touch); another backend locks in its migration."""
+    database = engine.url.database
+    if engine.url.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        yield
+        return
+    with Path(database).open("ab") as file:  # SQLite would make the file on connecting anyway
+        fcntl.flock(file, fcntl.LOCK_EX)
+        yield
+
+
+def _make_schema(engine: Engine, url: str | URL, revision: str | None, *, create: bool, upgrade: bool) -> None:
+    from hil.db import migrate
+
+    if revision is None:
+        if inspect(engine).get_table_names():
+            raise DatabaseError(f"{describe(url)}: not a hil results database (tables, but no schema revision)")
+        if not create:
+            raise DatabaseError(f"{describe(url)}: empty: no run is stored there")
+        migrate.upgrade(engine)
+    elif upgrade and migrate.is_older(revision):
+        migrate.upgrade(engine)
+    elif revision != migrate.head():
+        raise DatabaseError(
+            f"{describe(url)}: schema revision {revision}, this hil needs {migrate.head()}: run `hil db upgrade`"
+        )
 
 
 def _first_line(exc: BaseException) -> str:
