@@ -63,7 +63,8 @@ def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab
         speed = "480 Mb/s" if board == "vlab-hs" else "5000 Mb/s"
         assert result["facts"]["link_speed"].startswith(speed)
         assert result["facts"]["kernel"]
-        assert result["params"] == {"bs": "1M"}
+        # both gadget pairs measure on the virtual clock: the key says so, and figures of two clocks never meet
+        assert result["params"] == {"bs": "1M", "clock": "virtual"} and result["facts"]["clock"] == "virtual"
         # seed 004: the device role's per-CPU load around every sample, summarised in the facts
         assert all("cpu0" in s["observed"]["cpu_load"]["cpus"] for s in result["samples"])
         assert "cpu0 usr" in result["facts"]["cpu_load"]
@@ -79,7 +80,7 @@ def test_suite_measures_both_pairs_and_writes_html_junit_and_json(tmp_path, vlab
         assert props[f"{rate}.verdict"] == props[f"{cost}.verdict"] == props["verdict"] == "PASS"
 
     html = (out / "report.html").read_text()
-    assert "usb.msc.read[bs=1M]" in html and "data:image/png;base64," in html
+    assert "usb.msc.read[bs=1M,clock=virtual]" in html and "data:image/png;base64," in html
 
 
 BOARDS = """
