@@ -28,7 +28,7 @@ def test_inputs_describe_the_installed_kernel_and_packages(inputs):
     assert (inputs["kernel_version"], inputs["kernel_image"]) == (version, str(vmlinuz))
     assert f"linux-image-{version}" in inputs["packages"]
     assert {"coreutils", "busybox-static", "kmod"} <= set(inputs["packages"])
-    vlab = {f"vlab/{name}" for name in ("image.py", "init.sh", "profile.sh", "android-usb.sh")}
+    vlab = {f"vlab/{name}" for name in ("image.py", "tool_checks.py", "init.sh", "profile.sh", "android-usb.sh")}
     assert set(inputs["sources"]) == {*vlab, "image.py", "rootfs.py"}  # with the shared builder hil/image.py
     assert "programs" not in inputs  # hil deploys its programs at run time (hil.lab.board.deploy)
 
