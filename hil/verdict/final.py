@@ -107,7 +107,10 @@ def _with_integrity(result: MetricResult, integrity: Integrity | None) -> Metric
     if integrity is None:
         return result
     result.facts.integrity = integrity.line
-    if integrity.verdict is None or integrity.verdict.severity <= result.verdict.severity:
+    if integrity.verdict is None or integrity.verdict.severity < result.verdict.severity:
+        return result
+    # A rate that FAILs its band on corrupted data says the corruption first: it is the stronger finding.
+    if integrity.verdict.severity == result.verdict.severity and integrity.verdict is not Verdict.FAIL:
         return result
     if integrity.verdict is Verdict.FAIL:
         reason = f"data corrupted: {integrity.line.removeprefix('CORRUPTED: ')}; the rate alone: {result.reason}"
