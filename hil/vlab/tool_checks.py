@@ -12,7 +12,6 @@ import io
 import json
 import os
 import select
-import socket
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -22,6 +21,7 @@ import xmodem
 
 from hil.errors import VlabImageError
 from hil.lab.board.console_transfer import receive_command
+from hil.services import free_port
 
 Check = Callable[[Path], str | None]  # run in a scratch directory; None when the tool behaved, else what it did
 
@@ -112,14 +112,8 @@ def _fio(scratch: Path) -> str | None:
     return None if written == 1 << 20 else f"wrote {written} bytes of 1 MiB"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _iperf3(scratch: Path) -> str | None:
-    port = str(_free_port())
+    port = str(free_port())
     server = subprocess.Popen(["iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", port], stdout=subprocess.DEVNULL)
     try:
         for _ in range(20):
@@ -137,7 +131,7 @@ def _iperf3(scratch: Path) -> str | None:
 
 
 def _iperf2(scratch: Path) -> str | None:
-    port = str(_free_port())
+    port = str(free_port())
     server = subprocess.Popen(
         ["iperf", "-s", "-u", "-B", "127.0.0.1", "-p", port], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
