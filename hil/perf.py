@@ -212,7 +212,7 @@ class Perf:
         if not runs or len(result.samples) < 2:
             result.facts.baseline = f"none stored for {key}"
             return None
-        spread = run_spread(baseline.run_medians(), key, floor=spec.min_run_spread)
+        spread = run_spread(baseline.run_medians(result.unit), key, floor=spec.min_run_spread)
 
         def against_baseline(samples: list[float] | list[list[float]]) -> BaselineComparison:
             return compare(

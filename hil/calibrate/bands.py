@@ -133,15 +133,19 @@ def propose(
     min_factor: float = MIN_FACTOR,
     max_factor: float = MAX_FACTOR,
     needs_max: bool = False,
-) -> Proposal:
-    """A band from the run medians; with no band today, a rate on an emulated link (`needs_max`) gets a max too."""
+) -> Proposal | None:
+    """A band from the run medians; with no band today, a rate on an emulated link (`needs_max`) gets a max too.
+    None when the figures set no edge (a share whose max would reach 100%)."""
     lowest, highest = min(found.run_medians), max(found.run_medians)
     has_low = current.low is not None if current else found.direction is Direction.HIGHER
     has_high = current.high is not None if current else found.direction is Direction.LOWER or needs_max
-    band = Band(
-        significant(min_factor * lowest, up=False) if has_low else None,
-        significant(max_factor * highest, up=True) if has_high else None,
-    )
+    low = significant(min_factor * lowest, up=False) if has_low else None
+    high = significant(max_factor * highest, up=True) if has_high else None
+    if high is not None and found.unit == "%" and high >= 100:
+        high = None  # a share: 3x a core 92% busy would bound nothing (the loader refuses a max of 100% or more)
+    if low is None and high is None:
+        return None
+    band = Band(low, high)
     spread = max(found.spread or 0.0, MIN_RUN_SPREAD)
     proposal = Proposal(found, current, band, math.ceil(spread * 100 - 1e-9) / 100)
     center = found.center

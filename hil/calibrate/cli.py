@@ -176,6 +176,9 @@ def plan(
             max_factor=factors[1],
             needs_max=needs_max,
         )
+        if proposal is None:
+            print(f"{found.key}: no edge these figures could set (a share near its ceiling?): not proposed")
+            continue
         proposals.append(proposal)
         grouped.setdefault(found.metric, {}).setdefault(_layer(config, found.params), []).append(proposal)
     edits = []

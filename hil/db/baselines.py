@@ -59,9 +59,9 @@ class Baseline:
         metric = self.metrics.get(key)
         return None if metric is None else [list(run.samples) for run in metric.runs]
 
-    def run_medians(self) -> dict[str, list[float]]:
-        """Every metric's run medians: what the run-to-run spread is estimated from."""
-        return {key: [run.median for run in metric.runs] for key, metric in self.metrics.items()}
+    def run_medians(self, unit: str) -> dict[str, list[float]]:
+        """The run medians of every metric in `unit`: what a metric's run-to-run spread is estimated from."""
+        return {key: [run.median for run in metric.runs] for key, metric in self.metrics.items() if metric.unit == unit}
 
     def run_for(self, key: str, candidate: dict[str, Any] | None = None) -> str:
         """The runs a metric's samples came from, as a comparison names them, and the board they were measured

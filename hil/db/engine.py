@@ -109,13 +109,15 @@ def open_db(url: str | URL, *, create: bool = True, upgrade: bool = False) -> En
 
 @contextmanager
 def _schema_lock(engine: Engine) -> Iterator[None]:
-    """An SQLite file's schema is made or taken forward by one process at a time (flock on the file itself:
-    SQLite's own locks are fcntl's, which flock does not touch); another backend locks in its migration."""
+    """An SQLite file's schema is made or taken forward by one process at a time (flock on `<file>.lock` beside
+    it); another backend locks in its migration. Never on the database file: closing any descriptor of it drops
+    every fcntl lock this process holds there, SQLite's own included, and another process then took WAL mode's
+    files away from a connection still open here ("database disk image is malformed", two runs in one folder)."""
     database = engine.url.database
     if engine.url.get_backend_name() != "sqlite" or not database or database == ":memory:":
         yield
         return
-    with Path(database).open("ab") as file:  # SQLite would make the file on connecting anyway
+    with Path(f"{database}.lock").open("ab") as file:
         fcntl.flock(file, fcntl.LOCK_EX)
         yield
 

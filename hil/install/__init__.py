@@ -25,13 +25,14 @@ def debian_packages(*kinds: str) -> list[str]:
     return [row[1] for row in rows if len(row) == 2 and row[0] in kinds]
 
 
-def debian_versions() -> dict[str, str]:
-    """{package: installed version} of the virtual lab's packages; {} where dpkg is not there."""
+def debian_versions(packages: list[str] | None = None) -> dict[str, str]:
+    """{package: installed version} of `packages` (default: the virtual lab's) that are installed; {} where dpkg
+    is not there."""
     dpkg = shutil.which("dpkg-query")
     if dpkg is None:
         return {}
     proc = subprocess.run(
-        [dpkg, "-W", "-f", "${db:Status-Abbrev} ${Package} ${Version}\n", *debian_packages("vlab")],
+        [dpkg, "-W", "-f", "${db:Status-Abbrev} ${Package} ${Version}\n", *(packages or debian_packages("vlab"))],
         capture_output=True,
         text=True,
         timeout=30,

@@ -7,8 +7,10 @@ there: a CPU-bound job beside a virtual-lab run took MSC 1M read from 39 to 11 M
 commands; time of reaped children is in their parent's cutime/cstime), and stores the rest, as a share of
 all the PC's CPUs, with the sample. Another pytest-xdist worker's board counts as foreign: it competes too.
 The lab's own board emulators outside hil's tree (the rehearsal bench's QEMUs, started by its daemon) are not
-foreign work but the boards': they are told by their process name (EMULATOR_PREFIX, which hil gives every
-QEMU it starts) and stored apart, as `observed.pc_emulators`.
+foreign work but the boards': they are told by their process name (EMULATOR_PREFIX, which the lab's services
+give the QEMUs they start: the rehearsal bench's daemon, `hil lab`'s board service) and stored apart, as
+`observed.pc_emulators`. A virtual board a run starts itself is in its own tree, not so named: to another run
+on the same PC (another pytest process, another xdist worker) it is foreign load like any other job.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from hil.verdict.result import Sample
 
 BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system irq softirq steal of /proc/stat's cpu line
 IDLE_FIELDS = (3, 4)  # idle iowait
-EMULATOR_PREFIX = "hil-emu"  # the process name (comm) of a board emulator hil started: QEMU -name ...,process=
+EMULATOR_PREFIX = "hil-emu"  # the process name (comm) of a lab service's board emulator: QEMU -name ...,process=
 BUSY_SHARE = 25.0  # % of all CPUs outside hil: above it, a figure is the PC's as much as the board's
 
 

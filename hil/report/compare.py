@@ -221,11 +221,12 @@ def _by_key(side: Side) -> dict[tuple[str, str], list[MetricResult]]:
     return found
 
 
-def _run_medians(results: dict[tuple[str, str], list[MetricResult]], board: str) -> dict[str, list[float]]:
+def _run_medians(results: dict[tuple[str, str], list[MetricResult]], board: str, unit: str) -> dict[str, list[float]]:
+    """The run medians of every metric of `board` in `unit` (hil.verdict.baseline.run_spread)."""
     return {
         key: [statistics.median(r.values) for r in runs if len(r.values) >= 1]
         for (b, key), runs in results.items()
-        if b == board
+        if b == board and runs[0].unit == unit
     }
 
 
@@ -287,7 +288,7 @@ def _row(
         row.regression, row.p_value, row.run_p = comparison.regression, comparison.p_value, comparison.run_p
         samples = (sum(len(v) for v in measured), sum(len(v) for v in baseline))
         row.smallest_drop = sensitivity.smallest_drop(spread, len(baseline), len(measured), samples, effect)
-        wide = floor > MIN_RUN_SPREAD and spread is not None and spread.relative_sd > floor
+        wide = floor != MIN_RUN_SPREAD and spread is not None and spread.relative_sd > floor
         blind = row.smallest_drop is not None and row.smallest_drop > effect and spread is not None
         if blind:
             assert spread is not None
@@ -307,7 +308,7 @@ def _row(
             gate = Gate.INCOMPLETE
             reasons.append(
                 f"cannot tell: the reference runs spread {spread.relative_sd:.1%}, more than the pair's "
-                f"calibrated {floor:.0%} (boards.yaml run_spread): measure the reference again on a quiet lab"
+                f"calibrated {floor * 100:.2g}% (boards.yaml run_spread): measure the reference again on a quiet lab"
             )
         elif row.smallest_drop is None and gate is Gate.PASS:
             gate = Gate.INCOMPLETE
@@ -377,10 +378,12 @@ def compare_sides(
     rules = thresholds(reference, candidate, inventory, live=live)
     ref, cand = _by_key(reference), _by_key(candidate)
     rows = []
-    medians = {board: _run_medians(ref, board) for board in {board for board, _ in ref}}  # once per board
+    units = {found: runs[0].unit for found, runs in ref.items()}
+    medians = {(board, unit): _run_medians(ref, board, unit) for (board, _), unit in units.items()}
     for board, key in sorted(set(ref) | set(cand)):
         found = ref.get((board, key), []), cand.get((board, key), [])
-        rows.append(_row(board, key, *found, medians.get(board, {}), rules[(board, key)], min_effect))
+        same_unit = medians.get((board, units.get((board, key))), {})
+        rows.append(_row(board, key, *found, same_unit, rules[(board, key)], min_effect))
     _name_other_clocks(rows, ref, cand)
     order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
     rows.sort(key=lambda row: (order[row.gate], row.board, row.key))

@@ -12,8 +12,9 @@ regression therefore needs all three of:
 3. between runs: this run's median lies outside what clean runs show. With the relative run-to-run
    standard deviation s and k baseline runs, t = worse / (s * sqrt(1 + 1/k)) is compared with Student's
    t (a prediction interval for one new run), p_run < `alpha_run`. s is the metric's own spread over
-   its k runs, shrunk toward the spread pooled over the board's metrics (`PRIOR_RUNS` runs of weight),
-   and never taken below `MIN_RUN_SPREAD`.
+   its k runs, shrunk toward the spread pooled over the board's metrics of its unit (`PRIOR_RUNS` runs of
+   weight: a rate's spread is told by other rates, not by a CPU share's), and never taken below the pair's
+   calibrated `run_spread` (`MIN_RUN_SPREAD` where none is set).
 
 With a one-run baseline and no pooled spread, rule 3 cannot be applied: the comparison says the
 run-to-run spread is unknown. Either way a comparison that finds a regression only *suspects* it: the
@@ -39,7 +40,9 @@ from hil.verdict.result import BaselineComparison, MetricResult, Verdict
 from hil.verdict.spec import Direction
 
 PRIOR_RUNS = 4  # weight, in runs, of the board's pooled run-to-run spread in a metric's own estimate
-MIN_RUN_SPREAD = 0.01  # no measurement repeats across boots better than 1%: identical runs are luck
+# Without a calibration, no measurement repeats across boots better than 1%: identical runs are luck. A pair may
+# calibrate less (boards.yaml run_spread): the virtual clock's figures repeat to 0.02% (docs/virtual-lab.md).
+MIN_RUN_SPREAD = 0.01
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,9 @@ def _relative_ss(medians: Sequence[float]) -> tuple[float, int]:
 
 
 def run_spread(run_medians: Mapping[str, Sequence[float]], key: str, floor: float = MIN_RUN_SPREAD) -> RunSpread | None:
-    """The run-to-run spread for metric `key`, from the run medians of every metric of one board, never below
-    `floor` (the pair's calibrated `run_spread`: three runs that happen to agree do not make a board steady).
+    """The run-to-run spread for metric `key`, from the run medians of every metric of one board in its unit
+    (the caller picks them), never below `floor` (the pair's calibrated `run_spread`: three runs that happen to
+    agree do not make a board steady).
 
     None when no metric has two runs: the spread is unknown.
     """
@@ -87,8 +91,8 @@ def run_spread(run_medians: Mapping[str, Sequence[float]], key: str, floor: floa
         else f"pooled over the board's metrics ({pooled_df} df): this metric has one run"
     )
     if math.sqrt(variance) < floor:
-        how += f"; taken as the pair's {floor:.0%} (boards.yaml run_spread)" if floor > MIN_RUN_SPREAD else ""
-    return RunSpread(max(math.sqrt(variance), floor, MIN_RUN_SPREAD), own_df + prior_df, how)
+        how += f"; taken as the pair's {floor * 100:.2g}% (boards.yaml run_spread)" if floor != MIN_RUN_SPREAD else ""
+    return RunSpread(max(math.sqrt(variance), floor), own_df + prior_df, how)
 
 
 def worsening(change: float, direction: Direction) -> float:

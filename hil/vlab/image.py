@@ -17,6 +17,7 @@ from pathlib import Path
 from hil import rootfs
 from hil.errors import VlabImageError
 from hil.image import Builder, Image, install_modules, sources, which
+from hil.install import debian_versions
 from hil.vlab.tool_checks import check_tools
 
 BUILDER_VERSION = 1
@@ -132,13 +133,7 @@ def _version_key(version: str) -> list[int]:
 
 
 def _package_versions(packages: list[str]) -> dict[str, str]:
-    proc = subprocess.run(
-        ["dpkg-query", "-W", "-f", "${Package} ${Version}\n", *packages],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    versions = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if " " in line)
+    versions = debian_versions(packages)
     missing = [p for p in packages if p not in versions]
     if missing:
         raise VlabImageError(f"Debian packages not installed: {', '.join(missing)} (apt-get install them)")

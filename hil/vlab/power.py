@@ -27,14 +27,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from hil.measure.pcload import EMULATOR_PREFIX
+
 log = logging.getLogger("hil.vlab.power")
 QUIT_TIMEOUT_S = 5.0
 
 
-def qemu_command(image: Path, console_socket: Path) -> list[str]:
-    """The virtual board as hil/vlab/env.yaml describes it, its serial port on `console_socket`."""
+def qemu_command(name: str, image: Path, console_socket: Path) -> list[str]:
+    """The virtual board `name` as hil/vlab/env.yaml describes it, its serial port on `console_socket`; named as
+    the lab's emulator: a run on this lab's places never counts it as the PC's foreign load."""
     return [
         "qemu-system-x86_64",
+        "-name",
+        f"{name},process={EMULATOR_PREFIX}-{name}",
         "-accel",
         "tcg,thread=multi",
         "-smp",
@@ -86,7 +91,7 @@ class VirtualBoard:
             if on and not self.is_on():
                 logfile = (self.run_dir / f"{self.name}.qemu.log").open("ab")
                 self.process = subprocess.Popen(
-                    qemu_command(self.image, self.console_socket),
+                    qemu_command(self.name, self.image, self.console_socket),
                     stdin=subprocess.DEVNULL,
                     stdout=logfile,
                     stderr=subprocess.STDOUT,

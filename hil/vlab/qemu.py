@@ -46,7 +46,6 @@ from hil.build.manifest import Build
 from hil.errors import LabError
 from hil.lab.board.provision import BootBuildProtocol
 from hil.lab.board.role import strategy_of
-from hil.measure.pcload import EMULATOR_PREFIX
 
 BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
 
@@ -132,8 +131,9 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
     def on_activate(self) -> None:
         self._check_files()
         super().on_activate()
-        # named as the lab's emulator: the lab PC's load guard never counts it as foreign work
-        self._cmd += ["-name", f"{self.target.name},process={EMULATOR_PREFIX}-{self.target.name}"]
+        # Not named as one of the lab's emulators (pcload.EMULATOR_PREFIX, the lab services' boards): this run's
+        # own board is in its process tree, and another run's board on this PC is foreign load for this run.
+        self._cmd += ["-name", self.target.name]
         self._create_scratch_disks()
         self._die_with_this_process()
 

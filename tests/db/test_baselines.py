@@ -67,7 +67,8 @@ def test_a_baseline_keeps_the_newest_runs_and_one_entry_per_run(engine):
     (again,) = Baselines(engine, 3).update_all([_result("1M", (7.0, 8.0))], "r4")
     baseline = Baselines(engine).load("vboard-hs")
     assert baseline.runs_for(KEY) == [[2.0, 9.0], [3.0, 9.0], [7.0, 8.0]]
-    assert baseline.run_medians() == {KEY: [5.5, 6.0, 7.5]}
+    assert baseline.run_medians("MB/s") == {KEY: [5.5, 6.0, 7.5]}
+    assert baseline.run_medians("%") == {}  # a CPU share's spread says nothing of a rate's
     assert again.runs_held == (3, 3)
 
 

@@ -44,10 +44,10 @@ def test_the_repository_inventory_loads(monkeypatch):
         "vlab-modem",
     }
     # The gadget families run inside the guest: on its instruction-counted clock (the modem loopback and the android
-    # backend not yet: boards.yaml says why). The pairs through a QEMU device model (NVMe, xHCI disks, usb-net, SD,
-    # the BAR) on the PC's (docs/virtual-lab.md).
+    # backend not yet: boards.yaml says why), and so does the BAR, guest memory. The pairs through a QEMU device
+    # model's I/O (NVMe, xHCI disks, usb-net, SD) on the PC's (docs/virtual-lab.md).
     virtual = {name for name, board in loaded.boards.items() if board.config.clock == "virtual"}
-    assert virtual == {"vlab-hs", "vlab-ss"}
+    assert virtual == {"vlab-hs", "vlab-ss", "vlab-bar"}
     for name, speed in (("vlab-hs", "high"), ("vlab-ss", "super")):
         board = loaded.boards[name]
         assert board.env_path == REPO / "hil/vlab/env.yaml"

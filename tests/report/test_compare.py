@@ -150,6 +150,29 @@ def test_a_drop_the_reference_runs_cannot_confirm_leaves_the_gate_incomplete(db,
         assert "cannot tell: a 33.5% worsening, significant within the runs, is within what runs" in row["why"]
 
 
+def test_a_rate_calibrated_on_the_virtual_clock_blocks_a_2_percent_drop_with_two_runs_against_two(db):
+    """The virtual clock's MSC read repeated to 0.013% between boots while its busiest-core share spread 25%
+    (vlab-hs, 2026-11-29): the rate's run-to-run spread is told by the board's rates and floored at the pair's
+    calibrated 0.5%, not by the CPU share beside it (pooled over both, a 3.5% drop was the least it could see)."""
+
+    def run(build: str, read: float, busy: float) -> None:
+        rate = example_result(values=[read * f for f in (0.9999, 1.0, 1.0001)], params={"bs": "1M"})
+        cpu = example_result(values=[busy, busy * 1.01, busy * 0.99], metric="usb.msc.read.cpu_busiest", unit="%")
+        rate.min_effect, rate.min_run_spread = 0.01, 0.005  # boards.yaml's min_effect and run_spread for each
+        cpu.min_effect, cpu.min_run_spread = 0.01, 0.3
+        _run(db, build, [rate, cpu])
+
+    run("ref", 38.303, 2.95)
+    run("ref", 38.306, 3.9)
+    run("rc", 38.303 * 0.98, 3.0)
+    run("rc", 38.306 * 0.98, 3.8)
+    rows = {row["key"]: row for row in db.gate("ref", "rc")["rows"]}
+    read, cpu = rows["usb.msc.read[bs=1M]"], rows["usb.msc.read.cpu_busiest[bs=1M]"]
+    assert read["gate"] == "BLOCKED" and read["regression"] and read["change"] == pytest.approx(-0.02, abs=1e-4)
+    assert read["smallest_drop"] < 0.02, read
+    assert cpu["gate"] == "PASS" and not cpu["regression"], cpu  # its own 25% spread, its own verdict
+
+
 def test_each_row_states_the_smallest_drop_it_could_catch_and_the_reference_runs_for_min_effect(db):
     def run_around(build, median):
         _run(db, build, [example_result(values=[median * f for f in (0.99, 1.0, 1.01, 0.995, 1.005, 1.0)])])

@@ -63,6 +63,12 @@ def test_identical_runs_do_not_make_every_wobble_significant():
     assert spread.relative_sd == MIN_RUN_SPREAD
 
 
+def test_a_pair_calibrated_below_one_percent_keeps_its_floor():
+    # The virtual clock's figures repeat to 0.02% between boots: boards.yaml's run_spread 0.5% is the floor then.
+    spread = run_spread({"m": [38.300, 38.305, 38.310]}, "m", floor=0.005)
+    assert spread.relative_sd == 0.005 and "taken as the pair's 0.5%" in spread.how
+
+
 def test_a_metric_own_spread_is_shrunk_toward_the_pool():
     medians = {"quiet": [100.0, 100.5, 99.5, 100.2], "noisy": [100.0, 80.0, 120.0, 95.0]}
     quiet, noisy = run_spread(medians, "quiet"), run_spread(medians, "noisy")
