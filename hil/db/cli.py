@@ -18,13 +18,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from hil.db import baselines, migrate
 from hil.db.convert import with_added_params
 from hil.db.engine import DatabaseError, describe, engine_for, open_chosen, resolve_url
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
-from hil.db.write import push, write_run
+from hil.db.write import check_run_id, push, write_run
 from hil.report.exitcodes import HilExit
 from hil.report.files import atomic_write_text, dumps
 from hil.report.store import SCHEMA, ResultsFileError, load_run
@@ -70,8 +71,20 @@ def _import(args: argparse.Namespace) -> int:
             print(f"hil db import: skipped {exc}", file=sys.stderr)
             skipped += 1
             continue
-        write_run(engine, stored.run, [with_added_params(result) for result in stored.results])
-        runs += 1
+        try:
+            written = write_run(engine, stored.run, [with_added_params(result) for result in stored.results])
+        except DatabaseError as exc:  # a stored run of that id, or an id that is none
+            print(f"hil db import: skipped {path}: {exc}", file=sys.stderr)
+            skipped += 1
+            continue
+        except (SQLAlchemyError, ValueError, TypeError) as exc:  # a value the columns cannot hold: this file only
+            first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+            print(f"hil db import: skipped {path}: not storable: {first}", file=sys.stderr)
+            skipped += 1
+            continue
+        if not written:
+            print(f"hil db import: {path}: run {stored.run.id} is stored already, the same: nothing written")
+        runs += written
     for path in baseline_files:
         try:
             rows += baselines.import_file(engine, path)
@@ -86,11 +99,18 @@ def _import(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     engine = connect(args, create=False)
     runs = all_runs(engine)
+    skipped = 0
     for stored in runs:
+        try:
+            check_run_id(stored.run.id)  # its file stays in the folder: never '../x' or '/etc/x'
+        except DatabaseError as exc:
+            print(f"hil db export: skipped {exc}", file=sys.stderr)
+            skipped += 1
+            continue
         document = {"schema": SCHEMA, "run": stored.run.to_dict(), "results": [r.to_dict() for r in stored.results]}
         atomic_write_text(args.directory / f"{stored.run.id}.json", dumps(document, indent=1))
-    print(f"{args.directory}: {len(runs)} run(s)")
-    return HilExit.OK
+    print(f"{args.directory}: {len(runs) - skipped} run(s), skipped {skipped}")
+    return HilExit.OK if not skipped else HilExit.GATE_FAILED
 
 
 def _push(args: argparse.Namespace) -> int:

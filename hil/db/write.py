@@ -12,6 +12,7 @@ result) and appends what it could not deliver to the run's spool file; `hil db p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from hil.db import convert
 from hil.db.engine import DatabaseError, describe
+from hil.db.read import runs_by_id
 from hil.db.schema import Result, Run, SampleRow
 from hil.db.spool import Spool
 from hil.report.store import RunInfo
@@ -60,7 +62,7 @@ def finish_run(connection: Connection, info: RunInfo, result_count: int, bands: 
     stored = connection.scalar(select(func.count()).select_from(Result).where(Result.run_id == info.id))
     connection.execute(
         update(Run)
-        .where(Run.id == info.id)
+        .where(Run.id == info.id, Run.complete.is_(False))  # a complete run is never changed (a replayed push)
         .values(**values, result_count=result_count, inventory_bands=bands, complete=stored == result_count)
     )
 
@@ -73,13 +75,54 @@ def bands_of(results: Iterable[MetricResult]) -> dict[str, Any]:
     return bands
 
 
-def write_run(engine: Engine, info: RunInfo, results: list[MetricResult]) -> None:
-    """A whole run at once (import, push): the run, every result, then complete."""
+class StoredRunConflict(DatabaseError):
+    """A run of this id is stored with other content: a stored run is never changed."""
+
+
+# What a run id may be: a file name too (`hil db export` names each run's file by it), within the column's 64.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,63}")
+
+
+def check_run_id(run_id: str) -> None:
+    if not RUN_ID.fullmatch(run_id):
+        raise DatabaseError(f"run id {run_id!r}: not a run id (letters, digits and . _ : + -, at most 64)")
+
+
+def _content(info: RunInfo, results: list[MetricResult]) -> tuple[Any, ...]:
+    """What makes two copies of a run the same run: its build, and each result's pair, key, verdict and samples."""
+    build = (info.build or {}).get("name")
+    return build, [
+        (r.board, metric_key(r.metric, r.params), str(r.verdict), [float(f"{v:.12g}") for v in r.values])
+        for r in results
+    ]
+
+
+def write_run(engine: Engine, info: RunInfo, results: list[MetricResult]) -> bool:
+    """A whole run at once (import): the run, every result, then complete. A stored run is never changed: the
+    same run again writes nothing (False); another one under a stored id is refused (StoredRunConflict)."""
+    check_run_id(info.id)
+    stored = runs_by_id(engine, [info.id], complete_only=False)
+    if stored:
+        if _content(stored[0].run, stored[0].results) == _content(info, results):
+            return False
+        build = (stored[0].run.build or {}).get("name")
+        complete = "" if stored[0].results and _complete(engine, info.id) else " (incomplete: `hil db push` its spool)"
+        raise StoredRunConflict(
+            f"run {info.id} is stored already{complete} with other content (build {build!r}, "
+            f"{len(stored[0].results)} results; this one: build {(info.build or {}).get('name')!r}, "
+            f"{len(results)} results): a stored run is never changed"
+        )
     with engine.begin() as connection:
         insert_run(connection, info)
         for ordinal, result in enumerate(results):
             insert_result(connection, info, ordinal, result)
         finish_run(connection, info, len(results), bands_of(results))
+    return True
+
+
+def _complete(engine: Engine, run_id: str) -> bool:
+    with engine.connect() as connection:
+        return bool(connection.scalar(select(Run.complete).where(Run.id == run_id)))
 
 
 class RunWriter:
@@ -127,7 +170,14 @@ def push(engine: Engine, spool_path: Path) -> RunInfo:
     """Deliver one spool file (hil.db.spool) and delete it; DatabaseError when it cannot be delivered."""
     info, spooled, finished = Spool(spool_path).read()
     results = {ordinal: convert.with_added_params(result) for ordinal, result in spooled.items()}  # an earlier hil's
+    check_run_id(info.id)
     try:
+        if _complete(engine, info.id):  # delivered before: the same run again, or another one under its id
+            stored = runs_by_id(engine, [info.id])[0]
+            if _content(stored.run, stored.results) != _content(info, [results[k] for k in sorted(results)]):
+                raise StoredRunConflict(f"{spool_path}: run {info.id} is stored complete with other content")
+            spool_path.unlink()
+            return info
         with engine.begin() as connection:
             insert_run(connection, info)
             for ordinal, result in sorted(results.items()):

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from hil.calibrate.bands import significant
+from hil.calibrate.bands import Figures, propose, significant
 from hil.calibrate.cli import main as calibrate
 from hil.db.engine import open_db
 from hil.db.write import write_run
 from hil.inventory.loader import load_inventory
 from hil.labrepo import make
 from hil.report.store import load_run
+from hil.verdict.spec import Band, Direction
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "results"
 RUNS = [load_run(DATA / name) for name in ("calibrate-vlab-msc-1.json", "calibrate-vlab-msc-2.json")]
@@ -111,3 +112,12 @@ def test_an_informative_rate_on_an_emulated_link_is_proposed_a_max_too(tmp_path,
     assert float(low) > 0 and float(high) > float(low), row
     assert "total.read[bs=4K]: samples spread" not in out  # INFO gates no CV: no warning of one
     assert "+      usb.disk.together.total.read:" not in diff.read_text()  # an entry edited, not added twice
+
+
+def test_a_share_whose_max_would_reach_100_percent_gets_no_band_and_a_lower_one_keeps_its_max():
+    """TCP over ECM keeps the virtual clock's one vCPU 91.8% busy (vlab-hs, hil calibrate 2026-11-29): 3x that
+    bounds nothing, and a proposal of it made the whole proposal fail to load ("nothing written")."""
+    busy = Figures("usb.net.tcp.tx.cpu_busiest", {"function": "ecm"}, "%", Direction.LOWER, [91.8, 91.8], [0.01])
+    assert propose(busy, None, None) is None
+    light = Figures("usb.msc.read.cpu_busiest", {"bs": "1M"}, "%", Direction.LOWER, [5.8, 3.2], [0.5])
+    assert propose(light, None, None).band == Band(None, 17.4)

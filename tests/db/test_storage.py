@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
-from hil.db.engine import open_db
+from hil.db.cli import main as db
+from hil.db.engine import DatabaseError, open_db
 from hil.db.read import all_runs, builds, history, runs_of_build
 from hil.db.spool import Spool
-from hil.db.write import RunWriter, write_run
-from hil.report.store import RunInfo
+from hil.db.write import RunWriter, finish_run, insert_run, write_run
+from hil.report.store import ResultStore, RunInfo
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
 
@@ -80,3 +82,52 @@ def test_numpy_numbers_and_nan_are_stored_as_results_json_holds_them(db_url):
     write_run(engine, _run(), [result])
     (back,) = history(engine)
     assert back.results[0].facts.notes["ratio"] == 0.25 and back.results[0].efficiency is None
+
+
+def _results_file(path, info: RunInfo, results) -> None:
+    store = ResultStore(path, info)
+    for result in results:
+        store.add(result)
+
+
+def test_an_import_under_a_stored_runs_id_is_refused_and_the_stored_run_is_unchanged(db_url, tmp_path, capsys):
+    """The reference's run, then a results file under its id with build `cand` and half the rate: before, import
+    skipped the stored rows and relabelled the reference as `cand` (and `hil compare ref cand` PASSed the drop)."""
+    engine = open_db(db_url)
+    reference = _run("ref")
+    write_run(engine, reference, [example_result(values=[40.0, 41.0, 40.5])])
+    forged = _run("cand")
+    forged.id = reference.id
+    _results_file(tmp_path / "forged.json", forged, [example_result(values=[20.0, 20.5, 20.2])])
+    assert db(["--hil-db", db_url, "import", str(tmp_path / "forged.json")]) == 1
+    said = capsys.readouterr().err
+    assert f"skipped {tmp_path / 'forged.json'}: run {reference.id} is stored already with other content" in said
+    assert "build 'ref', 1 results; this one: build 'cand', 1 results" in said
+    (stored,) = history(engine, samples=True)
+    assert stored.run.build["name"] == "ref" and stored.results[0].values == [40.0, 41.0, 40.5]
+
+    # The same run again (its own file imported twice) writes nothing and says so.
+    _results_file(tmp_path / "again.json", reference, [example_result(values=[40.0, 41.0, 40.5])])
+    assert db(["--hil-db", db_url, "import", str(tmp_path / "again.json")]) == 0
+    assert f"run {reference.id} is stored already, the same: nothing written" in capsys.readouterr().out
+    engine.dispose()
+
+
+def test_a_run_id_that_is_no_file_name_is_never_stored_nor_exported_outside_the_folder(db_url, tmp_path, capsys):
+    engine = open_db(db_url)
+    for hostile in ("../../x", "/etc/x", "a/b", ".."):
+        info = _run()
+        info.id = hostile
+        with pytest.raises(DatabaseError, match="not a run id"):
+            write_run(engine, info, [example_result()])
+    with engine.begin() as connection:  # one stored by an older hil, which did not check
+        info = _run()
+        info.id = "../escaped"
+        insert_run(connection, info)
+        finish_run(connection, info, 0, {})
+    out = tmp_path / "export"
+    out.mkdir()
+    assert db(["--hil-db", db_url, "export", str(out)]) == 1
+    assert "skipped run id '../escaped': not a run id" in capsys.readouterr().err
+    assert not (tmp_path / "escaped.json").exists() and list(out.iterdir()) == []
+    engine.dispose()
