@@ -1,8 +1,9 @@
 """What a CI pipeline (the Jenkinsfile) asks hil: which branches to run, and one line that says how a run went.
 
-python -m hil.pipeline branches --boards boards.yaml [--select "vlab-* rk3399-*"]
+python -m hil.pipeline branches --boards boards.yaml [--select "vlab-* rk3399-*"] [--locks FILE]
     one line per parallel branch: the pairs that must run in one process (hil.scheduling: pairs sharing
-    a board), space-separated; a bad inventory or a pattern matching no pair exits 4
+    a board), space-separated; a bad inventory or a pattern matching no pair exits 4. --locks: FILE gets,
+    line for line, the lock names of each branch's boards (hil.scheduling.locks)
 python -m hil.pipeline summary reports/vlab-hs --status 1
     "vlab-hs: gate failed; FAIL usb.msc.read[bs=1M]; 4 metrics: 3 PASS, 1 FAIL; 4 tests ran: 3 passed, 1 failed"
     (for the build summary)
@@ -27,7 +28,7 @@ from hil.report.files import read_text
 from hil.report.store import RESULTS_FILE
 from hil.report.summary import fmt_pct
 from hil.report.tally import counts_text
-from hil.scheduling import board_groups
+from hil.scheduling import board_groups, locks
 from hil.verdict.result import Verdict, metric_key
 
 _MEANING = {
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
     listing.add_argument("--boards", default="boards.yaml", metavar="PATH", help="board inventory")
     listing.add_argument("--select", default="", metavar="PATTERNS", help="pair name patterns (default: all)")
     listing.add_argument("--matrix", choices=parametrization.SIZES, default="quick", help="the run's --matrix")
+    listing.add_argument("--locks", type=Path, metavar="FILE", help="write each branch's board locks there")
     summing = commands.add_parser("summary", help="one line on a finished run")
     summing.add_argument("reports", type=Path, metavar="DIR", help="the run's reports directory")
     summing.add_argument("--status", type=int, required=True, help="the run's exit status")
@@ -128,11 +130,14 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
         return 0
     try:
         groups = branches(args.boards, args.select, args.matrix)
+        pairs = load_inventory(args.boards).boards
     except InventoryError as exc:
         print(f"invalid board inventory: {exc}", file=sys.stderr)
         return HilExit.USAGE_ERROR
     for members in groups:
         print(" ".join(members))
+    if args.locks:
+        args.locks.write_text("".join(" ".join(locks(pairs[m] for m in members)) + "\n" for members in groups))
     return 0
 
 

@@ -27,14 +27,7 @@ def board_groups(boards: Iterable[Board]) -> dict[str, str]:
 
     owner: dict[tuple[str, str], str] = {}
     for board in boards:
-        if board.config.vlab:
-            continue
-        for role in board.config.roles.values():
-            # A pair on places shares a board only with pairs naming the same place: the coordinator hands
-            # pairs that ask by tags a place of their own, or makes them wait.
-            if role.place is not None and role.place.name is None:
-                continue
-            key = ("place", role.place.name) if role.place is not None else (str(board.env_path), role.target)
+        for key in _hardware(board):
             if key in owner:
                 parent[root(board.name)] = root(owner[key])
             else:
@@ -43,3 +36,32 @@ def board_groups(boards: Iterable[Board]) -> dict[str, str]:
     for board in boards:
         members.setdefault(root(board.name), []).append(board.name)
     return {name: "+".join(sorted(members[root(name)])) for name in parent}
+
+
+def _hardware(board: Board) -> list[tuple[str, str]]:
+    """The boards a pair drives: ("place", name) or (environment file, target). None for a virtual pair (each
+    process boots its own QEMU), nor for a place asked for by tags: the coordinator hands such pairs a place of
+    their own, or makes them wait."""
+    if board.config.vlab:
+        return []
+    keys = []
+    for role in board.config.roles.values():
+        if role.place is not None and role.place.name is None:
+            continue
+        key = ("place", role.place.name) if role.place is not None else (str(board.env_path), role.target)
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
+def locks(boards: Iterable[Board]) -> list[str]:
+    """The lock names a CI build takes for these pairs: one per board they drive (`hil-board-<target>`,
+    `hil-place-<place>`), so that two builds whose pairs share a board (two pairs on one board's two USB ports)
+    never drive it at once; a virtual pair, which shares no board, locks its own name (`hil-pair-<pair>`)."""
+    names = set()
+    for board in boards:
+        keys = _hardware(board)
+        names.update(f"hil-{'place' if kind == 'place' else 'board'}-{name}" for kind, name in keys)
+        if not keys:
+            names.add(f"hil-pair-{board.name}")
+    return sorted(names)

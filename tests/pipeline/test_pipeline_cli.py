@@ -94,3 +94,20 @@ def test_branches_of_pairs_on_places(tmp_path, capsys):
     assert capsys.readouterr().out == "one-a one-b\nrk-a\ntag-a\ntag-b\ntwo\n"
     assert pipeline.main(["branches", "--boards", str(REPO / "hil" / "vlab" / "remote-boards.yaml")]) == 0
     assert capsys.readouterr().out == "remote-hs\nremote-ss\n"
+
+
+def test_two_builds_whose_pairs_share_a_board_take_the_same_lock(tmp_path, capsys):
+    """examples/boards-rk3399-gadget.yaml: rk3399-evb-usb3 and rk3399-evb-usb2 are one board's two USB ports. Two
+    builds that each select one of them locked `hil-pair-<pair>` before, two names: both drove the board at once."""
+    example = str(REPO / "examples" / "boards-rk3399-gadget.yaml")
+    taken = []
+    for pair in ("rk3399-evb-usb3", "rk3399-evb-usb2"):
+        assert pipeline.main(["branches", "--boards", example, "--select", pair, "--locks", str(tmp_path / pair)]) == 0
+        assert capsys.readouterr().out == f"{pair}\n"
+        taken.append((tmp_path / pair).read_text())
+    assert taken[0] == taken[1] == "hil-board-lab-pc hil-board-rk3399-evb\n"
+    # A virtual pair shares no board (each run boots its own QEMU): its own name, a line per branch.
+    virtual = tmp_path / "virtual"
+    assert pipeline.main(["branches", "--boards", str(REPO / "boards.yaml"), "--select", "vlab-hs,vlab-ss",
+                          "--locks", str(virtual)]) == 0  # fmt: skip
+    assert virtual.read_text() == "hil-pair-vlab-hs\nhil-pair-vlab-ss\n"
