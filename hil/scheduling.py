@@ -39,7 +39,7 @@ def board_groups(boards: Iterable[Board]) -> dict[str, str]:
 
 
 def _hardware(board: Board) -> list[tuple[str, str]]:
-    """The boards a pair drives: ("place", name) or (environment file, target). None for a virtual pair (each
+    """The boards a pair drives: ("place", name) or (environment file, target); none for a virtual pair (each
     process boots its own QEMU), nor for a place asked for by tags: the coordinator hands such pairs a place of
     their own, or makes them wait."""
     if board.config.vlab:

@@ -97,21 +97,28 @@ def _content(info: RunInfo, results: list[MetricResult]) -> tuple[Any, ...]:
     ]
 
 
+def _same_as_stored(engine: Engine, info: RunInfo, results: list[MetricResult], where: str = "") -> bool:
+    """Whether this very run is stored (nothing to write); False when no run of its id is. Another run under its
+    id is a StoredRunConflict (`where`: what the message starts with): a stored run is never changed."""
+    stored = runs_by_id(engine, [info.id], complete_only=False)
+    if not stored:
+        return False
+    if _content(stored[0].run, stored[0].results) == _content(info, results):
+        return True
+    complete = "" if _complete(engine, info.id) else " (incomplete: `hil db push` its spool)"
+    raise StoredRunConflict(
+        f"{where}run {info.id} is stored already{complete} with other content (build "
+        f"{(stored[0].run.build or {}).get('name')!r}, {len(stored[0].results)} results; this one: build "
+        f"{(info.build or {}).get('name')!r}, {len(results)} results): a stored run is never changed"
+    )
+
+
 def write_run(engine: Engine, info: RunInfo, results: list[MetricResult]) -> bool:
     """A whole run at once (import): the run, every result, then complete. A stored run is never changed: the
     same run again writes nothing (False); another one under a stored id is refused (StoredRunConflict)."""
     check_run_id(info.id)
-    stored = runs_by_id(engine, [info.id], complete_only=False)
-    if stored:
-        if _content(stored[0].run, stored[0].results) == _content(info, results):
-            return False
-        build = (stored[0].run.build or {}).get("name")
-        complete = "" if stored[0].results and _complete(engine, info.id) else " (incomplete: `hil db push` its spool)"
-        raise StoredRunConflict(
-            f"run {info.id} is stored already{complete} with other content (build {build!r}, "
-            f"{len(stored[0].results)} results; this one: build {(info.build or {}).get('name')!r}, "
-            f"{len(results)} results): a stored run is never changed"
-        )
+    if _same_as_stored(engine, info, results):
+        return False
     with engine.begin() as connection:
         insert_run(connection, info)
         for ordinal, result in enumerate(results):
@@ -172,10 +179,9 @@ def push(engine: Engine, spool_path: Path) -> RunInfo:
     results = {ordinal: convert.with_added_params(result) for ordinal, result in spooled.items()}  # an earlier hil's
     check_run_id(info.id)
     try:
-        if _complete(engine, info.id):  # delivered before: the same run again, or another one under its id
-            stored = runs_by_id(engine, [info.id])[0]
-            if _content(stored.run, stored.results) != _content(info, [results[k] for k in sorted(results)]):
-                raise StoredRunConflict(f"{spool_path}: run {info.id} is stored complete with other content")
+        # Delivered before, complete: the same run again (nothing to write), or another one under its id.
+        ordered = [results[ordinal] for ordinal in sorted(results)]
+        if _complete(engine, info.id) and _same_as_stored(engine, info, ordered, f"{spool_path}: "):
             spool_path.unlink()
             return info
         with engine.begin() as connection:

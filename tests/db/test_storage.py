@@ -11,7 +11,7 @@ from hil.db.cli import main as db
 from hil.db.engine import DatabaseError, open_db
 from hil.db.read import all_runs, builds, history, runs_of_build
 from hil.db.spool import Spool
-from hil.db.write import RunWriter, finish_run, insert_run, write_run
+from hil.db.write import RunWriter, StoredRunConflict, finish_run, insert_run, push, write_run
 from hil.report.store import ResultStore, RunInfo
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
@@ -130,4 +130,26 @@ def test_a_run_id_that_is_no_file_name_is_never_stored_nor_exported_outside_the_
     assert db(["--hil-db", db_url, "export", str(out)]) == 1
     assert "skipped run id '../escaped': not a run id" in capsys.readouterr().err
     assert not (tmp_path / "escaped.json").exists() and list(out.iterdir()) == []
+    engine.dispose()
+
+
+def test_a_spool_under_a_complete_stored_runs_id_is_delivered_once_or_refused(db_url, tmp_path):
+    engine = open_db(db_url)
+    reference = _run("ref")
+    write_run(engine, reference, [example_result(values=[40.0, 41.0])])
+    for name, values, build in (("same", [40.0, 41.0], "ref"), ("other", [20.0, 20.5], "cand")):
+        spooled = _run(build)
+        spooled.id = reference.id
+        spool = Spool(tmp_path / f"{name}.jsonl")
+        spool.append({"run": spooled.to_dict()})
+        spool.append({"ordinal": 0, "result": example_result(values=values).to_dict()})
+        spool.append({"finish": spooled.to_dict(), "result_count": 1})
+        if name == "same":
+            assert push(engine, spool.path).id == reference.id and not spool.path.exists()  # nothing twice
+        else:
+            with pytest.raises(StoredRunConflict, match=r"stored already with other content \(build 'ref'"):
+                push(engine, spool.path)
+            assert spool.path.exists()  # kept: nothing lost
+    (stored,) = history(engine, samples=True)
+    assert stored.run.build["name"] == "ref" and stored.results[0].values == [40.0, 41.0]
     engine.dispose()
