@@ -90,7 +90,7 @@ class Perf:
         named = [(m, {}) if isinstance(m, str) else m for m in ([metrics] if isinstance(metrics, str) else metrics)]
         virtual = self.pair.board.config.clock == "virtual"
         if virtual:  # another figure than the real clock's: its key says so, so no comparison mixes the two
-            params = {**params, CLOCK_PARAM: "virtual"}
+            params = {**params, CLOCK_PARAM: self.pair.board.config.clock_name}
         catalogue = self.inventory.catalogue
         for name, _ in named:
             catalogue.metric(name)  # a misspelt name in a test is a bug: UnknownName says which

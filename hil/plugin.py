@@ -264,21 +264,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 class VirtualClockFirst:
-    """The virtual-clock pairs' tests before those of virtual pairs on the real clock, once pytest grouped them by
-    pair: the virtual board reboots to change its clock (hil.vlab.qemu.use_clock), once in a run instead of at
-    every change of family (5 times in the quick suite)."""
+    """The virtual-clock pairs' tests, each speed together, before those of virtual pairs on the real clock, once
+    pytest grouped them by pair: the virtual board reboots to change its clock (hil.vlab.qemu.use_clock), once per
+    clock in a run instead of at every change of family (5 times in the quick suite)."""
 
     def __init__(self, inventory: LoadedInventory) -> None:
         self.inventory = inventory
 
     @pytest.hookimpl(trylast=True)  # after pytest's own grouping (board_pair is session-scoped)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        items.sort(key=self._real_clock_vlab)
+        items.sort(key=self._clock_order)
 
-    def _real_clock_vlab(self, item: pytest.Item) -> bool:
+    def _clock_order(self, item: pytest.Item) -> tuple[bool, int]:
         callspec = getattr(item, "callspec", None)
         board = self.inventory.boards.get(callspec.params.get("board_pair")) if callspec is not None else None
-        return board is not None and board.config.vlab and board.config.clock == "real"
+        if board is None or not board.config.vlab:
+            return False, 0
+        return board.config.clock == "real", board.config.virtual_mips
 
 
 def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:

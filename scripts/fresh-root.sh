@@ -6,17 +6,26 @@
 # (/root/hil/reports/fresh-root.log). Run it before submitting a change to set-up, the virtual image or the
 # deployment of hil's programs; docs/running.md keeps the last result.
 #
-#   sudo bash scripts/fresh-root.sh [--wheel] [ROOT]   # ROOT: where the root goes (default /var/tmp/hil-fresh-root)
+#   sudo bash scripts/fresh-root.sh [--wheel] [--no-security] [ROOT]   # ROOT: default /var/tmp/hil-fresh-root
 #
 # --wheel: instead of the repository, a lab's first run from hil's wheel alone (built here from HEAD), as
 # docs/lab-repository.md's "From a released hil to a first run" says it, in a root without hil's Debian
 # packages: python3-venv, then that page's commands as written (a venv, the wheel, `hil setup`, `hil init lab`,
-# `hil run`). Extra arguments after ROOT go to the suite's pytest (`scripts/fresh-root.sh /var/tmp/r --board vlab-hs`).
+# `hil run`). --no-security: a machine that has not taken Debian's security updates (no bookworm-security: lrzsz
+# 0.12.21-10+b1, whose rz takes a path, instead of +deb12u1's, which refuses one).
+# Extra arguments after ROOT go to the suite's pytest (`scripts/fresh-root.sh /var/tmp/r --board vlab-hs`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "fresh-root: debootstrap and chroot need root" >&2; exit 1; }
-wheel=0
-if [ "${1:-}" = --wheel ]; then wheel=1; shift; fi
+wheel=0 security=1
+while [[ "${1:-}" == --* ]]; do
+    case "$1" in
+    --wheel) wheel=1 ;;
+    --no-security) security=0 ;;
+    *) echo "fresh-root: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
 root=$(realpath -m "${1:-/var/tmp/hil-fresh-root}")
 shift || true
 commit=$(git rev-parse HEAD)
@@ -39,11 +48,8 @@ rm -rf "$root"
 started=$(date +%s)
 echo "fresh-root: debootstrap --variant=minbase bookworm $root $mirror"
 debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
-cat > "$root/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb $security bookworm-security main
-EOF
+printf 'deb %s bookworm main\ndeb %s bookworm-updates main\n' "$mirror" "$mirror" > "$root/etc/apt/sources.list"
+((security == 0)) || echo "deb $security bookworm-security main" >> "$root/etc/apt/sources.list"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # This lab's own network trust, as its every new machine has it: CA certificates of a proxy (ca-certificates,
 # installed by hil's set-up, takes them in), pip's configuration, and the proxy and certificate variables.

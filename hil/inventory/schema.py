@@ -414,6 +414,11 @@ class PairConfig(Strict):
     # measured inside the guest does not move with the PC's load; docs/virtual-lab.md). Results of the two are
     # never compared: a virtual-clock result's key carries `clock=virtual`.
     clock: Literal["real", "virtual"] = "real"
+    # The virtual clock's speed: the guest executes this many million instructions in a second of its clock (QEMU's
+    # -icount shift: 125 is shift 3, 1000 is shift 0). A path that needs more CPU than 125 to do what its procedure
+    # measures (the modem's paced streams) takes a faster one; a figure of one speed is not one of another: the key
+    # names a speed other than 125 (clock=virtual-1000mips).
+    virtual_mips: Literal[125, 250, 500, 1000] = 125
     # The link between the roles, `type: usb` or `type: pcie`: what it must negotiate and so its ceilings.
     # (`link` is validated before `roles`, field order, not YAML order: a role mismatch is reported at `roles`.)
     link: Link
@@ -488,7 +493,14 @@ class PairConfig(Strict):
     def _virtual_clock_is_vlab(self) -> PairConfig:
         if self.clock == "virtual" and not self.vlab:
             raise ValueError("clock: virtual is the virtual board's instruction-counted clock: vlab: true pairs only")
+        if self.virtual_mips != 125 and self.clock != "virtual":
+            raise ValueError("virtual_mips is the speed of the virtual clock: set clock: virtual with it")
         return self
+
+    @property
+    def clock_name(self) -> str:
+        """The clock as results name it: real, virtual (125 MIPS) or virtual-<speed>mips."""
+        return self.clock if self.virtual_mips == 125 else f"{self.clock}-{self.virtual_mips}mips"
 
     @model_validator(mode="after")
     def _tuned_roles_exist(self) -> PairConfig:

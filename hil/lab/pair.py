@@ -42,7 +42,7 @@ class BoardPair:
                 raise LabError(f"{board.name}: target {role_cfg.target!r} missing from {board.env_path}")
             roles[role_name] = Role(role_name, target, board.name)
         pair = cls(board=board, roles=roles, lease=lease)
-        pair.facts.clock = board.config.clock
+        pair.facts.clock = board.config.clock_name
         if lease is not None:
             lease.record(pair.facts)  # every result names the place and exporter it ran on
         else:
@@ -102,7 +102,8 @@ class BoardPair:
         if self.lease is not None and self.lease.released:
             raise LabError(f"{self.name}: its places were released (the run was interrupted)")
         for role in one_per_board(self.roles.values()):
-            use_clock(role.target, self.board.config.clock)  # a virtual board on the other clock is powered off
+            # a virtual board on another clock is powered off
+            use_clock(role.target, self.board.config.clock, self.board.config.virtual_mips)
             role.ensure_ready()
         if isinstance(self.link, UsbLink) and (loaded := udc.ensure_link_driver(self.device, self.link)):
             self.facts.link_driver = loaded  # a freshly loaded UDC drops whatever was bound: the report shows it

@@ -180,10 +180,9 @@ def decide(stats: SampleStats, spec: MetricSpec, *, final: bool = False) -> Deci
     # Some figures (a loss that is 0 in most runs) spread without being unstable: their band alone decides.
     cv = cv_state(stats, spec.max_cv) if spec.check_cv else CvState.OK
     if inside and cv is CvState.OK:
+        spread = f"{cv_text} <= {spec.max_cv:.1%}" if spec.check_cv else f"{cv_text} (its spread not gated)"
         return Decision(
-            Verdict.PASS,
-            f"{_ci(stats, unit)} inside the band {band_text}, {cv_text} <= {spec.max_cv:.1%} "
-            f"({median_text}, n={stats.n})",
+            Verdict.PASS, f"{_ci(stats, unit)} inside the band {band_text}, {spread} ({median_text}, n={stats.n})"
         )
 
     if ci_inside:

@@ -17,7 +17,8 @@ Pages are allocated as the board writes them.
 
 It runs the board on one of two clocks (`clock`, set from the pair's boards.yaml `clock` by `use_clock`):
 - `real`: multi-threaded TCG on two vCPUs, the guest's clock the PC's: a figure moves with the PC's load;
-- `virtual`: QEMU's instruction counter is the guest's clock (`-icount shift=3,sleep=off`), one vCPU on one
+- `virtual`: QEMU's instruction counter is the guest's clock (`-icount shift=3,sleep=off`: 125 million
+  instructions a second of the guest's clock; `virtual_mips` sets 250, 500 or 1000, shift 2..0), one vCPU on one
   TCG thread (two vCPUs with icount hang at "Booting SMP configuration" on QEMU 7.2), address randomisation
   off (`nokaslr norandmaps`: the layout is part of the figure). A figure measured inside the guest is then the
   cost of the guest's path in instructions, whatever the PC's load; one through a QEMU device model is not
@@ -52,19 +53,20 @@ BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
 
 @attr.s(frozen=True)
 class Clock:
-    qemu: tuple[str, ...] = attr.ib()  # QEMU arguments
+    qemu: tuple[str, ...] = attr.ib()  # QEMU arguments ({shift}: the virtual clock's)
     kernel_args: str = attr.ib()  # after the board's and the build's
 
 
 CLOCKS = {
     "real": Clock(("-accel", "tcg,thread=multi", "-smp", "2"), ""),
     "virtual": Clock(
-        ("-accel", "tcg,thread=single", "-smp", "1", "-icount", "shift=3,sleep=off"), "nokaslr norandmaps"
+        ("-accel", "tcg,thread=single", "-smp", "1", "-icount", "shift={shift},sleep=off"), "nokaslr norandmaps"
     ),
 }
+ICOUNT_SHIFT = {125: 3, 250: 2, 500: 1, 1000: 0}  # virtual MIPS -> -icount shift (an instruction is 2**shift ns)
 
 
-def use_clock(target: Target, clock: str) -> bool:
+def use_clock(target: Target, clock: str, mips: int = 125) -> bool:
     """`target` runs on `clock` from its next power-on: a virtual board on the other clock is powered off (the next
     `ensure_ready` boots it on this one), as a UDC module is reloaded for another speed. True when it was.
     A target that is no virtual board runs on the real clock only."""
@@ -74,12 +76,12 @@ def use_clock(target: Target, clock: str) -> bool:
         if clock == "real":
             return False
         raise LabError(f"{target.name}: clock {clock!r} is the virtual board's, and it has no VlabQEMUDriver") from None
-    if driver.clock == clock:
+    if (driver.clock, driver.virtual_mips) == (clock, mips):
         return False
     if driver.status:
         strategy = strategy_of(target)
         strategy.transition("off") if strategy is not None else driver.off()
-    driver.use_clock(clock)
+    driver.use_clock(clock, mips)
     return True
 
 
@@ -91,6 +93,7 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
 
     scratch_disks = attr.ib(factory=dict, validator=attr.validators.instance_of(dict))
     clock = attr.ib(default="real", validator=attr.validators.in_(CLOCKS))
+    virtual_mips = attr.ib(default=125, validator=attr.validators.in_(ICOUNT_SHIFT))
     _scratch_fds: list[int] = attr.ib(factory=list, init=False, repr=False)
 
     @QEMUDriver.check_bound  # the command line is fixed when the driver is activated
@@ -120,13 +123,17 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
         for the PC with a timeout sees it run out (hil.lab.board.console_transfer keeps the board busy)."""
         return self.clock == "virtual"
 
-    def use_clock(self, clock: str) -> None:
-        """Run the board on `clock` from its next power-on (a board that is on is powered off first)."""
-        if clock not in CLOCKS:
-            raise LabError(f"{self.target.name}: no clock {clock!r} (clocks: {', '.join(CLOCKS)})")
-        if self.status and clock != self.clock:
+    def use_clock(self, clock: str, mips: int = 125) -> None:
+        """Run the board on `clock` (the virtual one at `mips`) from its next power-on (a board that is on is powered
+        off first)."""
+        if clock not in CLOCKS or mips not in ICOUNT_SHIFT:
+            raise LabError(
+                f"{self.target.name}: no clock {clock!r} at {mips} MIPS (clocks: {', '.join(CLOCKS)}; "
+                f"virtual MIPS: {', '.join(map(str, ICOUNT_SHIFT))})"
+            )
+        if self.status and (clock, mips) != (self.clock, self.virtual_mips):
             raise LabError(f"{self.target.name}: runs on the {self.clock} clock: power it off before changing it")
-        self.clock = clock
+        self.clock, self.virtual_mips = clock, mips
 
     def on_activate(self) -> None:
         self._check_files()
@@ -140,7 +147,7 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
     def on(self) -> None:
         """Power on with the clock's arguments (the command line is made on activation, the clock chosen later)."""
         made, clock = self._cmd, CLOCKS[self.clock]
-        self._cmd = [*made, *clock.qemu]
+        self._cmd = [*made, *(arg.format(shift=ICOUNT_SHIFT[self.virtual_mips]) for arg in clock.qemu)]
         if clock.kernel_args and "-append" in self._cmd:
             self._cmd[self._cmd.index("-append") + 1] += f" {clock.kernel_args}"
         try:

@@ -37,6 +37,9 @@ def test_each_clock_powers_on_with_its_accelerator_vcpus_and_kernel_arguments(bo
     assert started[-1][-6:] == ["-accel", "tcg,thread=single", "-smp", "1", "-icount", "shift=3,sleep=off"]
     assert qemu._cmd == MADE  # the clock is applied per power-on, never accumulated
     assert qemu.idle_time_warps
+    qemu.use_clock("virtual", 1000)  # boards.yaml virtual_mips: one instruction per ns of the guest's clock
+    qemu.on()
+    assert started[-1][-2:] == ["-icount", "shift=0,sleep=off"]
 
 
 def test_a_board_on_the_other_clock_is_powered_off_first_and_an_unknown_clock_refused(board, monkeypatch):
@@ -54,5 +57,10 @@ def test_a_board_on_the_other_clock_is_powered_off_first_and_an_unknown_clock_re
     qemu.status = 1
     with pytest.raises(LabError, match="runs on the virtual clock: power it off before changing it"):
         qemu.use_clock("real")
+    with pytest.raises(LabError, match="runs on the virtual clock: power it off before changing it"):
+        qemu.use_clock("virtual", 1000)  # another speed is another clock
+    assert use_clock(qemu.target, "virtual", 1000) and powered_off == ["off", "off"] and qemu.virtual_mips == 1000
+    with pytest.raises(LabError, match="no clock 'virtual' at 300 MIPS"):
+        qemu.use_clock("virtual", 300)
     with pytest.raises(LabError, match="no clock 'fast'"):
         qemu.use_clock("fast")

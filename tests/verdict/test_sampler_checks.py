@@ -102,6 +102,7 @@ def test_a_loss_that_is_zero_in_most_runs_is_judged_by_its_band_not_its_spread(s
     source = scripted([udp(300e6, 200.0, loss) for loss in losses])
     _, loss = run([BANDWIDTH, LOSS], source, clock)
     assert loss.verdict is Verdict.PASS, loss.reason
+    assert "% (its spread not gated)" in loss.reason and "% <= 5.0%" not in loss.reason  # not "CV 223.6% <= 5.0%"
     unstable = run([BANDWIDTH, replace(LOSS, check_cv=True)], scripted([udp(300e6, 200.0, x) for x in losses]), clock)
     assert unstable[1].verdict is not Verdict.PASS  # control: with the CV checked it would not pass
 
