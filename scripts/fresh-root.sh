@@ -17,11 +17,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "fresh-root: debootstrap and chroot need root" >&2; exit 1; }
-wheel=0 security=1
+wheel=0 with_security=1
 while [[ "${1:-}" == --* ]]; do
     case "$1" in
     --wheel) wheel=1 ;;
-    --no-security) security=0 ;;
+    --no-security) with_security=0 ;;
     *) echo "fresh-root: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -49,7 +49,7 @@ started=$(date +%s)
 echo "fresh-root: debootstrap --variant=minbase bookworm $root $mirror"
 debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
 printf 'deb %s bookworm main\ndeb %s bookworm-updates main\n' "$mirror" "$mirror" > "$root/etc/apt/sources.list"
-((security == 0)) || echo "deb $security bookworm-security main" >> "$root/etc/apt/sources.list"
+((with_security == 0)) || echo "deb $security bookworm-security main" >> "$root/etc/apt/sources.list"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # This lab's own network trust, as its every new machine has it: CA certificates of a proxy (ca-certificates,
 # installed by hil's set-up, takes them in), pip's configuration, and the proxy and certificate variables.
