@@ -22,7 +22,7 @@ from typing import Any
 
 from hil import parametrization
 from hil.errors import InventoryError
-from hil.inventory.loader import load_inventory
+from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.report.exitcodes import HilExit
 from hil.report.files import read_text
 from hil.report.store import RESULTS_FILE
@@ -43,10 +43,10 @@ _MEANING = {
 _NAMED = 3  # metrics named per verdict in the one-line summary; the rest are counted
 
 
-def branches(inventory_path: str, select: str = "", matrix: str = "quick") -> list[list[str]]:
+def branches(inventory: LoadedInventory | str, select: str = "", matrix: str = "quick") -> list[list[str]]:
     """The pairs to run, grouped so that no two branches drive one board; `select`: patterns, spaces or commas.
     A pair that runs only in the full matrix (`matrix: full`) has no branch in a quick run unless named."""
-    inventory = load_inventory(inventory_path)
+    inventory = load_inventory(inventory) if isinstance(inventory, str) else inventory
     patterns = [p for p in re.split(r"[\s,]+", select) if p]
     unknown = [p for p in patterns if not fnmatch.filter(inventory.boards, p)]
     if unknown:
@@ -129,14 +129,15 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
         print(summary(args.reports, args.status, args.label))
         return 0
     try:
-        groups = branches(args.boards, args.select, args.matrix)
-        pairs = load_inventory(args.boards).boards
+        inventory = load_inventory(args.boards)
+        groups = branches(inventory, args.select, args.matrix)
     except InventoryError as exc:
         print(f"invalid board inventory: {exc}", file=sys.stderr)
         return HilExit.USAGE_ERROR
     for members in groups:
         print(" ".join(members))
     if args.locks:
+        pairs = inventory.boards
         args.locks.write_text("".join(" ".join(locks(pairs[m] for m in members)) + "\n" for members in groups))
     return 0
 

@@ -3,12 +3,15 @@ overwrites a lab's files. tests/distribution/test_wheel.py runs it from an insta
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from hil import __version__
 from hil.inventory.loader import load_inventory
 from hil.labrepo import make
+from tests.pipeline.jenkinsfile import Jenkinsfile
 
 
 def test_init_makes_a_lab_repository_that_validates_and_pins_this_hil(tmp_path):
@@ -41,3 +44,30 @@ def test_init_never_overwrites_a_lab_file(tmp_path):
 def test_make_returns_every_file_it_wrote(tmp_path):
     written = make(tmp_path / "new" / "lab")
     assert all(path.is_file() for path in written) and len(written) == 7
+
+
+def test_the_lab_jenkinsfile_locks_each_branch_s_boards_from_hil_s_own_grouping(tmp_path):
+    """The Jenkinsfile `hil init` writes groups the selected pairs and names their board locks with hil's pipeline
+    helper (its 'Install hil' step, run here after the venv is made), and locks those in each branch: before, it
+    locked `hil-pair-<pair>`, so two builds whose pairs share a board drove it at once."""
+    lab = tmp_path / "lab"
+    make(lab)
+    (lab / ".venv").symlink_to(Path(sys.prefix))  # the step's .venv/bin/hil: this environment's
+    jenkinsfile = Jenkinsfile.read(lab / "Jenkinsfile", step_names=("sh", "lock"))
+    install = next(step for step in jenkinsfile.steps if step.stage == "Install hil")
+    script = str(install.args["script"])
+    grouping = script[script.index("hil --version") + len("hil --version") :]
+    env = {**os.environ, "PAIRS": "vlab-msc my-board"}
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", grouping], cwd=lab, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert (lab / "reports/branches.txt").read_text() == "my-board\nvlab-msc\n"
+    assert (lab / "reports/locks.txt").read_text() == "hil-board-lab-pc hil-board-my-board\nhil-pair-vlab-msc\n"
+    lock = next(step for step in jenkinsfile.steps if step.name == "lock")
+    assert lock.function == "runBranch" and "hil-pair-" not in (lab / "Jenkinsfile").read_text()
+    env["PAIRS"] = "no-such-pair"
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", grouping], cwd=lab, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 4 and "no pair matches no-such-pair" in done.stderr
