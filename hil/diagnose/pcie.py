@@ -2,7 +2,7 @@
 against the TLP efficiency bound of the link as it trained and the payload size the endpoint runs, as read
 back (hil.lab.pcie), then each role's operating point (seed 002 §3 fixes the CPU and DDR clocks):
 
-    DMA read 210 MB/s is 52% of the Gen2 x1 TLP bound at MPS 256 (401.8 MB/s): far below the link
+    DMA read 210 MB/s is 47% of the Gen2 x1 TLP bound at MPS 256 (450.7 MB/s): far below the link
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ board's, by these rules in this order (docs/verdict.md, "The final verdict"):
    UNSTABLE: the figure is the PC's neighbours' as much as the board's. Every metric of a check is given its
    check's load: a jitter or CPU companion of a throughput measured on a busy PC is as suspect as it is.
    operating point: a counted sample during which the board left its operating point (a core offline, the
-   clock moved, throttling, a PCIe link retrained, AER errors, a USB reset: hil.measure.operating_point) turns
-   PASS, MARGINAL or FAIL into UNSTABLE naming what moved: the figure is not the board's as declared.
+   clock moved, throttling, a PCIe link retrained, AER errors: hil.measure.operating_point.moved) turns PASS,
+   MARGINAL or FAIL into UNSTABLE naming what moved: the figure is not the board's as declared. Temperatures and
+   USB resets are recorded, never decided on.
 2. baseline: a regression against the baseline turns PASS or MARGINAL into REGRESSION and is named in any
    other verdict's reason (hil.verdict.baseline.apply_baseline).
 3. integrity: data corrupted in transfer is a FAIL, a transfer that could not be verified an ERROR, over any

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hil.diagnose import network, probes
+from hil.diagnose import network, pcie, probes
 from hil.diagnose.pcie import tlp_lines
 from hil.diagnose.steps import operating_point_line
 from hil.diagnose.storage import requests_line, where
@@ -179,3 +179,10 @@ def test_a_slow_dma_on_a_link_trained_below_its_device_names_both():
     assert tlp_lines("DMA read", 100.0, TrainedLink(2, 1, 2, 1), None) == [
         "DMA read 100 MB/s; the endpoint has no PCIe capability: no MPS to bound it with"
     ]
+
+
+def test_the_pcie_diagnosis_example_in_its_docstring_and_in_docs_is_what_it_says():
+    said = tlp_lines("DMA read", 210, TrainedLink(2, 1, 2, 1), 256)[0]
+    assert said.startswith("DMA read 210 MB/s is 47% of the Gen2 x1 TLP bound at MPS 256 (450.7 MB/s): far below")
+    failures = (Path(__file__).resolve().parents[2] / "docs/failures.md").read_text(encoding="utf-8")
+    assert said.split(": far below")[0] in (pcie.__doc__ or "") and said.split(": far below")[0] in failures

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -279,3 +280,29 @@ def test_deeply_nested_yaml_is_refused_with_its_line_not_a_recursion_error(tmp_p
     path.write_text("pairs:\n  x: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n")
     with pytest.raises(InventoryError, match=r"line 2: refused: nested deeper than 64 levels"):
         load_inventory(path)
+
+
+def test_the_virtual_lab_page_counts_the_virtual_pairs_boards_yaml_has():
+    text = (REPO / "docs/virtual-lab.md").read_text(encoding="utf-8")
+    said = re.search(r"The virtual lab's (\w+) pairs in `boards.yaml`", text)
+    assert said, "docs/virtual-lab.md no longer counts the virtual pairs"
+    vlab = [name for name, board in load_inventory(REPO / "boards.yaml").boards.items() if board.config.vlab]
+    words = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+    ]
+    assert said.group(1) == words[len(vlab)], f"docs/virtual-lab.md says {said.group(1)}, boards.yaml has {len(vlab)}"

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from hil.bench.board import BenchBoard
 from hil.measure import pcload
 from hil.verdict.measurement import Observed
 from hil.verdict.result import Sample
+from hil.vlab.power import qemu_command
 
 SPIN = "import time\nend = time.monotonic() + 3\nwhile time.monotonic() < end: pass\n"
 
@@ -89,3 +91,13 @@ def test_a_board_emulator_of_the_lab_outside_hils_tree_is_named_not_counted(tmp_
     assert emulators == pytest.approx(100 * (its_after - its_before) / total, abs=1.5), (foreign, emulators)
     line, _ = pcload.summary([Sample(1.0, 0.0, 0.1, observed=Observed(pc_load=foreign, pc_emulators=emulators))])
     assert "the lab's own board emulators a median" in line
+
+
+def test_the_lab_services_name_their_emulators_as_the_lab_s_and_a_run_s_own_board_is_not(tmp_path):
+    """docs/virtual-lab.md's rule: `hil lab`'s board service and the rehearsal bench name each QEMU they start
+    hil-emu-<board>, which the load guard counts as the lab's own emulators (the board a run starts itself is not:
+    tests/vlab/test_pc_load_vlab.py)."""
+    lab = qemu_command("vlab-1", tmp_path / "image", tmp_path / "console")
+    bench = BenchBoard("evb-1", tmp_path, tmp_path / "sd.img", tmp_path / "u-boot.bin", None).command()
+    for command, name in ((lab, "vlab-1"), (bench, "evb-1")):
+        assert command[command.index("-name") + 1] == f"{name},process={pcload.EMULATOR_PREFIX}-{name}"
