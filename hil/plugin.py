@@ -28,6 +28,7 @@ from hil.db.baselines import Baselines
 from hil.errors import HilError, InventoryError, Unavailable
 from hil.inventory import yamlfile
 from hil.inventory.loader import LoadedInventory, load_inventory
+from hil.inventory.schema import parse_selector
 from hil.lab.board import deploy
 from hil.lab.board.steplog import keep_step_log
 from hil.lab.environments import Environments
@@ -37,6 +38,7 @@ from hil.report.outcome import MeasurementErrorOutcome
 from hil.report.pytest_report import RUN_IDENTITY
 from hil.scheduling import board_groups
 from hil.verdict.errors import MeasurementError
+from hil.verdict.result import CLOCK_PARAM
 
 log = logging.getLogger("hil")
 INVENTORY = pytest.StashKey[LoadedInventory | None]()
@@ -303,7 +305,8 @@ def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item],
 
 
 def _check_selections(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:
-    """A pair's `only`/`quick_only` naming a parameter or value none of its cases has is an error."""
+    """A pair's `only`/`quick_only`, or a band's `params` selector, naming a parameter or value none of its cases
+    has is an error: a typo (`bs=4k`, `direcion=tx`) would deselect, or leave a band unused, without a word."""
     # Whole suite: only directories given (no file, no ::node), so each pair's every test module is collected.
     whole_suite = all(Path(arg.split("::")[0]).is_dir() and "::" not in arg for arg in config.args)
     known = matrix.known_values(items)
@@ -313,7 +316,16 @@ def _check_selections(config: pytest.Config, items: list[pytest.Item], inventory
             continue  # none of its cases collected: nothing to check against
         for key in ("only", "quick_only"):
             for problem in matrix.unknown_selections(getattr(board.config, key), known[name], whole_suite=whole_suite):
-                problems.append(f"pairs/{name}/{key}: {problem}")
+                problems.append(f"{inventory.where('pairs', name, key)}: {problem}")
+        # A band's selector only against the whole suite: one file's cases may share a parameter with other values.
+        for metric, settings in board.config.metrics.items() if whole_suite else ():
+            for selector in settings.params:
+                # the clock is added to a result's key when measuring: no case parameter
+                chosen = {k: [v] for k, v in parse_selector(selector).items() if k != CLOCK_PARAM}
+                for problem in matrix.unknown_selections(chosen, known[name], whole_suite=whole_suite):
+                    problems.append(
+                        f"{inventory.where('pairs', name, 'metrics', metric, 'params', selector)}: {problem}"
+                    )
     if problems:
         raise pytest.UsageError(f"invalid board inventory: {inventory.path}: " + "; ".join(problems))
 

@@ -129,6 +129,16 @@ def test_runs_on_pair(params, kept):
         ),
         (("quick_only: {direction: [write]}", "quick_only: {direction: [wirte]}"), "quick_only: direction: 'wirte'"),
         (("quick_only: {direction: [write]}", "quick_only: {drection: [write]}"), "'drection' is no parameter"),
+        # A band's selector that matches no case left its band unused without a word (issue 42).
+        (
+            ("max: 100000}}\n  narrowed", "max: 100000, params: {bs=4k: {min: 2}}}}\n  narrowed"),
+            "line 6: pairs/everything/metrics/usb.msc.read/params/bs=4k: bs: '4k' is no value of it (values: 1M, 4K, "
+            "64K)",
+        ),
+        (
+            ("max: 100000}}\n  narrowed", "max: 100000, params: {'bs=1M,direcion=read': {min: 2}}}}\n  narrowed"),
+            "params/bs=1M,direcion=read: 'direcion' is no parameter of its cases (they have: bs, direction, report)",
+        ),
     ],
 )
 def test_a_selection_no_case_has_is_an_error_naming_pair_key_and_value(pytester, collect, edit, problem):
@@ -174,3 +184,10 @@ def test_a_case_no_pair_of_the_run_measures_is_skipped_saying_why(pytester, coll
     # A full-matrix pair a glob names is not named: the quick run leaves it out and says so.
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs", "--board=sl*", "test_cases.py")
     assert result.ret == 0 and "(slow: the full matrix only, --matrix full)" in result.stdout.str(), result.stdout.str()
+
+
+def test_a_band_selector_may_name_the_clock_and_a_value_of_the_full_matrix(pytester, collect):
+    # The clock is added to the result's key when measuring; 4K is a full-matrix value (collect() asserts exit 0).
+    selector = "max: 100000, params: {'bs=4K,clock=virtual': {min: 2}}}}\n  narrowed"
+    (pytester.path / "boards.yaml").write_text(PAIRS.replace("max: 100000}}\n  narrowed", selector, 1))
+    assert collect()["everything"]

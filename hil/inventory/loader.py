@@ -175,6 +175,11 @@ class LoadedInventory:
     boards: dict[str, Board]
     catalogue: Catalogue = CATALOGUE
 
+    def where(self, *loc: str) -> str:
+        """'line N: pairs/x/...' for a problem found after loading (the file read again for its lines)."""
+        line = _line_of(_compose(self.path, yamlfile.read_text(self.path)), loc)
+        return f"line {line}: {'/'.join(loc)}"
+
 
 def load_inventory(
     path: Path | str, catalogue: Catalogue = CATALOGUE, *, lg_env: Path | None = None
