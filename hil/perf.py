@@ -99,6 +99,7 @@ class Perf:
             pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(dict(named))}")
         # A rate's CPU cost, gated where the pair gives it a band (hil.catalogue.cpu), from the same runs.
         named += [(cpu.companion(n), own) for n, own in named if cpu.companion(n) in board.config.metrics]
+        self._one_procedure_per_key([metric_key(name, {**params, **own}) for name, own in named])
         specs = [self._spec(name, {**params, **own}, own) for name, own in named]
         if len(specs) > 1:
             sample = _as_measurement(sample, specs[0])
@@ -229,6 +230,19 @@ class Perf:
         if first is not None and len(first.values) >= 2:
             return confirm(against_baseline([first.values, result.values]), first, comparison)
         return comparison
+
+    def _one_procedure_per_key(self, keys: list[str]) -> None:
+        """A key names one procedure: a second test of the run measuring under a key another one measured (a lab's
+        own case beside the stock one, with another transfer size) would store two procedures as one figure for
+        trend, compare and baselines. The same test again (a confirmation's second attempt) is that procedure."""
+        for key in keys:
+            first = self.pair.measured.setdefault(key, self.node.nodeid)
+            if first != self.node.nodeid:
+                raise HilError(
+                    f"{self.pair.name}: {key} was measured in this run by {first}: a case that measures a metric its "
+                    "own way gives it a parameter of its own (perf.check(..., total='8M')), so its figures get a key "
+                    "of their own"
+                )
 
     def _progress(self, progress: Progress) -> None:
         parts = []

@@ -23,10 +23,11 @@ def disk(name, size_mb=4):
     return str(path)
 
 
-def check(pair, perf, node, far):
+def check(pair, perf, node, far, case):
     perf.check(
         "usb.msc.read",
         bs="1M",
+        case=case,  # a key per case: one run's key names one procedure
         cpu_load_on=None,
         sample=lambda: dd.read(pair.host, node, block_size="1M", total_mb=4),
         verify=lambda: integrity.block_device(pair.host, node, size_mb=2, far=(pair.device, far)),
@@ -35,11 +36,11 @@ def check(pair, perf, node, far):
 
 def test_intact(pair, perf):
     node = disk("lun.img")
-    check(pair, perf, node, node)
+    check(pair, perf, node, node, "intact")
 
 
 def test_far_side_holds_other_bytes(pair, perf):
-    check(pair, perf, disk("lun2.img"), disk("stale-backing.img"))
+    check(pair, perf, disk("lun2.img"), disk("stale-backing.img"), "stale")
 
 
 def test_disk_gone(pair, perf):
@@ -49,7 +50,7 @@ def test_disk_gone(pair, perf):
         if len(runs) == 2:
             pathlib.Path(node).unlink()  # after the timed runs' last: the verification finds no disk
         return runs[-1]
-    perf.check("usb.msc.read", bs="1M", cpu_load_on=None, sample=sample,
+    perf.check("usb.msc.read", bs="1M", case="gone", cpu_load_on=None, sample=sample,
                verify=lambda: integrity.block_device(pair.host, node, size_mb=2))
 """
 

@@ -27,7 +27,7 @@ def test_read(pair, perf, case):
     speeds = json.loads(pathlib.Path("speeds.json").read_text())
     speed = speeds[min(attempt, len(speeds) - 1)]
     values = iter([speed * f for f in (0.9, 1.0, 1.01, 0.99)])
-    perf.check("usb.msc.read", bs="1M", sample=lambda: next(values))
+    perf.check("usb.msc.read", bs="1M", case=case, sample=lambda: next(values))  # a key per case
 """
 
 # What each sample's line says, in order: the warm-up, then the counted samples with their running figures.

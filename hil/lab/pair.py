@@ -31,6 +31,7 @@ class BoardPair:
     facts: Facts = field(default_factory=Facts)  # every result's (hil.facts): where, the link, each board
     lease: places.Lease | None = None  # the places it holds, when it runs on a shared lab
     identified: dict[str, int] = field(default_factory=dict)  # target: its power-ons when last identified
+    measured: dict[str, str] = field(default_factory=dict)  # result key: the test that measured it in this run
 
     @classmethod
     def on(cls, board: Board, env: Environment, lease: places.Lease | None = None) -> BoardPair:

@@ -61,14 +61,16 @@ def test_1_board_fails_while_sampling(pair, perf):
 
     with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
-        perf.check("usb.msc.read", bs="1M", sample=sample)
+        perf.check("usb.msc.read", bs="1M", fault="board fails", sample=sample)
 
 
 @pytest.mark.hil_metrics("usb.msc.read")
 def test_2_next_test_measures_after_a_power_cycle(pair, perf):
     with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
-        perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16))
+        perf.check(
+            "usb.msc.read", bs="1M", fault="none", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16)
+        )
 """
 
 

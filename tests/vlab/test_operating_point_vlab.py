@@ -33,7 +33,7 @@ def test_1_a_core_goes_offline_mid_run(pair, perf):
     with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
         try:
-            perf.check("usb.msc.read", bs="1M", sample=sample)
+            perf.check("usb.msc.read", bs="1M", point="offline", sample=sample)
         finally:
             pair.device.run(f"echo 1 > {CPU1}")
 
@@ -42,7 +42,9 @@ def test_1_a_core_goes_offline_mid_run(pair, perf):
 def test_2_the_board_as_declared(pair, perf):
     with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
-        perf.check("usb.msc.read", bs="1M", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16))
+        perf.check(
+            "usb.msc.read", bs="1M", point="held", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16)
+        )
 """
 
 
