@@ -24,7 +24,9 @@ PROC_STAT, OPERATING_POINT = "/proc/stat", "operating-point"
 def script(tag: str, files: Sequence[str] = (), commands: Mapping[str, str] | None = None) -> str:
     """One command printing each of `files` (a glob in a path reads every file it finds) under "TAG PATH",
     then each command's output under "TAG NAME"; commands run after the files (the operating point's cd's)."""
-    paths = " ".join(path if "*" in path else shell.quote(path) for path in files)
+    # Only the glob's `*` is left to the shell: every other character of a path is quoted (a disk name the board
+    # printed becomes part of one).
+    paths = " ".join("*".join(shell.quote(part) if part else "" for part in path.split("*")) for path in files)
     header = shell.quote(f"{SECTION}{tag} ")
     parts = [f'for f in {paths}; do echo {header}"$f"; cat "$f" 2>/dev/null; done'] if files else []
     parts += [f"echo {shell.quote(f'{SECTION}{tag} {name}')}; {command}" for name, command in (commands or {}).items()]

@@ -20,7 +20,7 @@ reads it all from sysfs (what the board lacks it skips), with /proc/stat (hil.me
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -103,8 +103,10 @@ def _take(point: OperatingPoint, kind: str, words: list[str], raw: str) -> None:
         point.freq_khz[words[0]] = number(words[1], f"{words[0]} frequency")
     elif kind == "throttle":
         point.throttles[f"{words[0]} {words[1]}"] = number(words[2], "throttle count")
-    elif kind == "temp":
-        point.temp_c[f"{words[0]} {words[1]}"] = number(words[2], f"{words[0]} temperature") / 1000
+    elif kind == "temp":  # millidegrees; below 0 °C a zone prints a minus sign
+        negative = words[2].startswith("-") and len(words[2]) > 1
+        degrees = number(words[2][1:] if negative else words[2], f"{words[0]} temperature") / 1000
+        point.temp_c[f"{words[0]} {words[1]}"] = -degrees if negative else degrees
     elif kind == "link":
         point.links[words[0]] = f"{words[1]} x{number(words[2], f'{words[0]} link width')}"
     elif kind == "aer":
@@ -125,24 +127,34 @@ def moved(before: OperatingPoint, after: OperatingPoint) -> list[str]:
         was = before.freq_khz.get(cpu)
         if was is not None and abs(khz - was) > FREQ_TOLERANCE * was:
             changes.append(f"{cpu} clock moved {was / 1000:g} -> {khz / 1000:g} MHz")
-    changes += [
-        f"{name.replace('_count', '')} +{count - before.throttles[name]}"
-        for name, count in after.throttles.items()
-        if count > before.throttles.get(name, count)
-    ]
+    # A reading that vanished, or a counter that went down (a driver reloaded, a device reset), is not "held".
+    changes += [f"{cpu} clock no longer read" for cpu in before.freq_khz.keys() - after.freq_khz.keys()]
+    changes += _counted(before.throttles, after.throttles, lambda name: name.replace("_count", ""))
     changes += [
         f"PCIe {bdf} link retrained {before.links[bdf].replace('_', ' ')} -> {link.replace('_', ' ')}"
         for bdf, link in after.links.items()
         if bdf in before.links and before.links[bdf] != link
     ]
     changes += [
-        f"PCIe {name.replace('aer_dev_', 'AER ')} +{count - before.aer[name]}"
-        for name, count in after.aer.items()
-        if count > before.aer.get(name, count)
+        f"PCIe {bdf} link gone ({before.links[bdf].replace('_', ' ')})"
+        for bdf in before.links.keys() - after.links.keys()
     ]
+    changes += _counted(before.aer, after.aer, lambda name: f"PCIe {name.replace('aer_dev_', 'AER ')}")
     # USB resets are read but not a move: a host tool may reset the device by design (libmtp resets it when it
     # lets go, every MTP sample); deciding on them needs to know which resets the check itself asked for.
     return changes
+
+
+def _counted(before: dict[str, int], after: dict[str, int], label: Callable[[str], str]) -> list[str]:
+    """A counter that rose (+N), went down (reset) or is no longer read, one phrase each."""
+    found = []
+    for name, was in before.items():
+        now = after.get(name)
+        if now is None:
+            found.append(f"{label(name)} no longer read")
+        elif now != was:
+            found.append(f"{label(name)} +{now - was}" if now > was else f"{label(name)} went down {was} -> {now}")
+    return found
 
 
 def change(role: Role, before: OperatingPoint, after: OperatingPoint) -> OperatingPointChange:

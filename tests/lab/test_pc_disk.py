@@ -24,22 +24,36 @@ def _listing(name: str) -> str:
 
 
 def test_a_disk_with_partitions_nothing_uses_is_free():
-    assert pc_disk.holding(_listing("unused")) == ""
+    assert pc_disk.holding(_listing("unused"), "/dev/loop0") == ""
 
 
 def test_a_mounted_partition_holds_the_disk():
-    assert pc_disk.holding(_listing("mounted")) == "loop0p1 on /mnt/hil-lsblk"
+    assert pc_disk.holding(_listing("mounted"), "/dev/loop0") == "loop0p1 on /mnt/hil-lsblk"
 
 
 def test_a_filesystem_on_the_whole_disk_holds_it():
-    assert pc_disk.holding(_listing("root-disk")) == "vda on /"
+    assert pc_disk.holding(_listing("root-disk"), "/dev/vda") == "vda on /"
 
 
 def test_a_volume_stacked_on_a_partition_holds_the_disk():
     # built from the captured listing (this PC's kernel has no device-mapper): a row lsblk prints for an LVM
     # volume on the second partition
     listing = _listing("unused") + "vg-data lvm \n"
-    assert pc_disk.holding(listing) == "vg-data (lvm)"
+    assert pc_disk.holding(listing, "/dev/loop0") == "vg-data (lvm)"
+
+
+@pytest.mark.parametrize(
+    ("listing", "node"),
+    [
+        ("", "/dev/sdb"),  # lsblk printed nothing
+        (_listing("unused"), "/dev/sdb"),  # another disk's listing
+        ("loop0p1 part \n", "/dev/loop0p1"),  # a partition, not the whole disk
+        ("\n\n", "/dev/loop0"),
+    ],
+)
+def test_a_listing_that_is_not_the_whole_disk_first_is_refused_never_read_as_free(listing, node):
+    with pytest.raises(LabError, match=rf"lsblk {node} did not list that whole disk first"):
+        pc_disk.holding(listing, node)
 
 
 LAB = "targets:\n  lab-pc: {drivers: {LocalShellDriver: {}}}\nimports:\n  - hil.lab.board.local\n"

@@ -1,6 +1,7 @@
 """hil.measure.board_state on the virtual board's real output (tests/data/operating_point/capture_vlab.py):
 /proc/stat and the operating point from one command, each part checked by its own parser."""
 
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -42,3 +43,15 @@ def test_damaged_output_is_refused_with_the_raw_output(damaged):
     with pytest.raises(ParseError) as refused:
         board_state.parse_state(damaged)
     assert refused.value.raw_output == damaged
+
+
+def test_a_path_s_glob_reads_every_file_and_nothing_else_of_it_reaches_the_shell(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / f"zone{name}").mkdir()
+        (tmp_path / f"zone{name}" / "temp").write_text(f"4{name}\n")
+    hostile = f"{tmp_path}/x;echo PWNED>{tmp_path}/pwned;*"  # a disk name a board printed, inside a globbed path
+    script = board_state.script("t", [f"{tmp_path}/zone*/temp", hostile])
+    output = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False).stdout
+    found = board_state.parse(output, "t")
+    assert found[f"{tmp_path}/zonea/temp"] == "4a" and found[f"{tmp_path}/zoneb/temp"] == "4b"
+    assert not (tmp_path / "pwned").exists()

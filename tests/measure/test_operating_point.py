@@ -38,6 +38,9 @@ def test_a_core_taken_offline_is_named():
             "link retrained 2.5 GT/s PCIe x1 -> 2.5 GT/s PCIe x2",
         ),
         (("aer_dev_correctable 0", "aer_dev_correctable 3"), "PCIe 0000:00:02.0 AER correctable +3"),
+        # A reading gone between snapshots is no "held" (the device left, its driver was unbound).
+        (("link 0000:01:00.0 2.5_GT/s_PCIe 1\n", ""), "PCIe 0000:01:00.0 link gone (2.5 GT/s PCIe x1)"),
+        (("aer 0000:00:02.0 aer_dev_fatal 0\n", ""), "PCIe 0000:00:02.0 AER fatal no longer read"),
     ],
 )
 def test_what_moves_after_the_first_snapshot_is_named(edit, phrase):
@@ -54,6 +57,16 @@ def test_a_clock_that_moved_more_than_rounding_and_a_throttle_count_are_named():
     assert before.temp_c == {"thermal_zone0 soc-thermal": 51.0}
     assert moved(before, same) == []
     assert moved(before, after) == ["cpu0 clock moved 1800 -> 1200 MHz", "cpu0 core_throttle +2"]
+    # a counter that went down (a reset) and a clock no longer read are moves too
+    fewer = parse("throttle cpu0 core_throttle_count 1\n" + BOOTED)
+    assert moved(before, fewer) == ["cpu0 clock no longer read", "cpu0 core_throttle went down 4 -> 1"]
+
+
+def test_a_zone_below_freezing_is_read_not_refused():
+    point = parse("temp thermal_zone0 soc-thermal -12500\n" + BOOTED)
+    assert point.temp_c == {"thermal_zone0 soc-thermal": -12.5}
+    with pytest.raises(ParseError):
+        parse("temp thermal_zone0 soc-thermal -\n" + BOOTED)
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,7 @@ def find(pair: BoardPair) -> PcDisk:
     usbhost.require_speed(device, pair.link.speed, f"{pair.name} ({peer.label}) disk {serial}")
     protocol = usbhost.storage_protocol(peer, device)
     node = usbhost.wait_for_block_device(peer, device, timeout_s=PLUGGED_S)
-    in_use = holding(peer.run(shell.cmd("lsblk", "-nro", "NAME,TYPE,MOUNTPOINT", node), timeout=30))
+    in_use = holding(peer.run(shell.cmd("lsblk", "-nro", "NAME,TYPE,MOUNTPOINT", node), timeout=30), node)
     if in_use:
         raise LabError(f"{peer.label}: {node} (serial {serial}) is in use ({in_use}): hil writes its raw device")
     facts = {
@@ -61,12 +61,17 @@ def find(pair: BoardPair) -> PcDisk:
     return PcDisk(peer, node, facts)
 
 
-def holding(lsblk: str) -> str:
-    """What holds a disk, from `lsblk -nro NAME,TYPE,MOUNTPOINT DISK` (the disk, then its partitions and what is
-    stacked on them): a device mounted or swapped on ([SWAP]), or below the disk one that is no partition (LVM,
-    RAID, dm-crypt); '' when nothing does."""
+def holding(lsblk: str, node: str) -> str:
+    """What holds the disk `node`, from `lsblk -nro NAME,TYPE,MOUNTPOINT NODE` (the disk, then its partitions and
+    what is stacked on them): a device mounted or swapped on ([SWAP]), or below the disk one that is no partition
+    (LVM, RAID, dm-crypt); '' when nothing does. It fails closed: a listing whose first row is not that whole disk
+    (empty, another device's, a partition's) is a LabError naming what lsblk said, never "free"."""
+    rows = [line for line in lsblk.splitlines() if line.strip()]
+    first = [*rows[0].split(maxsplit=2), "", ""][:2] if rows else []
+    if first[:1] != [node.rsplit("/", 1)[-1]] or first[1] in ("part", ""):
+        raise LabError(f"lsblk {node} did not list that whole disk first, so hil cannot tell it is free: {lsblk!r}")
     held = []
-    for row, line in enumerate(line for line in lsblk.splitlines() if line.strip()):
+    for row, line in enumerate(rows):
         name, kind, mountpoint = [*line.split(maxsplit=2), "", ""][:3]
         if mountpoint:
             held.append(f"{name} on {mountpoint}")
