@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hil_testcases
 import pytest
 from labgrid.pytestplugin.hooks import LABGRID_ENV_KEY
 
@@ -317,17 +318,29 @@ def _check_selections(config: pytest.Config, items: list[pytest.Item], inventory
         for key in ("only", "quick_only"):
             for problem in matrix.unknown_selections(getattr(board.config, key), known[name], whole_suite=whole_suite):
                 problems.append(f"{inventory.where('pairs', name, key)}: {problem}")
-        # A band's selector only against the whole suite: one file's cases may share a parameter with other values.
-        for metric, settings in board.config.metrics.items() if whole_suite else ():
+    # A band's selector only against the whole stock suite's cases: a part of it, or a lab's own cases, may lack a
+    # parameter or a value the stock cases measure the metric at.
+    stock = matrix.known_values(_whole_stock_suite(items))
+    for name, board in inventory.boards.items():
+        for metric, settings in board.config.metrics.items() if name in stock else ():
             for selector in settings.params:
                 # the clock is added to a result's key when measuring: no case parameter
                 chosen = {k: [v] for k, v in parse_selector(selector).items() if k != CLOCK_PARAM}
-                for problem in matrix.unknown_selections(chosen, known[name], whole_suite=whole_suite):
+                for problem in matrix.unknown_selections(chosen, stock[name], whole_suite=True):
                     problems.append(
                         f"{inventory.where('pairs', name, 'metrics', metric, 'params', selector)}: {problem}"
                     )
     if problems:
         raise pytest.UsageError(f"invalid board inventory: {inventory.path}: " + "; ".join(problems))
+
+
+def _whole_stock_suite(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The cases of hil's stock suite (hil_testcases: testcases/ in hil's repository) when the run collected every
+    one of its modules; none otherwise."""
+    root = Path(hil_testcases.__file__).resolve().parent
+    modules = {path.resolve() for path in root.rglob("test_*.py")}
+    stock = [item for item in items if Path(item.path).resolve() in modules]
+    return stock if {Path(item.path).resolve() for item in stock} == modules else []
 
 
 def _skip_where_unavailable(items: list[pytest.Item], inventory: LoadedInventory) -> None:

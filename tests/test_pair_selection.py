@@ -2,6 +2,11 @@
 `only` keeps just the listed values of a parameter on it, `quick_only` does so in quick runs only
 (hil.parametrization). Collected for real by pytest."""
 
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from pc_lab import PC_ENV
 
@@ -129,16 +134,6 @@ def test_runs_on_pair(params, kept):
         ),
         (("quick_only: {direction: [write]}", "quick_only: {direction: [wirte]}"), "quick_only: direction: 'wirte'"),
         (("quick_only: {direction: [write]}", "quick_only: {drection: [write]}"), "'drection' is no parameter"),
-        # A band's selector that matches no case left its band unused without a word (issue 42).
-        (
-            ("max: 100000}}\n  narrowed", "max: 100000, params: {bs=4k: {min: 2}}}}\n  narrowed"),
-            "line 6: pairs/everything/metrics/usb.msc.read/params/bs=4k: bs: '4k' is no value of it (values: 1M, 4K, "
-            "64K)",
-        ),
-        (
-            ("max: 100000}}\n  narrowed", "max: 100000, params: {'bs=1M,direcion=read': {min: 2}}}}\n  narrowed"),
-            "params/bs=1M,direcion=read: 'direcion' is no parameter of its cases (they have: bs, direction, report)",
-        ),
     ],
 )
 def test_a_selection_no_case_has_is_an_error_naming_pair_key_and_value(pytester, collect, edit, problem):
@@ -186,8 +181,44 @@ def test_a_case_no_pair_of_the_run_measures_is_skipped_saying_why(pytester, coll
     assert result.ret == 0 and "(slow: the full matrix only, --matrix full)" in result.stdout.str(), result.stdout.str()
 
 
-def test_a_band_selector_may_name_the_clock_and_a_value_of_the_full_matrix(pytester, collect):
-    # The clock is added to the result's key when measuring; 4K is a full-matrix value (collect() asserts exit 0).
-    selector = "max: 100000, params: {'bs=4K,clock=virtual': {min: 2}}}}\n  narrowed"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def stock_inventory(tmp_path):
+    """hil's boards.yaml beside a run of the whole stock suite (testcases/), the vlab env as shipped with hil."""
+
+    def collect(*edit: str) -> pytest.RunResult:
+        text = (REPO / "boards.yaml").read_text().replace("env: hil/vlab/env.yaml", "env: hil:vlab/env.yaml")
+        assert not edit or text.count(edit[0]) >= 1
+        (tmp_path / "boards.yaml").write_text(text.replace(*edit, 1) if edit else text)
+        args = [str(REPO / "testcases"), f"--boards={tmp_path / 'boards.yaml'}", "--collect-only", "-q"]
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", f"--hil-reports={tmp_path / 'r'}"],
+            cwd=REPO, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        return run
+
+    return collect
+
+
+def test_a_band_selector_no_stock_case_has_is_an_error_naming_file_line_key_and_values(stock_inventory):
+    assert stock_inventory().returncode == 0  # hil's own inventory: every selector matches a case
+    line = "          bs=64K: {min: 17, max: 125}"  # vlab-hs's usb.msc.read at 64K
+    typo = stock_inventory(line, line.replace("bs=64K", "bs=64k"))
+    assert typo.returncode == pytest.ExitCode.USAGE_ERROR
+    at = (REPO / "boards.yaml").read_text().splitlines().index(line) + 1
+    key = "pairs/vlab-hs/metrics/usb.msc.read/params/bs=64k"
+    said = rf"line {at}: {key}: bs: '64k' is no value of it \(values: .*64K\)"
+    assert re.search(said, typo.stderr), typo.stderr
+    name = stock_inventory(line, line.replace("bs=64K", "'bs=64K,direcion=read'"))
+    assert "params/bs=64K,direcion=read: 'direcion' is no parameter of its cases" in name.stderr
+    # the clock is the result key's, not a case's: a selector may name it
+    assert stock_inventory(line, line.replace("bs=64K", "'bs=64K,clock=virtual'")).returncode == 0
+
+
+def test_a_band_selector_is_not_checked_against_a_lab_s_own_cases_or_a_part_of_the_suite(pytester, collect):
+    # the pair's cases here are a lab's own (test_cases.py): a selector for a stock case's value is no typo
+    selector = "max: 100000, params: {bs=512K: {min: 2}}}}\n  narrowed"
     (pytester.path / "boards.yaml").write_text(PAIRS.replace("max: 100000}}\n  narrowed", selector, 1))
     assert collect()["everything"]
