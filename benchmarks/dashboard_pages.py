@@ -129,7 +129,7 @@ def pages(engine: Engine) -> dict[str, str]:
         "history, page 2 (the step at nightly-0400)": url(
             "/history", board=STEP_BOARD, metric="usb.msc.read", key=key, page=2
         ),
-        "gate, newest build against the one before, every board (the newest ran 4)": url("/gate", candidate=newest.build_name),
+        "gate, newest build vs the one before, every board it ran": url("/gate", candidate=newest.build_name),
         "gate, on one board": url("/gate", candidate=newest.build_name, board=STEP_BOARD),
         "run, 60 results with their samples": f"/run/{newest.id}",
     }
