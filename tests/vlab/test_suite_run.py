@@ -132,7 +132,7 @@ def test_1_board_hangs_while_sampling(pair, perf):
 
     with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
-        perf.check("usb.msc.read", bs="1M", sample=sample_then_hang)
+        perf.check("usb.msc.read", bs="1M", fault="hang", sample=sample_then_hang)  # a key of its own
 
 
 @pytest.mark.hil_metrics("usb.msc.read")
