@@ -339,8 +339,9 @@ def _whole_stock_suite(items: list[pytest.Item]) -> list[pytest.Item]:
     one of its modules; none otherwise."""
     root = Path(hil_testcases.__file__).resolve().parent
     modules = {path.resolve() for path in root.rglob("test_*.py")}
-    stock = [item for item in items if Path(item.path).resolve() in modules]
-    return stock if {Path(item.path).resolve() for item in stock} == modules else []
+    paths = {item: Path(item.path).resolve() for item in items}
+    stock = [item for item, path in paths.items() if path in modules]
+    return stock if {paths[item] for item in stock} == modules else []
 
 
 def _skip_where_unavailable(items: list[pytest.Item], inventory: LoadedInventory) -> None:

@@ -6,18 +6,9 @@ from __future__ import annotations
 
 import json
 
-from pc_lab import PC_ENV
+from pc_lab import PC_ENV, PC_PAIR
 
-BOARDS = """\
-defaults: {min_samples: 3, max_samples: 3, warmup: 0, max_cv: 90%}
-pairs:
-  pc:
-    env: lab.yaml
-    roles: {host: {target: lab-pc}, device: {target: lab-pc}}
-    link: {type: usb, speed: high, udc: none.0, emulated: true}
-    metrics:
-      usb.msc.read: {unit: MB/s, min: 1, max: 100000}
-"""
+BOARDS = "defaults: {min_samples: 3, max_samples: 3, warmup: 0, max_cv: 90%}\n" + PC_PAIR
 
 TESTS = """
 import pytest
@@ -48,10 +39,10 @@ def test_a_second_procedure_under_one_key_is_refused_and_one_with_its_own_parame
     pytester.makepyfile(test_cases=TESTS)
     run = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--boards", "boards.yaml")
     run.assert_outcomes(passed=2, errors=1)  # a lab error of the case, not a figure that missed its band
-    said = "usb.msc.read[[]bs=1M[]] was measured in this run by test_cases.py::test_stock[[]pc[]]: a case that"
+    said = "usb.msc.read[[]bs=1M[]] was measured in this run by test_cases.py::test_stock[[]pc-pair[]]: a case that"
     run.stdout.fnmatch_lines([f"*{said}*"])
     results = json.loads((pytester.path / "reports" / "results.json").read_text())["results"]
     assert [(r["test_id"].split("::")[1], r["params"]) for r in results] == [
-        ("test_stock[pc]", {"bs": "1M"}),
-        ("test_own_with_its_own_key[pc]", {"bs": "1M", "total": "8M"}),
+        ("test_stock[pc-pair]", {"bs": "1M"}),
+        ("test_own_with_its_own_key[pc-pair]", {"bs": "1M", "total": "8M"}),
     ]

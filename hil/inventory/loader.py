@@ -16,6 +16,7 @@ it is raised before any board is touched. The passes, in order:
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -176,9 +177,13 @@ class LoadedInventory:
     catalogue: Catalogue = CATALOGUE
 
     def where(self, *loc: str) -> str:
-        """'line N: pairs/x/...' for a problem found after loading (the file read again for its lines)."""
-        line = _line_of(_compose(self.path, yamlfile.read_text(self.path)), loc)
-        return f"line {line}: {'/'.join(loc)}"
+        """'line N: pairs/x/...' for a problem found after loading."""
+        return f"line {_line_of(self._tree, loc)}: {'/'.join(loc)}"
+
+    @functools.cached_property
+    def _tree(self) -> yaml.Node | None:
+        """The file composed again for its lines, once, when a first problem needs one."""
+        return _compose(self.path, yamlfile.read_text(self.path))
 
 
 def load_inventory(

@@ -130,7 +130,8 @@ class Measurement:
     side of a network tool got, which the lab's interface counters must match (hil.measure.netpath).
     `observed` is what hil saw around the run (CPU loads, interface counters), typed for the layers that read
     it. `details` are the tool's own per-run facts worth keeping beside the numbers (frames seen, options it
-    echoed): they are stored with the samples, not gated, and no other layer reads them.
+    echoed): they are stored with the samples, not gated, and read by no other layer but a diagnosis that ran
+    the tool itself (hil.diagnose.network weighs the socket's drops against the datagrams iperf3 lost).
     """
 
     values: Mapping[str, Quantity]
