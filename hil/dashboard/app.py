@@ -11,7 +11,7 @@ import shlex
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from markupsafe import Markup
 from sqlalchemy import Engine
@@ -37,6 +37,8 @@ from hil.verdict.changepoint import find_steps
 from hil.verdict.result import Verdict
 from hil.verdict.spec import Band, Direction
 
+MAX_PAGE = 10**9
+
 
 class ServerTiming(BaseHTTPMiddleware):
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
@@ -53,8 +55,9 @@ def url(path: str, **query: Any) -> str:
 
 
 def _page(request: Request) -> int:
+    """The page asked for, 0 for none or nonsense, at most MAX_PAGE (a bigger offset overflows the database's)."""
     try:
-        return max(0, int(request.query_params.get("page", "0")))
+        return min(MAX_PAGE, max(0, int(request.query_params.get("page", "0"))))
     except ValueError:
         return 0
 
@@ -205,9 +208,12 @@ def report_links(stored: StoredRun, reports_dir: Path) -> list[tuple[str, str]]:
     links = []
     if local_report(reports_dir, stored.run.id) is not None:
         links.append(("report", f"/run/{stored.run.id}/report"))
-    build_url = (stored.run.host.get("ci") or {}).get("BUILD_URL")
+    ci = stored.run.host.get("ci")
+    build_url = ci.get("BUILD_URL") if isinstance(ci, dict) else None
     html_path = _html_option(stored.run.command)
-    if build_url and html_path:
+    # a stored BUILD_URL is the run's word, not the dashboard's: only a web address becomes a link
+    web = isinstance(build_url, str) and urlsplit(build_url).scheme in ("http", "https")
+    if web and html_path:
         links.append(("report in Jenkins' artifacts", f"{build_url.rstrip('/')}/artifact/{html_path}"))
     return links
 

@@ -58,3 +58,23 @@ def test_every_page_shows_a_hostile_name_as_text_and_links_it_intact(tmp_path, s
         _shown_verbatim(page)
     _, gate, _ = server.get(gate_link)
     assert "BLOCKED" in gate  # the same comparison as hil compare: 25% slower than rc0
+
+
+def test_a_stored_build_url_that_is_not_a_web_address_is_no_link_and_odd_queries_are_pages(tmp_path, serve):
+    engine = connect(_Args(tmp_path))
+    cis = {"js": {"BUILD_URL": "javascript:alert(document.cookie)//"}, "text": "BUILD_URL=x", "web": None}
+    for number, (name, ci) in enumerate(cis.items(), start=1):
+        info = RunInfo(id=f"2025110{number}T100000Z-{name}", started=f"2025-11-0{number}T10:00:00+00:00")
+        info.command = "pytest testcases --html reports/report.html"
+        info.host = {"ci": ci or {"BUILD_URL": "https://ci.example/job/hil/7/"}}
+        write_run(engine, info, [_hostile_result([40.0])])
+    engine.dispose()
+    server = serve(tmp_path)
+    pages = {name: server.get(f"/run/2025110{n}T100000Z-{name}") for n, name in enumerate(cis, start=1)}
+    assert all(status == 200 for status, _, _ in pages.values()), pages
+    assert "javascript:" not in pages["js"][1] and "artifact/" not in pages["js"][1]
+    assert "artifact/" not in pages["text"][1]
+    assert 'href="https://ci.example/job/hil/7/artifact/reports/report.html"' in pages["web"][1]
+    for query in ("?page=99999999999999999999", "?page=-3", "?page=x"):
+        status, page, _ = server.get("/" + query)
+        assert status == 200, (query, page)
