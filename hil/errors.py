@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
+
+def without_passwords(text: str) -> str:
+    """A URL may carry its password (http://admin:1234@pdu, postgresql://hil:secret@db/lab): never into a report,
+    a stored run's command or a message. The password ends at the next @ on its line, spaces and all (SQLAlchemy
+    leaves a space in one unquoted), never past a /."""
+    return re.sub(r"(//[^:/@\s]+):[^@/\n]*@", r"\1:***@", text)
+
 
 class HilError(Exception):
     """Base of every error hil raises on purpose."""

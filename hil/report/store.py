@@ -24,6 +24,7 @@ from typing import Any
 
 import hil
 from hil import signals
+from hil.errors import without_passwords
 from hil.install import debian_versions
 from hil.report.files import UnreadableJson, atomic_write_text, dumps, read_json
 from hil.verdict.result import MetricResult
@@ -120,6 +121,11 @@ class RunInfo:
     # needs both (hil.report.compare).
     build: dict[str, Any] | None = None
     inventory: dict[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        # `--hil-db postgresql://USER:PASSWORD@HOST/DB` as the docs write it: the command is stored in the
+        # database, results.json, the spool and the export and shown on the dashboard; a file of an older hil too
+        self.command = without_passwords(self.command)
 
     @classmethod
     def start(cls, command: str = "", **identity: Any) -> RunInfo:

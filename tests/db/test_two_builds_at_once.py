@@ -18,6 +18,7 @@ import hil
 from hil.db.engine import open_db
 from hil.db.read import runs_of_build
 from hil.db.schema import Result, Run
+from tests.db.postgres import PASSWORD
 from tests.db.writers import open_at_once
 
 RESULTS = 60  # per build
@@ -56,8 +57,12 @@ def _build(tmp_path, build: str, other: str, board: str, url: str) -> subprocess
     (workspace / "conftest.py").write_text(CONFTEST.replace("{build}", build))
     tests = TESTS.replace("{results}", str(RESULTS)).replace("{me}", build).replace("{other}", other)
     (workspace / "test_suite.py").write_text(textwrap.dedent(tests.replace("{board}", board)))
-    env = {**os.environ, "HIL_DB": url, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(HIL)}
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(HIL)}
     command = [sys.executable, "-m", "pytest", "-p", "hil_report", "-p", "no:cacheprovider", "-q", "test_suite.py"]
+    if build == "release-3":  # the database on the command line, as docs/results-db.md writes it
+        command += ["--hil-db", url]
+    else:
+        env["HIL_DB"] = url
     return subprocess.Popen(
         command, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -81,6 +86,10 @@ def test_two_builds_at_once_land_in_one_postgresql_without_a_lost_or_duplicated_
         (run,) = runs_of_build(engine, build)  # complete, and once
         assert [(r.board, r.params["n"]) for r in run.results] == [(board, n) for n in range(RESULTS)]
         assert not list((tmp_path / build / "reports").glob("db-spool/*"))  # nothing left undelivered
+        # the password is in no stored command, no results.json
+        stored = run.run.command + (tmp_path / build / "reports" / "results.json").read_text()
+        assert "DROP" not in stored and PASSWORD not in stored, stored
+    assert "--hil-db 'postgresql://hil:***@127.0.0.1:" in runs_of_build(engine, "release-3")[0].run.command
     engine.dispose()
 
 

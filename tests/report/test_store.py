@@ -125,3 +125,11 @@ def test_loading_names_the_broken_result(store):
 def test_missing_file_is_an_error(tmp_path):
     with pytest.raises(ResultsFileError, match="cannot read"):
         load_run(tmp_path / "nope.json")
+
+
+def test_a_password_in_the_command_is_never_stored():
+    # `--hil-db postgresql://USER:PASSWORD@HOST/DB` as the docs write it, and a results file of an older hil
+    started = RunInfo.start(command="pytest testcases --hil-db postgresql://hil:s3cr%40t@db.lab/hil -x")
+    assert started.command == "pytest testcases --hil-db postgresql://hil:***@db.lab/hil -x"
+    old = RunInfo.from_dict({**started.to_dict(), "command": "hil run --hil-db=postgresql://hil:s3cret@db/hil"})
+    assert old.command == "hil run --hil-db=postgresql://hil:***@db/hil"

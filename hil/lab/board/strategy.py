@@ -25,7 +25,6 @@ import abc
 import contextlib
 import enum
 import http.client
-import re
 import ssl
 import time
 from typing import ClassVar, Protocol, runtime_checkable
@@ -40,7 +39,7 @@ from labgrid.strategy import Strategy, StrategyError
 
 from hil.build import boardview
 from hil.build.manifest import Build
-from hil.errors import BoardTimeout, LabError
+from hil.errors import BoardTimeout, LabError, without_passwords
 from hil.lab.board.console import console_error
 
 
@@ -313,16 +312,11 @@ def _describe(resource: object) -> str:
         return "no resource"
     names = ("model", "host", "port", "index")
     fields = [f"{name}={getattr(resource, name)}" for name in names if hasattr(resource, name)]
-    return _without_passwords(" ".join(fields)) or type(resource).__name__
-
-
-def _without_passwords(text: str) -> str:
-    """A switch's URL may carry its password (http://admin:1234@pdu): never into a report."""
-    return re.sub(r"(//[^:/@\s]+):[^@/\s]*@", r"\1:***@", text)
+    return without_passwords(" ".join(fields)) or type(resource).__name__
 
 
 def _one_line(exc: BaseException, limit: int = 300) -> str:
-    text = _without_passwords(console_error(exc).split(": ", 1)[-1])
+    text = without_passwords(console_error(exc).split(": ", 1)[-1])
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
