@@ -31,10 +31,14 @@ from hil.report.files import atomic_write_text, dumps
 from hil.report.store import SCHEMA, ResultsFileError, load_run
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
-    """--hil-db and --hil-reports, as every entry point that reads the database takes them."""
-    parser.add_argument("--hil-db", metavar="URL", help="the results database (default: $HIL_DB, else reports/hil.db)")
-    parser.add_argument("--hil-reports", metavar="DIR", type=Path, default=Path("reports"), help="default: reports")
+def add_options(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """--hil-db and --hil-reports, as every entry point that reads the database takes them; `defaults=False` for
+    a subcommand's copy (`hil db push --hil-db URL`), which leaves the values given before the subcommand."""
+    hil_db: dict[str, object] = {} if defaults else {"default": argparse.SUPPRESS}
+    hil_reports: dict[str, object] = {"default": Path("reports") if defaults else argparse.SUPPRESS}
+    help_db = "the results database (default: $HIL_DB, else reports/hil.db)"
+    parser.add_argument("--hil-db", metavar="URL", help=help_db, **hil_db)
+    parser.add_argument("--hil-reports", metavar="DIR", type=Path, help="default: reports", **hil_reports)
 
 
 def connect(args: argparse.Namespace, *, create: bool = True) -> Engine:
@@ -118,7 +122,7 @@ def _push(args: argparse.Namespace) -> int:
     if not spooled:
         print(f"nothing to push: no spooled run in {args.hil_reports / SPOOL_DIR}")
         return HilExit.OK
-    engine = connect(args)
+    engine = connect(args, create=False)  # a spooled run's database was there when it started
     failed = 0
     for path in spooled:
         try:
@@ -135,12 +139,17 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil db") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     add_options(parser)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("upgrade", help="create the schema or take it forward to this hil's")
-    importing = commands.add_parser("import", help="load results.json files, history and baselines directories")
-    importing.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-    exporting = commands.add_parser("export", help="write every run as a results.json document into DIR")
-    exporting.add_argument("directory", type=Path, metavar="DIR")
-    commands.add_parser("push", help="deliver the runs spooled while the database was unreachable")
+    given_after = argparse.ArgumentParser(add_help=False)  # the options after the subcommand too
+    add_options(given_after, defaults=False)
+    helps = {
+        "upgrade": "create the schema or take it forward to this hil's",
+        "import": "load results.json files, history and baselines directories",
+        "export": "write every run as a results.json document into DIR",
+        "push": "deliver the runs spooled while the database was unreachable",
+    }
+    sub = {name: commands.add_parser(name, help=text, parents=[given_after]) for name, text in helps.items()}
+    sub["import"].add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    sub["export"].add_argument("directory", type=Path, metavar="DIR")
     args = parser.parse_args(argv)
     action = {"upgrade": _upgrade, "import": _import, "export": _export, "push": _push}[args.command]
     try:

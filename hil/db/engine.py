@@ -45,6 +45,12 @@ def _named(option: str | None) -> str | None:
     return option or os.environ.get(ENV_VARIABLE)
 
 
+def database_named(url: str | URL) -> str:
+    """describe()'s name with an SQLite file's path made absolute: one database, from whichever directory."""
+    file = _sqlite_file(url)
+    return f"SQLite file {file.resolve()}" if file is not None else describe(url)
+
+
 def describe(url: str | URL) -> str:
     """The database as an error message may name it: the file, or user@host:port/database."""
     try:
@@ -92,6 +98,9 @@ def open_db(url: str | URL, *, create: bool = True, upgrade: bool = False) -> En
     database is refused."""
     from hil.db import migrate  # Alembic: only where a database is opened (not in every xdist worker)
 
+    file = _sqlite_file(url)
+    if not create and file is not None and not file.exists():  # connecting would leave an empty file behind
+        raise DatabaseError(f"{describe(url)}: no such file: no run is stored there")
     engine = engine_for(url)
     try:
         # Under the lock: another process starting at once may be making the schema right now (between its
@@ -105,6 +114,16 @@ def open_db(url: str | URL, *, create: bool = True, upgrade: bool = False) -> En
         engine.dispose()
         raise DatabaseError(f"{describe(url)}: cannot be opened: {_scrub(_first_line(exc), make_url(url))}") from None
     return engine
+
+
+def _sqlite_file(url: str | URL) -> Path | None:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    database = parsed.database
+    is_file = parsed.get_backend_name() == "sqlite" and database and database != ":memory:"
+    return Path(database) if is_file and not database.startswith("file:") else None
 
 
 @contextmanager

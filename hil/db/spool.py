@@ -1,6 +1,7 @@
 """What a run could not write to the database, kept in reports/db-spool/<run-id>.jsonl for `hil db push`.
 
-One JSON object per line, appended and flushed as it happens: {"run": RunInfo} first, then
+One JSON object per line, appended and flushed as it happens: {"run": RunInfo, "database": where} first (the
+database the run was writing to, as hil.db.engine.describe names it: never its password), then
 {"ordinal": n, "result": MetricResult} per result, and {"finish": RunInfo, "result_count": n} at the end.
 A line cut short by a crash is the last one and is ignored; the run's results.json has it anyway.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hil.report.files import dumps
 from hil.report.store import RunInfo
@@ -21,6 +22,13 @@ SPOOL_DIR = "db-spool"
 
 class SpoolError(ValueError):
     """A spool file that cannot be read; the message names it."""
+
+
+class Spooled(NamedTuple):
+    info: RunInfo
+    results: dict[int, MetricResult]  # by ordinal
+    finished: tuple[RunInfo, int] | None  # (final run facts, result count) if the run finished
+    database: str | None  # the database it was for (None: spooled by an earlier hil, which did not say)
 
 
 class Spool:
@@ -34,9 +42,9 @@ class Spool:
             file.flush()
             os.fsync(file.fileno())
 
-    def read(self) -> tuple[RunInfo, dict[int, MetricResult], tuple[RunInfo, int] | None]:
-        """The run, its results by ordinal, and (final run facts, result count) if it finished."""
+    def read(self) -> Spooled:
         info: RunInfo | None = None
+        database = None
         results: dict[int, MetricResult] = {}
         finished = None
         lines = self.path.read_text(encoding="utf-8").splitlines()
@@ -45,6 +53,7 @@ class Spool:
                 record = json.loads(line)
                 if "run" in record:
                     info = RunInfo.from_dict(record["run"])
+                    database = record.get("database", database)
                 elif "result" in record:
                     results[int(record["ordinal"])] = MetricResult.from_dict(record["result"])
                 elif "finish" in record:
@@ -55,7 +64,7 @@ class Spool:
                 raise SpoolError(f"{self.path}: line {number}: {type(exc).__name__}: {exc}") from None
         if info is None:
             raise SpoolError(f"{self.path}: no run record")
-        return info, results, finished
+        return Spooled(info, results, finished, database)
 
 
 def spool_path(reports_dir: Path, run_id: str) -> Path:

@@ -22,7 +22,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 
 from hil.db import convert
-from hil.db.engine import DatabaseError, describe
+from hil.db.engine import DatabaseError, database_named, describe
 from hil.db.read import runs_by_id
 from hil.db.schema import Result, Run, SampleRow
 from hil.db.spool import Spool
@@ -153,7 +153,8 @@ class RunWriter:
                 first = (str(inner).strip().splitlines() or [type(inner).__name__])[0]
                 self.failure = f"{describe(self.engine.url)}: {action} failed: {first}"
                 self.engine.dispose()
-                self.spool.append({"run": self.info.to_dict()})  # push needs the run before its results
+                # push needs the run before its results, and the database it is for
+                self.spool.append({"run": self.info.to_dict(), "database": database_named(self.engine.url)})
                 for ordinal, earlier in enumerate(self.results[:-1] if "result" in record else self.results):
                     self.spool.append({"ordinal": ordinal, "result": earlier.to_dict()})  # replays are idempotent
         self.spool.append(record)
@@ -175,7 +176,12 @@ class RunWriter:
 
 def push(engine: Engine, spool_path: Path) -> RunInfo:
     """Deliver one spool file (hil.db.spool) and delete it; DatabaseError when it cannot be delivered."""
-    info, spooled, finished = Spool(spool_path).read()
+    info, spooled, finished, database = Spool(spool_path).read()
+    if database is not None and database != database_named(engine.url):
+        raise DatabaseError(
+            f"{spool_path}: spooled for {database}, not {database_named(engine.url)}: push it with that database's "
+            "--hil-db URL (or HIL_DB); the spool is kept"
+        )
     results = {ordinal: convert.with_added_params(result) for ordinal, result in spooled.items()}  # an earlier hil's
     check_run_id(info.id)
     try:

@@ -490,7 +490,8 @@ class ReportSession:
         if self.db.failure is not None:
             self.problems.append(
                 f"results database: {self.db.failure}; this run is spooled to {shown(self.db.spool.path)}: "
-                "deliver it with `hil db push`"
+                f"deliver it with `hil db push --hil-reports {shlex.quote(shown(self.reports_dir))}` and this run's "
+                "--hil-db (or HIL_DB) once that database is back"
             )
 
     def _correct_html_run_count(self) -> None:

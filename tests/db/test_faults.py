@@ -39,7 +39,7 @@ def test_an_unreachable_postgresql_stops_the_run_before_any_test_naming_the_host
     assert PASSWORD not in output and "passed" not in output
 
 
-def test_a_database_stopped_mid_run_spools_the_rest_and_push_delivers_it(inner, pytester, monkeypatch):
+def test_a_database_stopped_mid_run_spools_the_rest_and_push_delivers_it(inner, pytester, monkeypatch, capsys):
     cluster = Cluster()
     cluster.start()
     try:
@@ -55,13 +55,25 @@ def test_a_database_stopped_mid_run_spools_the_rest_and_push_delivers_it(inner, 
         run_id = stored["run"]["id"]
         spooled = pytester.path / "reports" / "db-spool" / f"{run_id}.jsonl"
         assert spooled.is_file()
-        result.stdout.fnmatch_lines([f"*results database: *; this run is spooled to *{run_id}.jsonl*hil db push*"])
+        said = f"*results database: *; this run is spooled to *{run_id}.jsonl: deliver it with `hil db push "
+        result.stdout.fnmatch_lines([said + "--hil-reports reports` and this run's --hil-db (or HIL_DB)*"])
 
         cluster.start_again()
         engine = open_db(url)
         assert runs_by_id(engine, [run_id]) == []  # three results in, the run not complete: no reader sees it
         reports = str(pytester.path / "reports")
-        assert db(["--hil-db", url, "--hil-reports", reports, "push"]) == 0
+        # without its database: not pushed into a new local file, the spool kept, and no file left behind
+        monkeypatch.delenv("HIL_DB", raising=False)
+        capsys.readouterr()
+        assert db(["--hil-reports", reports, "push"]) == 4
+        assert spooled.is_file() and not (pytester.path / "reports" / "hil.db").exists()
+        assert "hil.db: no such file: no run is stored there" in capsys.readouterr().err
+        local = pytester.path / "local.db"
+        open_db(f"sqlite:///{local}").dispose()
+        assert db(["--hil-reports", reports, "push", "--hil-db", f"sqlite:///{local}"]) == 1  # another database
+        said = f"{run_id}.jsonl: spooled for postgresql database 127.0.0.1:{cluster.port}/hil (user hil), not SQLite"
+        assert said in capsys.readouterr().err and spooled.is_file()
+        assert db(["push", "--hil-db", url, "--hil-reports", reports]) == 0  # the options after the command
         assert db(["--hil-db", url, "--hil-reports", reports, "push"]) == 0  # nothing left: nothing twice
         (run,) = runs_by_id(engine, [run_id])
         assert [r.params["n"] for r in run.results] == list(range(6)) and not spooled.exists()

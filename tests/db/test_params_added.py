@@ -135,6 +135,7 @@ def test_a_run_an_earlier_hil_spooled_is_pushed_with_the_parameters(db_url, tmp_
     for ordinal, result in enumerate(_old_results(REFERENCE_RUNS[0])):
         spool.append({"ordinal": ordinal, "result": result.to_dict()})
     spool.append({"finish": info.to_dict(), "result_count": len(GAINED) + 1})
+    open_db(db_url).dispose()  # the database the run started in (push makes none)
     assert db(["--hil-db", db_url, "--hil-reports", str(tmp_path), "push"]) == 0
     engine = open_db(db_url, create=False)
     (stored,) = history(engine)
