@@ -54,12 +54,16 @@ def url(path: str, **query: Any) -> str:
     return f"{path}?{urlencode(given)}" if given else path
 
 
-def _page(request: Request) -> int:
-    """The page asked for, 0 for none or nonsense, at most MAX_PAGE (a bigger offset overflows the database's)."""
-    try:
-        return min(MAX_PAGE, max(0, int(request.query_params.get("page", "0"))))
-    except ValueError:
-        return 0
+def _page(request: Request) -> int | None:
+    """The page asked for (0 when none is); None for anything but a whole number from 0 to MAX_PAGE (a bigger
+    offset overflows the database's)."""
+    text = request.query_params.get("page", "0")
+    number = int(text) if text.isascii() and text.isdecimal() and len(text) <= len(str(MAX_PAGE)) else -1
+    return number if 0 <= number <= MAX_PAGE else None
+
+
+def _bad_page() -> HTMLResponse:
+    return _html("message.html", 400, title="bad request", message=f"page is a whole number from 0 to {MAX_PAGE}")
 
 
 def _html(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -74,6 +78,8 @@ def _missing(what: str) -> HTMLResponse:
 def create_app(engine: Engine, reports_dir: Path) -> Starlette:
     def matrix_page(request: Request) -> Response:
         page = _page(request)
+        if page is None:
+            return _bad_page()
         rows, boards, more = queries.matrix(engine, page)
         return _html(
             "matrix.html",
@@ -90,6 +96,8 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
         if board is None or metric is None or key is None:
             return _missing("a history needs board, metric and key")
         page = _page(request)
+        if page is None:
+            return _bad_page()
         rows, more = queries.history(engine, board, metric, key, page)
         if not rows:
             return _missing(f"no stored result of {key} on {board}")

@@ -60,7 +60,7 @@ def test_every_page_shows_a_hostile_name_as_text_and_links_it_intact(tmp_path, s
     assert "BLOCKED" in gate  # the same comparison as hil compare: 25% slower than rc0
 
 
-def test_a_stored_build_url_that_is_not_a_web_address_is_no_link_and_odd_queries_are_pages(tmp_path, serve):
+def test_a_stored_build_url_that_is_not_a_web_address_is_no_link_and_a_bad_page_number_is_400(tmp_path, serve):
     engine = connect(_Args(tmp_path))
     cis = {"js": {"BUILD_URL": "javascript:alert(document.cookie)//"}, "text": "BUILD_URL=x", "web": None}
     for number, (name, ci) in enumerate(cis.items(), start=1):
@@ -75,6 +75,7 @@ def test_a_stored_build_url_that_is_not_a_web_address_is_no_link_and_odd_queries
     assert "javascript:" not in pages["js"][1] and "artifact/" not in pages["js"][1]
     assert "artifact/" not in pages["text"][1]
     assert 'href="https://ci.example/job/hil/7/artifact/reports/report.html"' in pages["web"][1]
-    for query in ("?page=99999999999999999999", "?page=-3", "?page=x"):
+    for query in ("?page=99999999999999999999", "?page=-3", "?page=x", "?page=%C2%B2"):
         status, page, _ = server.get("/" + query)
-        assert status == 200, (query, page)
+        assert status == 400 and "page is a whole number from 0 to " in page, (query, page)
+    assert server.get("/?page=1")[0] == 200
