@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
+import os
 import re
 import shlex
 import subprocess
@@ -47,6 +48,7 @@ from hil.report.exitcodes import HilExit
 from hil.report.files import atomic_write_text
 from hil.report.store import RESULTS_FILE, ResultsFileError, StoredRun, load_run
 from hil.report.summary import fmt_num
+from hil.verdict.result import Verdict, metric_key
 from hil.verdict.spec import Band
 from hil.verdict.units import convert
 
@@ -269,6 +271,8 @@ def _propose(args: argparse.Namespace, run_ids: list[str]) -> int:
     proposals, edits = plan(runs, board, loaded, (args.min_factor, args.max_factor))
     sources = {name: metric.source for name, metric in loaded.boards[board].config.metrics.items()}
     print(f"\n{board}: {len(runs)} runs ({', '.join(run_ids)})\n\n{table(proposals, sources)}")
+    for line in not_passed(runs, board):
+        print(f"WARNING {board} {line}")
     for proposal in proposals:
         for warning in proposal.warnings:
             print(f"WARNING {board} {warning}")
@@ -285,11 +289,35 @@ def _propose(args: argparse.Namespace, run_ids: list[str]) -> int:
         atomic_write_text(path, edited)
         print(f"{path}: edited ({sum(not edit.notes for edit in edits)} metrics)")
         return HilExit.OK
-    diff = "".join(difflib.unified_diff(text.splitlines(True), edited.splitlines(True), f"a/{path}", f"b/{path}"))
+    named = _diff_path(path)
+    diff = "".join(difflib.unified_diff(text.splitlines(True), edited.splitlines(True), f"a/{named}", f"b/{named}"))
     target = args.diff or args.hil_reports / f"calibrate-{board}.diff"
     atomic_write_text(target, diff)
     print(f"{target}: the proposal as a diff of {path} (git apply {target}; or run again with --write)")
     return HilExit.OK
+
+
+def _diff_path(path: Path) -> str:
+    """The inventory as a diff names it for `git apply` (run where hil calibrate ran): relative, never a/ + an
+    absolute path (`a//work/lab/boards.yaml`, which git apply refuses)."""
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(path.resolve(), Path.cwd().resolve())).as_posix()
+
+
+def not_passed(runs: list[StoredRun], board: str) -> list[str]:
+    """The results of `board` in the runs that neither passed nor were informative, one line each: a run the PC's
+    load made UNSTABLE is no known-good figure of the board, and a calibration says so rather than take it silently."""
+    lines = []
+    for stored in runs:
+        for result in stored.results:
+            if result.board == board and result.verdict not in (Verdict.PASS, Verdict.INFO):
+                key = metric_key(result.metric, result.params)
+                lines.append(f"run {stored.run.id}: {key} was {result.verdict.value}: {result.reason}")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "hil calibrate") -> int:
@@ -302,6 +330,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil calibrate") -> i
         parser.error("--runs needs --board and at least 2 runs: a spread needs two")
     if args.from_runs is not None and len(args.from_runs) < 2:
         parser.error("--from-runs needs at least 2 runs: a spread needs two")
+    twice = sorted({run_id for run_id in args.from_runs or () if args.from_runs.count(run_id) > 1})
+    if twice:
+        parser.error(f"--from-runs names {', '.join(twice)} twice: a spread needs runs of their own")
     try:
         run_ids = args.from_runs or measure(args, pytest_args)
         return _propose(args, run_ids)

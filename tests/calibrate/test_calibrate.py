@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,8 @@ def test_the_proposal_is_a_diff_of_the_bands_lines_and_write_makes_it(lab, capsy
     out = capsys.readouterr().out
     medians = _medians()
     assert len(medians) == 2 and f"| `usb.msc.read[bs=1M]` | {medians[0]:.4g}"[:30] in out
+    # runs that did not PASS are named (these two MARGINAL against the seed's band; an UNSTABLE one the same way)
+    assert f"WARNING vlab-msc run {IDS[0]}: usb.msc.read[bs=1M] was MARGINAL: " in out
     diff = (lab / "reports" / "calibrate-vlab-msc.diff").read_text()
     assert diff.startswith("--- a/boards.yaml\n+++ b/boards.yaml\n")
     changed = [line for line in diff.splitlines()[2:] if line[:1] in "+-"]
@@ -121,3 +124,17 @@ def test_a_share_whose_max_would_reach_100_percent_gets_no_band_and_a_lower_one_
     assert propose(busy, None, None) is None
     light = Figures("usb.msc.read.cpu_busiest", {"bs": "1M"}, "%", Direction.LOWER, [5.8, 3.2], [0.5])
     assert propose(light, None, None).band == Band(None, 17.4)
+
+
+def test_a_run_given_twice_is_refused_and_an_absolute_inventory_path_makes_a_diff_git_applies(lab, capsys):
+    with pytest.raises(SystemExit) as exited:
+        calibrate(["--from-runs", IDS[0], IDS[0]])
+    assert exited.value.code == 2 and f"--from-runs names {IDS[0]} twice" in capsys.readouterr().err
+    assert calibrate(["--from-runs", *IDS, "--boards", str(lab / "boards.yaml")]) == 0
+    diff = (lab / "reports" / "calibrate-vlab-msc.diff").read_text()
+    assert diff.startswith("--- a/boards.yaml\n+++ b/boards.yaml\n"), diff[:200]
+    subprocess.run(["git", "init", "-q"], cwd=lab, check=True)
+    applied = subprocess.run(
+        ["git", "apply", "--check", "reports/calibrate-vlab-msc.diff"], cwd=lab, text=True, capture_output=True
+    )
+    assert applied.returncode == 0, applied.stderr
