@@ -3,6 +3,7 @@ overwrites a lab's files. tests/distribution/test_wheel.py runs it from an insta
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from hil import __version__
 from hil.inventory.loader import load_inventory
 from hil.labrepo import make
 from tests.pipeline.jenkinsfile import Jenkinsfile
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_init_makes_a_lab_repository_that_validates_and_pins_this_hil(tmp_path):
@@ -27,8 +30,26 @@ def test_init_makes_a_lab_repository_that_validates_and_pins_this_hil(tmp_path):
     inventory = load_inventory(lab / "boards.yaml")
     assert set(inventory.boards) == {"vlab-msc", "my-board"}
     assert "seed 000" in inventory.boards["my-board"].config.metrics["usb.msc.read"].source
-    assert f"hil=={__version__}\n" in (lab / "requirements.txt").read_text()
-    assert "@HIL_VERSION@" not in (lab / "README.md").read_text() + (lab / "requirements.txt").read_text()
+    # From a checkout, no wheel: its line has no hash, which pip refuses (it prints the hash once the file is there);
+    # installed from a wheel, tests/distribution/test_wheel.py checks the wheel copied and its hash.
+    requirements = (lab / "requirements.txt").read_text()
+    assert f"\n./wheels/hil-{__version__}-py3-none-any.whl\n" in requirements and "\nhil==" not in requirements
+    assert "NOTE: this hil was not installed from a wheel" in done.stdout
+    # every package hil needs, pinned with hashes (the run lock): pip's hash-checking mode takes nothing else
+    lock = (REPO / "requirements-run.lock").read_text()
+    assert requirements.endswith(lock) and "--hash=sha256:" in lock
+    assert "@HIL_VERSION@" not in (lab / "README.md").read_text() + requirements
+
+
+def test_init_copies_the_wheel_it_is_given_and_pins_its_hash(tmp_path):
+    content = b"a wheel's bytes"
+    wheel = tmp_path / f"hil-{__version__}-py3-none-any.whl"
+    wheel.write_bytes(content)
+    written = make(tmp_path / "lab", wheel)
+    assert tmp_path / "lab" / "wheels" / wheel.name in written
+    assert (tmp_path / "lab" / "wheels" / wheel.name).read_bytes() == content
+    line = f"./wheels/{wheel.name} --hash=sha256:{hashlib.sha256(content).hexdigest()}\n"
+    assert line in (tmp_path / "lab" / "requirements.txt").read_text()
 
 
 def test_init_never_overwrites_a_lab_file(tmp_path):

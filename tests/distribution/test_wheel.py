@@ -5,6 +5,7 @@ environment the inventory takes from the installed package, `env: hil:vlab/env.y
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -36,6 +37,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     wheels = list((work / "dist").glob("hil-*.whl"))
     assert len(wheels) == 1, wheels
+    release = work / "release"  # where a lab keeps the release's wheel it installed (hil init copies it from there)
+    release.mkdir()
+    wheels = [Path(shutil.move(wheels[0], release))]
     venv = work / "venv"
     assert _run(["/usr/bin/python3", "-m", "venv", str(venv)]).returncode == 0
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
@@ -109,3 +113,17 @@ def test_a_lab_made_by_hil_init_runs_the_stock_suite_and_its_own_case(installed,
     assert plugins and not any(name in plugins[0] for name in ("hypothesis", "postgresql")), plugins
     assert "PytestAssertRewriteWarning" not in said, said[-3000:]
     assert str(REPO) not in (reports / "results.json").read_text()  # nothing came from the checkout
+    # The lab installs this hil from its wheel, copied into wheels/, every file checked by its SHA-256 (a bare
+    # `hil==0.1.0` installed whatever an index serves as hil); pip takes the file as written, and refuses another.
+    (wheel,) = (lab / "wheels").glob("hil-*.whl")
+    sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    requirements = (lab / "requirements.txt").read_text()
+    assert f"\n./wheels/{wheel.name} --hash=sha256:{sha256}\n" in requirements and "\nhil==" not in requirements
+    # hil's line alone (the lock's lines installed this venv, --require-hashes, in the fixture)
+    (lab / "hil-line.txt").write_text(next(line for line in requirements.splitlines() if line.startswith("./wheels/")))
+    pip = [str(installed / "bin" / "python"), "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-deps"]
+    taken = _run([*pip, "-r", "hil-line.txt"], cwd=lab)
+    assert taken.returncode == 0 and "Would install hil-" in taken.stdout, taken.stdout[-3000:] + taken.stderr[-3000:]
+    wheel.write_bytes(wheel.read_bytes() + b"\0")  # another file under its name
+    refused = _run([*pip, "-r", "hil-line.txt"], cwd=lab)
+    assert refused.returncode != 0 and "DO NOT MATCH THE HASHES" in refused.stderr, refused.stderr[-3000:]
