@@ -27,6 +27,7 @@ from hil.verdict.measurement import Measurement, Quantity
 PROGRAM = "v4l2_fps"
 FORMATS = ("yuyv", "mjpeg", "h264")
 MIN_FRAMES = 2
+MIN_COMPRESSED_FRAME = 4  # bytes: a frame's markers, which v4l2_fps.c checks
 # The fastest bus a camera streams over (USB4, 40 Gbit/s): frames' bytes faster than this are no frames.
 LINK_CEILING_BYTES_PER_S = 40e9 / 8
 _LINE = re.compile(
@@ -85,6 +86,11 @@ def parse(text: str, *, fmt: str, width: int, height: int, frames: int) -> Frame
         raise ParseError(f"{PROGRAM}: more corrupt frames than frames: {lines[-1]!r}", raw_output=text)
     if fmt == "yuyv" and ints["corrupt"] == 0 and ints["bytes"] != ints["frames"] * width * height * 2:
         raise ParseError(f"{PROGRAM}: {ints['bytes']} bytes are not {frames} whole YUYV frames", raw_output=text)
+    # A compressed frame the program did not call corrupt holds its start and end markers (MJPEG's SOI and EOI,
+    # H.264's start code): 4 bytes at least (v4l2_fps.c corrupt_frame).
+    if fmt != "yuyv" and ints["bytes"] < MIN_COMPRESSED_FRAME * (ints["frames"] - ints["corrupt"]):
+        whole = ints["frames"] - ints["corrupt"]
+        raise ParseError(f"{PROGRAM}: {ints['bytes']} bytes cannot hold {whole} whole {fmt} frames", raw_output=text)
     span_s = ints["span_us"] / 1e6
     fps = (ints["frames"] - 1) / span_s
     printed = ascii_float(m["fps"], "fps", text)

@@ -4,6 +4,7 @@ against hil's GadgetFS bulk camera through dummy_hcd (the gadgetfs-* captures, w
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -170,3 +171,15 @@ def test_the_counter_check_is_asked_for_on_the_command_line():
         " 10 counter"
     )
     assert v4l2_fps.command("/dev/video0", "yuyv", 640, 480, frames=300, timeout_s=10).endswith(" 10")
+
+
+def test_compressed_frames_of_no_bytes_are_no_frame_rate():
+    """An MJPEG stream whose frames carry 0 bytes read as 30 fps before (issue 40): the real YUYV run's line,
+    relabelled MJPEG, with bytes=0, and with the 4 bytes a frame's markers take at least."""
+    text = _read("vivid-yuyv-640x480").replace("format=yuyv", "format=mjpeg")
+    frames = int(_fields(text)["frames"])
+    asked = {**ASKED, "fmt": "mjpeg"}
+    with pytest.raises(ParseError, match=f"0 bytes cannot hold {frames} whole mjpeg frames"):
+        v4l2_fps.parse(re.sub(r"bytes=[0-9]+", "bytes=0", text), **asked)
+    rate = v4l2_fps.parse(re.sub(r"bytes=[0-9]+", f"bytes={4 * frames}", text), **asked)
+    assert rate.bytes == 4 * frames
