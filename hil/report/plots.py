@@ -199,11 +199,11 @@ def result_plot(result: MetricResult) -> bytes | None:
         )
         ax.axhline(stats.median, color=_CI_COLOR, lw=1.5, label=f"median {fmt_num(stats.median)}", zorder=2)
     for value, label, color, style in shown:
-        ax.axhline(value, color=color, lw=1.2, ls=style, label=label, zorder=2)
+        ax.axhline(value, color=color, lw=1.2, ls=style, label=_literal(label), zorder=2)
 
     _draw_samples(ax, values, warmup, stats, ceiling if ceiling is not None and result.ceiling.enforced else None)
     if off_scale:
-        ax.plot([], [], " ", label="off scale: " + ", ".join(off_scale))
+        ax.plot([], [], " ", label=_literal("off scale: " + ", ".join(off_scale)))
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("sample", fontsize=8)
@@ -221,10 +221,10 @@ def _finish(fig: Figure, ax: Axes, limits: tuple[float, float], ylabel: str, tit
 
 def _dress(ax: Axes, limits: tuple[float, float], ylabel: str, title: str, color: str) -> None:
     ax.set_ylim(*limits)
-    ax.set_ylabel(ylabel, fontsize=8)
+    ax.set_ylabel(_literal(ylabel), fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", lw=0.3, alpha=0.6)
-    ax.set_title(title, fontsize=9, color=color, loc="left")
+    ax.set_title(_literal(title), fontsize=9, color=color, loc="left")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
 
 
@@ -239,6 +239,12 @@ class TrendPoint:
     band: Band | None  # None: informative
     verdict: Verdict
     build: str | None = None  # the build the run measured (hil.build), when it was given one
+
+
+def _literal(text: str) -> str:
+    """A name as matplotlib shows it verbatim: a $ would start mathtext (`$x^{$` in a build name stopped the
+    whole trend page with a ParseSyntaxException)."""
+    return text.replace("$", r"\$")
 
 
 def short(label: str, width: int = 24) -> str:
@@ -262,7 +268,7 @@ def _mark_steps(ax: Axes, points: Sequence[TrendPoint], steps: Sequence[Step]) -
         ax.axvline(step.index - 0.5, color=_STEP_COLOR, ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
         after = points[step.index]
         ax.annotate(
-            f"{short(after.build or after.label)} {fmt_pct(step.change, signed=True)}",
+            _literal(f"{short(after.build or after.label)} {fmt_pct(step.change, signed=True)}"),
             (step.index - 0.5, 1.0),
             xycoords=("data", "axes fraction"),
             xytext=(3, -3),
@@ -327,7 +333,7 @@ def trend_figure(
     _mark_steps(ax, points, steps)
     every = max(1, len(points) // 10)  # at most ~10 labels stay legible
     ticks = x[::every]
-    names = [short(points[i].build or points[i].label) for i in ticks]
+    names = [_literal(short(points[i].build or points[i].label)) for i in ticks]
     ax.set_xticks(ticks, names, rotation=30, ha="right", fontsize=7)
     ax.set_xlim(-0.5, len(points) - 0.5)
     _dress(ax, limits, f"median {unit}  ({better(direction)})", title, "black")

@@ -64,3 +64,16 @@ def test_the_trend_plot_names_the_builds_and_the_step():
     short = "rc1-" + "x" * 19 + "…"
     assert {label.get_text() for label in ax.get_xticklabels()} == {"rc0", short}  # the x axis names the builds
     assert [text.get_text() for text in ax.texts] == [f"{short} -25.1%"]  # the step: the build after it, its change
+
+
+def test_a_dollar_in_a_name_is_text_not_mathtext():
+    """`$x^{$` in a build or board name stopped the whole trend page (matplotlib's mathtext, issue 40)."""
+    medians = [40.1, 40.6, 39.8, 40.3, 30.2, 30.0, 30.4, 29.9]
+    builds = ["$x^{$ rc0"] * 4 + ["$\\frac{$"] * 4
+    points = [
+        TrendPoint(f"2025-11-0{i + 1} 10:00", m, m - 0.3, m + 0.3, Band(35.0, None), Verdict.PASS, build)
+        for i, (m, build) in enumerate(zip(medians, builds, strict=True))
+    ]
+    (step,) = find_steps(medians)
+    assert imread(io.BytesIO(trend_plot(points, "MB/s", "$y_{$  usb.msc.read", steps=[step]))).shape[0] > 0
+    assert imread(io.BytesIO(result_plot(example_result(board="$\\sqrt{$")))).shape[0] > 0
