@@ -330,6 +330,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil calibrate") -> i
         parser.error("--runs needs --board and at least 2 runs: a spread needs two")
     if args.from_runs is not None and len(args.from_runs) < 2:
         parser.error("--from-runs needs at least 2 runs: a spread needs two")
+    if not (0 < args.min_factor <= 1 <= args.max_factor < math.inf):  # false for nan too
+        parser.error(f"--min-factor {args.min_factor} and --max-factor {args.max_factor}: 0 < min <= 1 <= max")
     twice = sorted({run_id for run_id in args.from_runs or () if args.from_runs.count(run_id) > 1})
     if twice:
         parser.error(f"--from-runs names {', '.join(twice)} twice: a spread needs runs of their own")

@@ -13,14 +13,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import uvicorn
-from sqlalchemy.engine import make_url
 
 from hil.dashboard.app import create_app
 from hil.db.cli import add_options, connect
-from hil.db.engine import DatabaseError, resolve_url
+from hil.db.engine import DatabaseError
 from hil.report.exitcodes import HilExit
 
 DEFAULT_PORT = 8030
@@ -32,13 +30,10 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil serve") -> int:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default: {DEFAULT_PORT}")
     args = parser.parse_args(argv)
-    url = make_url(resolve_url(args.hil_db, args.hil_reports))
-    if url.get_backend_name() == "sqlite" and url.database and not Path(url.database).is_file():
-        # Opening would create an empty file (and its folder): a dashboard only reads.
-        print(f"{prog}: no results database at {url.database}: no run stored yet (or give --hil-db)", file=sys.stderr)
-        return HilExit.USAGE_ERROR
+    if not 0 < args.port < 65536:
+        parser.error(f"--port {args.port}: a TCP port is 1 to 65535")
     try:
-        engine = connect(args, create=False)
+        engine = connect(args, create=False)  # a dashboard only reads: no empty database left behind
     except DatabaseError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return HilExit.USAGE_ERROR

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hil.report.files import dumps
+from hil.report.files import dumps, read_bytes
 from hil.report.store import RunInfo
 from hil.verdict.result import MetricResult
 
@@ -47,7 +47,10 @@ class Spool:
         database = None
         results: dict[int, MetricResult] = {}
         finished = None
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        try:  # a regular file of bounded size: a FIFO named *.jsonl hung push, /dev/zero filled the memory
+            lines = read_bytes(self.path).decode("utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SpoolError(f"{self.path}: {exc}" if str(self.path) not in str(exc) else str(exc)) from None
         for number, line in enumerate(lines, 1):
             try:
                 record = json.loads(line)

@@ -130,6 +130,10 @@ def test_a_run_given_twice_is_refused_and_an_absolute_inventory_path_makes_a_dif
     with pytest.raises(SystemExit) as exited:
         calibrate(["--from-runs", IDS[0], IDS[0]])
     assert exited.value.code == 2 and f"--from-runs names {IDS[0]} twice" in capsys.readouterr().err
+    for factors in (["--min-factor", "nan"], ["--max-factor", "inf"], ["--min-factor", "2"]):
+        with pytest.raises(SystemExit) as exited:
+            calibrate(["--from-runs", *IDS, *factors])
+        assert exited.value.code == 2 and "0 < min <= 1 <= max" in capsys.readouterr().err
     assert calibrate(["--from-runs", *IDS, "--boards", str(lab / "boards.yaml")]) == 0
     diff = (lab / "reports" / "calibrate-vlab-msc.diff").read_text()
     assert diff.startswith("--- a/boards.yaml\n+++ b/boards.yaml\n"), diff[:200]

@@ -82,5 +82,5 @@ def test_no_database_yet_is_a_usage_error_that_creates_nothing(tmp_path, capsys)
 
     reports = tmp_path / "reports"
     assert main(["--hil-reports", str(reports)]) == 4
-    assert f"no results database at {reports / 'hil.db'}" in capsys.readouterr().err
+    assert f"SQLite file {reports / 'hil.db'}: no such file: no run is stored there" in capsys.readouterr().err
     assert not reports.exists()  # a dashboard only reads: no empty database left behind

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -153,3 +154,23 @@ def test_a_spool_under_a_complete_stored_runs_id_is_delivered_once_or_refused(db
     (stored,) = history(engine, samples=True)
     assert stored.run.build["name"] == "ref" and stored.results[0].values == [40.0, 41.0]
     engine.dispose()
+
+
+def test_a_spool_that_is_no_regular_file_is_named_and_the_others_pushed(tmp_path, capsys):
+    """A FIFO named *.jsonl hung `hil db push`, a symlink to /dev/zero was a MemoryError (issue 40)."""
+    url = f"sqlite:///{tmp_path / 'hil.db'}"
+    open_db(url).dispose()
+    spool_dir = tmp_path / "db-spool"
+    spool_dir.mkdir()
+    os.mkfifo(spool_dir / "a-fifo.jsonl")
+    (spool_dir / "b-zero.jsonl").symlink_to("/dev/zero")
+    good = _run("ref")
+    spool = Spool(spool_dir / f"{good.id}.jsonl")
+    spool.append({"run": good.to_dict(), "database": f"SQLite file {tmp_path / 'hil.db'}"})
+    spool.append({"ordinal": 0, "result": example_result(values=[40.0, 41.0]).to_dict()})
+    spool.append({"finish": good.to_dict(), "result_count": 1})
+    assert db(["--hil-db", url, "--hil-reports", str(tmp_path), "push"]) == 1
+    said = capsys.readouterr()
+    assert "a-fifo.jsonl: a device, FIFO or socket, not a regular file" in said.err
+    assert "b-zero.jsonl: a device, FIFO or socket, not a regular file" in said.err
+    assert f"pushed run {good.id}" in said.out and not spool.path.exists()
