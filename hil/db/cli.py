@@ -25,7 +25,7 @@ from hil.db.convert import with_added_params
 from hil.db.engine import DatabaseError, describe, engine_for, open_chosen, resolve_url
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
-from hil.db.write import check_run_id, push, write_run
+from hil.db.write import check_figures, check_run_id, push, write_run
 from hil.report.exitcodes import HilExit
 from hil.report.files import atomic_write_text, dumps
 from hil.report.store import SCHEMA, ResultsFileError, load_run
@@ -76,8 +76,10 @@ def _import(args: argparse.Namespace) -> int:
             skipped += 1
             continue
         try:
-            written = write_run(engine, stored.run, [with_added_params(result) for result in stored.results])
-        except DatabaseError as exc:  # a stored run of that id, or an id that is none
+            results = [with_added_params(result) for result in stored.results]
+            check_figures(results)  # a file's figures say what they claim, or nothing of it is stored
+            written = write_run(engine, stored.run, results)
+        except DatabaseError as exc:  # a stored run of that id, an id that is none, figures that contradict
             print(f"hil db import: skipped {path}: {exc}", file=sys.stderr)
             skipped += 1
             continue

@@ -12,7 +12,9 @@ result) and appends what it could not deliver to the run's spool file; `hil db p
 
 from __future__ import annotations
 
+import math
 import re
+import statistics
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from hil.db.read import runs_by_id
 from hil.db.schema import Result, Run, SampleRow
 from hil.db.spool import Spool
 from hil.report.store import RunInfo
-from hil.verdict.result import MetricResult, metric_key
+from hil.verdict.result import MetricResult, Verdict, metric_key
 
 
 def insert_into(connection: Connection, table: Any) -> Insert:
@@ -113,6 +115,30 @@ def _same_as_stored(engine: Engine, info: RunInfo, results: list[MetricResult], 
     )
 
 
+def check_figures(results: Iterable[MetricResult], where: str = "") -> None:
+    """A run from a file (import, push) is stored only when its figures say what it claims: samples finite, the
+    summary the one its samples give (n, median), a PASS with its median in its band and its samples under an
+    enforced ceiling; else DatabaseError naming the result (a file could claim PASS for 1e308 MB/s)."""
+    for result in results:
+        key = f"{where}{result.board} {metric_key(result.metric, result.params)}"
+        values = result.values
+        if not all(math.isfinite(value) for value in [*values, *(s.value for s in result.warmup)]):
+            raise DatabaseError(f"{key}: a sample that is no finite number")
+        stats = result.stats
+        if stats is not None and (
+            stats.n != len(values) or not math.isclose(stats.median, statistics.median(values), rel_tol=1e-9)
+        ):
+            raise DatabaseError(f"{key}: its summary (n {stats.n}, median {stats.median}) is not its samples'")
+        if result.verdict is not Verdict.PASS:
+            continue
+        band, median = result.band, statistics.median(values) if values else None
+        if band is not None and (median is None or not band.contains(median)):
+            raise DatabaseError(f"{key}: PASS, but its median {median} lies outside its band {band.describe()}")
+        ceiling = result.ceiling_in_unit() if result.ceiling is not None and result.ceiling.enforced else None
+        if ceiling is not None and values and max(values) > ceiling:
+            raise DatabaseError(f"{key}: PASS, but a sample {max(values):g} is above its ceiling {ceiling:g}")
+
+
 def write_run(engine: Engine, info: RunInfo, results: list[MetricResult]) -> bool:
     """A whole run at once (import): the run, every result, then complete. A stored run is never changed: the
     same run again writes nothing (False); another one under a stored id is refused (StoredRunConflict)."""
@@ -184,6 +210,7 @@ def push(engine: Engine, spool_path: Path) -> RunInfo:
         )
     results = {ordinal: convert.with_added_params(result) for ordinal, result in spooled.items()}  # an earlier hil's
     check_run_id(info.id)
+    check_figures(results.values(), f"{spool_path}: ")
     try:
         # Delivered before, complete: the same run again (nothing to write), or another one under its id.
         ordered = [results[ordinal] for ordinal in sorted(results)]

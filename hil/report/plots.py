@@ -21,7 +21,6 @@ from hil.report.summary import VERDICT_COLORS, fmt_num, fmt_pct, key_of
 from hil.verdict.changepoint import Step
 from hil.verdict.result import MetricResult, SampleStats, Verdict
 from hil.verdict.spec import Band, Direction
-from hil.verdict.units import convert, convertible
 
 FIGSIZE = (6.0, 3.0)
 DPI = 90
@@ -73,14 +72,6 @@ class View:
 def better(direction: Direction) -> str:
     """Which way is better, for an axis label: throughput up, latency down."""
     return "↑ better" if direction is Direction.HIGHER else "↓ better"
-
-
-def ceiling_in_unit(result: MetricResult) -> float | None:
-    """The result's ceiling in the result's unit (a MB/s bus ceiling on an Mbit/s metric), or None."""
-    ceiling = result.ceiling
-    if ceiling is None or not convertible(ceiling.unit, result.unit):
-        return None
-    return convert(ceiling.value, ceiling.unit, result.unit)
 
 
 def _shade_band(ax: Axes, band: Band, limits: tuple[float, float], label: str) -> None:
@@ -180,7 +171,7 @@ def result_plot(result: MetricResult) -> bytes | None:
         return None
     stats = result.stats
     unit = result.unit
-    ceiling = ceiling_in_unit(result)
+    ceiling = result.ceiling_in_unit()
     limits, shown, off_scale = _scale(result, ceiling)
 
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")

@@ -15,6 +15,7 @@ from pydantic import WithJsonSchema
 from hil.facts import Facts
 from hil.verdict.measurement import Observed
 from hil.verdict.spec import Band, Ceiling, Direction, MetricSpec
+from hil.verdict.units import convert, convertible
 
 
 class Verdict(StrEnum):
@@ -147,6 +148,13 @@ class MetricResult:
     @property
     def values(self) -> list[float]:
         return [s.value for s in self.samples]
+
+    def ceiling_in_unit(self) -> float | None:
+        """The ceiling in the result's unit (a MB/s bus ceiling on an Mbit/s metric), or None."""
+        ceiling = self.ceiling
+        if ceiling is None or not convertible(ceiling.unit, self.unit):
+            return None
+        return convert(ceiling.value, ceiling.unit, self.unit)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

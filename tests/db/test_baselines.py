@@ -103,7 +103,11 @@ def test_import_loads_baseline_files_linking_the_runs_it_holds(db_url, tmp_path,
     history.mkdir(), files.mkdir()
     info = RunInfo.start("pytest testcases")
     info.id = "old"
-    document = {"schema": 1, "run": info.to_dict(), "results": [_result("1M", (9.0, 9.5)).to_dict()]}
+    document = {
+        "schema": 1,
+        "run": info.to_dict(),
+        "results": [_result("1M", (9.0, 9.5), verdict=Verdict.FAIL).to_dict()],
+    }
     (history / "old.json").write_text(json.dumps(document))
     _file(files / "vboard-hs.json")
     _file(files / "b_one.json", board="b/one", metrics={"m": {"unit": "MB/s", "samples": [1.0, 2.0], "median": 1.5}})

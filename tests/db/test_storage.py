@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -16,6 +17,7 @@ from hil.db.write import RunWriter, StoredRunConflict, finish_run, insert_run, p
 from hil.report.store import ResultStore, RunInfo
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
+from hil.verdict.spec import Band
 
 HOSTILE = 'x\'); DROP TABLE runs; -- <script>alert("1")</script>'
 
@@ -99,7 +101,7 @@ def test_an_import_under_a_stored_runs_id_is_refused_and_the_stored_run_is_uncha
     write_run(engine, reference, [example_result(values=[40.0, 41.0, 40.5])])
     forged = _run("cand")
     forged.id = reference.id
-    _results_file(tmp_path / "forged.json", forged, [example_result(values=[20.0, 20.5, 20.2])])
+    _results_file(tmp_path / "forged.json", forged, [example_result(Verdict.FAIL, values=[20.0, 20.5, 20.2])])
     assert db(["--hil-db", db_url, "import", str(tmp_path / "forged.json")]) == 1
     said = capsys.readouterr().err
     assert f"skipped {tmp_path / 'forged.json'}: run {reference.id} is stored already with other content" in said
@@ -138,12 +140,15 @@ def test_a_spool_under_a_complete_stored_runs_id_is_delivered_once_or_refused(db
     engine = open_db(db_url)
     reference = _run("ref")
     write_run(engine, reference, [example_result(values=[40.0, 41.0])])
-    for name, values, build in (("same", [40.0, 41.0], "ref"), ("other", [20.0, 20.5], "cand")):
+    for name, values, build, verdict in (
+        ("same", [40.0, 41.0], "ref", Verdict.PASS),
+        ("other", [20.0, 20.5], "cand", Verdict.FAIL),
+    ):
         spooled = _run(build)
         spooled.id = reference.id
         spool = Spool(tmp_path / f"{name}.jsonl")
         spool.append({"run": spooled.to_dict()})
-        spool.append({"ordinal": 0, "result": example_result(values=values).to_dict()})
+        spool.append({"ordinal": 0, "result": example_result(verdict, values=values).to_dict()})
         spool.append({"finish": spooled.to_dict(), "result_count": 1})
         if name == "same":
             assert push(engine, spool.path).id == reference.id and not spool.path.exists()  # nothing twice
@@ -174,3 +179,33 @@ def test_a_spool_that_is_no_regular_file_is_named_and_the_others_pushed(tmp_path
     assert "a-fifo.jsonl: a device, FIFO or socket, not a regular file" in said.err
     assert "b-zero.jsonl: a device, FIFO or socket, not a regular file" in said.err
     assert f"pushed run {good.id}" in said.out and not spool.path.exists()
+
+
+@pytest.mark.parametrize(
+    ("values", "said"),
+    [
+        ([20.0, 20.5, 20.2], "PASS, but its median 20.2 lies outside its band [38, 48]"),
+        ([40.0, 41.0, 60.0], "PASS, but a sample 60 is above its ceiling 53"),
+    ],
+    ids=["outside its band", "above its ceiling"],
+)
+def test_a_file_whose_figures_contradict_its_verdict_is_not_imported(db_url, tmp_path, capsys, values, said):
+    """A candidate whose samples were all 1e308 MB/s against its band, stored as PASS, imported and `hil compare`
+    said PASS (issue 40; such numbers are refused when the file is read now): a file's verdict is checked against
+    its own samples, band and ceiling, and half the reference's rate claimed as PASS is not stored."""
+    engine = open_db(db_url)
+    forged = example_result(values=values, band=Band(38.0, 48.0))
+    _results_file(tmp_path / "forged.json", _run("cand"), [forged])
+    assert db(["--hil-db", db_url, "import", str(tmp_path / "forged.json")]) == 1
+    assert said in capsys.readouterr().err and history(engine) == []
+    engine.dispose()
+
+
+def test_a_summary_that_is_not_its_samples_is_not_imported(db_url, tmp_path, capsys):
+    engine = open_db(db_url)
+    result = example_result(values=[40.0, 41.0, 42.0])
+    result.stats = dataclasses.replace(result.stats, median=45.0)
+    _results_file(tmp_path / "forged.json", _run("cand"), [result])
+    assert db(["--hil-db", db_url, "import", str(tmp_path / "forged.json")]) == 1
+    assert "its summary (n 3, median 45.0) is not its samples'" in capsys.readouterr().err
+    engine.dispose()
