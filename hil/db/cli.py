@@ -17,12 +17,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, inspect
 from sqlalchemy.exc import SQLAlchemyError
 
 from hil.db import baselines, migrate
 from hil.db.convert import with_added_params
-from hil.db.engine import DatabaseError, describe, engine_for, open_chosen, resolve_url
+from hil.db.engine import NOT_HIL, DatabaseError, describe, engine_for, open_chosen, resolve_url
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
 from hil.db.write import check_figures, check_run_id, push, write_run
@@ -50,7 +50,11 @@ def _upgrade(args: argparse.Namespace) -> int:
     engine = engine_for(url)
     try:
         before = migrate.current(engine)
+        if before is None and inspect(engine).get_table_names():  # another program's database: left as it is
+            raise DatabaseError(f"{describe(url)}: {NOT_HIL}")
         migrate.upgrade(engine)
+    except DatabaseError:
+        raise
     except Exception as exc:  # any failure of a migration: named, with the database
         raise DatabaseError(f"{describe(url)}: upgrade failed: {type(exc).__name__}: {exc}") from None
     finally:

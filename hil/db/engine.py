@@ -29,6 +29,9 @@ class DatabaseError(RuntimeError):
     """The results database cannot be opened or used; the message names it (without a password)."""
 
 
+NOT_HIL = "not a hil results database (tables, but no schema revision)"
+
+
 def resolve_url(option: str | None, reports_dir: Path) -> str:
     """The option's URL, else HIL_DB's, else the SQLite file in `reports_dir`."""
     return _named(option) or f"sqlite:///{(reports_dir / DEFAULT_FILE).resolve()}"
@@ -146,7 +149,7 @@ def _make_schema(engine: Engine, url: str | URL, revision: str | None, *, create
 
     if revision is None:
         if inspect(engine).get_table_names():
-            raise DatabaseError(f"{describe(url)}: not a hil results database (tables, but no schema revision)")
+            raise DatabaseError(f"{describe(url)}: {NOT_HIL}")
         if not create:
             raise DatabaseError(f"{describe(url)}: empty: no run is stored there")
         migrate.upgrade(engine)

@@ -102,3 +102,14 @@ def test_a_foreign_sqlite_database_is_refused(inner, pytester):
     result = inner(f"--hil-db=sqlite:///{foreign}")
     assert result.ret == 4
     result.stderr.fnmatch_lines([f"*SQLite file {foreign}: not a hil results database*"])
+
+
+def test_upgrade_leaves_another_programs_sqlite_database_alone(tmp_path, capsys):
+    """`hil db upgrade` added hil's tables into another program's SQLite file (issue 40)."""
+    foreign = tmp_path / "other.db"
+    with sqlite3.connect(foreign) as connection:
+        connection.execute("CREATE TABLE invoices (id INTEGER)")
+    assert db(["--hil-db", f"sqlite:///{foreign}", "upgrade"]) == 4
+    assert f"SQLite file {foreign}: not a hil results database" in capsys.readouterr().err
+    with sqlite3.connect(foreign) as connection:
+        assert [row[0] for row in connection.execute("SELECT name FROM sqlite_master")] == ["invoices"]
