@@ -300,12 +300,7 @@ def _propose(args: argparse.Namespace, run_ids: list[str]) -> int:
 def _diff_path(path: Path) -> str:
     """The inventory as a diff names it for `git apply` (run where hil calibrate ran): relative, never a/ + an
     absolute path (`a//work/lab/boards.yaml`, which git apply refuses)."""
-    if not path.is_absolute():
-        return path.as_posix()
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return Path(os.path.relpath(path.resolve(), Path.cwd().resolve())).as_posix()
+    return path.as_posix() if not path.is_absolute() else os.path.relpath(path.resolve(), Path.cwd().resolve())
 
 
 def not_passed(runs: list[StoredRun], board: str) -> list[str]:

@@ -49,8 +49,10 @@ class Spool:
         finished = None
         try:  # a regular file of bounded size: a FIFO named *.jsonl hung push, /dev/zero filled the memory
             lines = read_bytes(self.path).decode("utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SpoolError(f"{self.path}: {exc}" if str(self.path) not in str(exc) else str(exc)) from None
+        except OSError as exc:  # hil.report.files names the path
+            raise SpoolError(str(exc)) from None
+        except UnicodeDecodeError as exc:
+            raise SpoolError(f"{self.path}: not UTF-8: {exc}") from None
         for number, line in enumerate(lines, 1):
             try:
                 record = json.loads(line)

@@ -124,14 +124,15 @@ def check_figures(results: Iterable[MetricResult], where: str = "") -> None:
         values = result.values
         if not all(math.isfinite(value) for value in [*values, *(s.value for s in result.warmup)]):
             raise DatabaseError(f"{key}: a sample that is no finite number")
+        median = statistics.median(values) if values else None
         stats = result.stats
         if stats is not None and (
-            stats.n != len(values) or not math.isclose(stats.median, statistics.median(values), rel_tol=1e-9)
+            stats.n != len(values) or median is None or not math.isclose(stats.median, median, rel_tol=1e-9)
         ):
             raise DatabaseError(f"{key}: its summary (n {stats.n}, median {stats.median}) is not its samples'")
         if result.verdict is not Verdict.PASS:
             continue
-        band, median = result.band, statistics.median(values) if values else None
+        band = result.band
         if band is not None and (median is None or not band.contains(median)):
             raise DatabaseError(f"{key}: PASS, but its median {median} lies outside its band {band.describe()}")
         ceiling = result.ceiling_in_unit() if result.ceiling is not None and result.ceiling.enforced else None

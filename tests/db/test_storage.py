@@ -208,4 +208,9 @@ def test_a_summary_that_is_not_its_samples_is_not_imported(db_url, tmp_path, cap
     _results_file(tmp_path / "forged.json", _run("cand"), [result])
     assert db(["--hil-db", db_url, "import", str(tmp_path / "forged.json")]) == 1
     assert "its summary (n 3, median 45.0) is not its samples'" in capsys.readouterr().err
+    bare = example_result(values=[])  # a summary with no samples under it at all
+    bare.stats = result.stats
+    _results_file(tmp_path / "bare.json", _run("cand"), [bare])
+    assert db(["--hil-db", db_url, "import", str(tmp_path / "bare.json")]) == 1
+    assert "its summary (n 3, median 45.0) is not its samples'" in capsys.readouterr().err
     engine.dispose()
