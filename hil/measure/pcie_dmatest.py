@@ -126,12 +126,20 @@ def parse_pcitest(text: str) -> dict[tuple[str, int], bool]:
     return results
 
 
-def after_marker(log: str, marker: str) -> str:
-    """The kernel log written after `marker` (hil writes one to /dev/kmsg before each run)."""
+def after_marker(log: str, marker: str, summary: str | None = None) -> str:
+    """The kernel log written after `marker` (hil writes one to /dev/kmsg before each run); with `summary`, a
+    ParseError unless exactly one line of it holds that text: one run logs one summary, so a second is another
+    run's, and none means the run's own line was cut (the parsers would take an earlier one as this run's)."""
     index = log.rfind(marker)
     if index < 0:
         raise MeasurementError(f"the kernel log lost hil's marker {marker!r} (ring buffer overrun?)", raw_output=log)
-    return log[index + len(marker) :]
+    after = log[index + len(marker) :]
+    if summary is not None:
+        count = sum(summary in line for line in after.split("\n"))
+        if count != 1:
+            found = f"the kernel log holds {count} lines with {summary!r} after hil's marker"
+            raise ParseError(f"{found}, not the run's one", raw_output=after)
+    return after
 
 
 def _mark(role: Role) -> str:
@@ -170,7 +178,7 @@ def run_dw_dmatest(
         shell.all_of(dw_dmatest_commands(size=size, loops=loops, direction=direction, is_rc=is_rc)), timeout=timeout
     )
     duration = time.time() - started
-    log = after_marker(role.run("dmesg", timeout=60), marker)
+    log = after_marker(role.run("dmesg", timeout=60), marker, "pcie dma ")
     rate = parse_dw_dmatest(log)
     if rate.direction != direction or rate.bytes != size * loops:
         raise ParseError(f"pcie-dw-dmatest logged a {rate.direction} of {rate.bytes} B, not this run's", log)
@@ -190,7 +198,7 @@ def run_epf_test(
     op = "READ" if direction == "read" else "WRITE"
     if exitcode != 0 or not parse_pcitest(output).get((op, size), False):
         raise MeasurementError(f"pcitest {op} of {size} B did not pass (exit {exitcode})", raw_output=output)
-    log = after_marker(ep.run("dmesg", timeout=60), marker)
+    log = after_marker(ep.run("dmesg", timeout=60), marker, " => Size: ")
     rate = parse_epf_test(log)
     if rate.direction != direction or rate.bytes != size:
         raise ParseError(f"pci-epf-test logged a {rate.direction} of {rate.bytes} B, not this run's", log)

@@ -115,6 +115,8 @@ def parse(output: str, *, device: str, state: str) -> SystemResume:
             "resume was skipped or it was not on the bus",
             raw_output=output,
         )
+    if len(found) > 1:  # one cycle resumes a device once: a second line is another cycle's, or not the kernel's
+        raise ParseError(f"system resume: {len(found)} usb_dev_resume lines of {device} in one cycle", output)
     line = found[0]
     if line["ret"] != "0":
         raise ParseError(f"system resume: {device} failed to resume (returned {line['ret']})", raw_output=output)

@@ -163,6 +163,20 @@ def test_a_log_without_the_marker_is_a_measurement_error():
     assert pcie_dmatest.after_marker("old\nhil-pcie-dma-1\nnew\n", "hil-pcie-dma-1") == "\nnew\n"
 
 
+def test_a_run_log_holds_exactly_its_one_summary():
+    """A run's last line cut before its text ("pcie d") would hand the parser an earlier run's summary: the
+    runner asks for exactly one after its marker."""
+    first = EP_LOG.splitlines()[-2]  # pci-epf-test's READ of 1024000 B with DMA, as logged on an RK3588
+    whole = f"hil-pcie-dma-1\n{first}\n"
+    one = pcie_dmatest.after_marker(whole, "hil-pcie-dma-1", " => Size: ")
+    assert pcie_dmatest.parse_epf_test(one).bytes == 1024000
+    cut = f"{first}\nhil-pcie-dma-2\npci_epf_test pci_epf_test.0: READ =\n"
+    assert pcie_dmatest.parse_epf_test(cut).bytes == 1024000  # the parser alone takes the earlier line
+    for log in (cut, f"hil-pcie-dma-2\n{first}\n{first}\n"):
+        with pytest.raises(ParseError, match="lines with ' => Size: ' after hil's marker"):
+            pcie_dmatest.after_marker(log, "hil-pcie-dma-2", " => Size: ")
+
+
 # The driver's failure messages (pcie-dw-dmatest.c / pcie-dw-rockchip.c): dev_err "%s, write abort\n",
 # "%s, read abort %x\n", "%s timed out\n", "%s interrupted\n"; the loop logs its rate after them anyway.
 DW_FAILURES = [

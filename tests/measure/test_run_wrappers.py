@@ -206,5 +206,7 @@ def test_a_capture_that_really_failed_is_an_error(wrapper, capture):
         call(board, capture.command)
     if isinstance(caught.value, ValueError):  # a request hil refuses to send (1 frame, a 16-bit access)
         assert board.commands == []
+    elif len(board.commands) == 2:  # usb_resume.run asks a device that did not suspend once more: both answers
+        assert caught.value.raw_output.startswith(capture.text) and caught.value.raw_output.endswith(capture.text)
     else:
         assert caught.value.raw_output == capture.text

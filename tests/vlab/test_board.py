@@ -10,11 +10,13 @@ import time
 import pytest
 
 from hil.errors import BoardTimeout, LabError
-from hil.lab.board import shell
+from hil.lab.board import bound, shell
 from hil.lab.board.role import Role
 from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.gadget import CONFIGFS, Gadget, MassStorage
 from hil.lab.usb_host import usbhost
+from hil.measure import usb_resume
+from hil.verdict.errors import ParseError
 from hil.vlab import ENV_FILE
 
 UDC = "dummy_udc.0"
@@ -156,3 +158,28 @@ def test_back_to_back_power_cycles_each_wait_for_a_real_boot(vboard):
     assert strategy.boot_times_s[-1] > 3.0, f"'booted' in {strategy.boot_times_s[-1]:.2f} s: a stale prompt"
     uptime = float(vboard.run("cut -d' ' -f1 /proc/uptime").strip())
     assert uptime >= 1.0, "the shell that answered belongs to a kernel that has just started"
+
+
+def test_a_device_that_never_suspends_is_named_by_the_resume_script_inside_a_samples_bound(vboard):
+    """The USB resume script waits for the runtime suspend by the board's clock: a device that stays awake gets
+    a second command and is then named (exit 4), inside a sample's 20 s bound that the waits extend, not a
+    BoardTimeout and a power cycle. Counted polls took 40.2 s for a 30 s wait here (real clock, idle PC)."""
+    fake = "/tmp/hil-awake-device"
+    vboard.run(
+        shell.all_of(
+            [shell.cmd("mkdir", "-p", f"{fake}/power")]
+            + [shell.write(f"{fake}/power/{name}", value) for name, value in
+               (("control", "on"), ("runtime_status", "active"), ("runtime_active_kids", "1"))]
+        ),
+        timeout=30,
+    )  # fmt: skip
+    started = time.monotonic()
+    with bound.bounded(20, "a sample"), pytest.raises(ParseError, match="exited 4") as refused:
+        usb_resume.run(vboard, fake, autosuspend_ms=100)
+    took = time.monotonic() - started
+    assert 2 * usb_resume.SUSPEND_WAIT_S <= took < 2 * usb_resume.SUSPEND_WAIT_S + 20, took
+    raw = refused.value.raw_output
+    assert raw.count(f"{fake} did not runtime-suspend within 30 s:") == 2
+    assert "--- the device did not suspend: a second command ---" in raw
+    assert f"{fake}/power/runtime_status:active" in raw
+    assert vboard.run(shell.cmd("cat", f"{fake}/power/control"), timeout=30).strip() == "on"  # put back

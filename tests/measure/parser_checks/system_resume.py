@@ -65,6 +65,18 @@ RESUME: dict[str, Edit] = {
         ),
         asked,
     ),
+    # A second line for the device, dated inside the suspend (12 us): one cycle resumes a device once, so
+    # either could be the figure.
+    "a second device line inside the suspend": lambda text, asked: (
+        re.sub(
+            r"^((\[ *[0-9.]+\]) PM: suspend entry.*\n)",
+            rf"\g<1>\g<2> usb {asked['device']}: PM: usb_dev_resume+0x0/0x10 [usbcore] returned 0 after 12 usecs\n",
+            text,
+            count=1,
+            flags=re.M,
+        ),
+        asked,
+    ),
     "two suspend entries": lambda text, asked: (
         re.sub(r"^(.*PM: suspend entry.*\n)", r"\1\1", text, flags=re.M),
         asked,

@@ -59,6 +59,8 @@ def _lost_inside(text: str, asked: dict[str, Any]) -> tuple[str, dict[str, Any]]
 RESUME = {
     "a resume of 0 us": _returned_after(0),
     "a resume of 1 us": _returned_after(1),
+    "a resume of 2 us": _returned_after(2),
+    "a resume of 124 us": _returned_after(124),
     "lost events inside the resume": _lost_inside,
     "asynchronous": lambda text, asked: (
         re.sub(rf"(rpm_resume: {re.escape(asked['device'])} flags-)0 ", r"\g<1>1 ", text, count=1),
