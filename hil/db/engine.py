@@ -87,8 +87,9 @@ def engine_for(url: str | URL) -> Engine:
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        file = _sqlite_file(parsed)
+        if file is not None:
+            file.parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_S})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
@@ -134,9 +135,10 @@ def _schema_lock(engine: Engine) -> Iterator[None]:
     """An SQLite file's schema is made or taken forward by one process at a time (flock on `<file>.lock` beside
     it); another backend locks in its migration. Never on the database file: closing any descriptor of it drops
     every fcntl lock this process holds there, SQLite's own included, and another process then took WAL mode's
-    files away from a connection still open here ("database disk image is malformed", two runs in one folder)."""
-    database = engine.url.database
-    if engine.url.get_backend_name() != "sqlite" or not database or database == ":memory:":
+    files away from a connection still open here ("database disk image is malformed", two runs in one folder).
+    An SQLite `file:` URI is left to SQLite: its lock file was named after the URI, not beside the database."""
+    database = _sqlite_file(engine.url)
+    if database is None:
         yield
         return
     with Path(f"{database}.lock").open("ab") as file:

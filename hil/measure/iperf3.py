@@ -95,13 +95,12 @@ def _summary(document: dict[str, Any], name: str, text: str) -> dict[str, float]
 
 
 def _received_within_sent(sent: dict[str, float], received: dict[str, float], text: str) -> None:
-    """No more bytes received than sent, over about the sender's time: the receiver's interval is the same
-    test's (within 3% in every capture under tests/data/iperf3), so a far shorter one is no measurement."""
+    # Not the receiver's seconds against the sender's: on a board with QEMU's virtual clock the two ends count
+    # different clocks (a fresh root read 2.264 s received for 2.614 s sent).
     if received["bytes"] > sent["bytes"]:
         raise ParseError(
             f"iperf3: received {received['bytes']:g} bytes, more than the {sent['bytes']:g} sent", raw_output=text
         )
-    covers_asked(received["seconds"], sent["seconds"], "iperf3 sum_received against sum_sent", text)
 
 
 def _within_asked(document: dict[str, Any], received: dict[str, float], text: str) -> None:

@@ -11,6 +11,7 @@ them, with their size and confidence. Plain module: no pytest.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,8 +44,8 @@ def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
     out: dict[str, dict[str, list[TrendPoint]]] = {}
     for stored in runs:
         for result in stored.results:
-            if result.stats is None:
-                continue  # an ERROR before two samples has no median to draw
+            if result.stats is None or not math.isfinite(result.stats.median):
+                continue  # an ERROR before two samples has no median to draw, nor one stored as NaN
             stats = result.stats
             point = TrendPoint(
                 _label(stored.run.started),

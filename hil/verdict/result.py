@@ -6,6 +6,7 @@ These records are what the report layer stores and renders; `to_dict` is the JSO
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any
@@ -175,7 +176,8 @@ class MetricResult:
         data["warmup"] = [Sample.from_dict(s) for s in data.get("warmup", [])]
         data["facts"] = Facts.from_dict(data.get("facts") or {})
         if data.get("stats"):
-            data["stats"] = SampleStats(**data["stats"])
+            # results.json and the database hold NaN as null (JSON has no NaN): read back, it is NaN again.
+            data["stats"] = SampleStats(**{k: math.nan if v is None else v for k, v in data["stats"].items()})
         if data.get("ceiling"):
             data["ceiling"] = Ceiling(**data["ceiling"])
         if data.get("baseline"):

@@ -113,3 +113,13 @@ def test_upgrade_leaves_another_programs_sqlite_database_alone(tmp_path, capsys)
     assert f"SQLite file {foreign}: not a hil results database" in capsys.readouterr().err
     with sqlite3.connect(foreign) as connection:
         assert [row[0] for row in connection.execute("SELECT name FROM sqlite_master")] == ["invoices"]
+
+
+def test_an_sqlite_file_uri_opens_without_a_lock_file_named_after_the_uri(tmp_path, monkeypatch):
+    """SQLite's `file:` URI form: hil made a `file:<path>` folder in the working directory for it and its schema
+    lock; such a URI is left to SQLite (which opens the path the URI names)."""
+    monkeypatch.chdir(tmp_path)
+    engine = open_db(f"sqlite:///file:{tmp_path / 'uri.db'}?uri=true")
+    assert history(engine) == []
+    assert (tmp_path / "uri.db").exists()
+    assert not (tmp_path / "file:").exists()

@@ -83,3 +83,23 @@ def test_the_overview_and_the_plot_mark_the_build_a_metric_stepped_at(tmp_path):
     stepped = "stepped at 2025-11-04 10:00 (build rc1): 40.10 -&gt; 30.15 (-24.8%, confidence 99.98%, p 0.00017)"
     assert stepped in overview
     assert page.count("stepped at 2025-11-04 10:00 (build rc1)") == 2  # the overview, and above the plot
+
+
+def test_a_stored_nan_median_is_no_point_and_no_crash(url):
+    """An older hil stored a spooled run whose median was NaN as JSON null (import and push refuse such a file
+    now, hil.db.write.check_figures): the trend page leaves that run's point out and draws the others."""
+    from sqlalchemy import update
+
+    from hil.db.schema import Result
+
+    engine = open_db(url)
+    _run(engine, "2025-11-01T10:00:00+00:00", [example_result(Verdict.PASS)])
+    _run(engine, "2025-11-02T10:00:00+00:00", [example_result(Verdict.PASS)], run_id="20251102T100000Z-nanrun")
+    nan_run = Result.run_id == "20251102T100000Z-nanrun"
+    with engine.begin() as connection:
+        stats = connection.execute(Result.__table__.select().where(nan_run)).one().stats
+        stats.update(median=None, mean=None, ci_low=None, ci_high=None)
+        connection.execute(update(Result).where(nan_run).values(stats=stats, median=None))
+    runs = read_history(engine)
+    assert [p.label for p in series(runs)["vboard-hs"]["usb.msc.read[bs=1M]"]] == ["2025-11-01 10:00"]
+    assert render(runs).count("<h2>") == 1

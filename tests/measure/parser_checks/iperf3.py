@@ -38,19 +38,11 @@ def _received_more_than_sent(end: dict[str, Any]) -> None:
     scale(("sum_received", "bits_per_second"), factor)(end)
 
 
-def _received_in_a_moment(end: dict[str, Any]) -> None:
-    """The receiver's seconds cut 200-fold with its rate raised to match: consistent in itself, 200 times the
-    rate that was sent."""
-    scale(("sum_received", "seconds"), 1 / 200)(end)
-    scale(("sum_received", "bits_per_second"), 200)(end)
-
-
 IPERF_TCP: dict[str, Edit] = {
     "a report longer than asked": json_edit(lambda d: d["start"]["test_start"].update(duration=0.2)),
     "rate x2": _iperf(scale(("sum_received", "bits_per_second"), 2)),
     "seconds x2": _iperf(scale(("sum_received", "seconds"), 2)),
     "received more than sent": _iperf(_received_more_than_sent),
-    "received in a 200th of the sending time": _iperf(_received_in_a_moment),
     "two runs": two_runs,
 }
 
