@@ -37,8 +37,11 @@ SELECTION = {
 }
 BRANCHES = ["remote-hs", "remote-ss"]  # pairs asking for any place tagged kind=vlab: a branch each
 LAB_ADMIN = ("A shared lab: pairs on labgrid places", "**From nothing to a coordinator with two virtual places**")
-# The second build runs two cases per branch (read, then write) and is aborted once the first has a result.
+# The second build runs two cases per branch (read, then write) and is aborted once the first has a result and
+# the second has started.
 BUILD_PARAMS = {1: {}, 2: {"PYTEST_ARGS": "-k 1M"}}
+SECOND_CASE = "write"
+ABORT_INTO_CASE_S = 3  # the abort lands in the second case's set-up or sampling, not between two cases
 BRANCH_FUNCTION = "runPytest"  # the top-level function a parallel branch runs the suite in; its env: withEnv
 SELFTEST_STAGE = "Framework tests"  # the whole tests/ folder: not run from inside it
 
@@ -211,22 +214,34 @@ def _branch(line: str, workspace: Path, env: dict[str, str]) -> tuple[int, float
 
 def _aborted_branch(line: str, workspace: Path, env: dict[str, str]) -> tuple[int, float, float]:
     """One branch aborted as Jenkins aborts a step: SIGTERM to its process group once its first case has a
-    result; returns when every process of it has ended."""
+    result and its second case has started (-v names a case as it starts); returns when every process of it
+    has ended. Its console goes to console-<branch>.log beside the workspace."""
     branch = "+".join(line.split())
     (step,) = JENKINSFILE.function_steps(BRANCH_FUNCTION)
     path = workspace.parent / f"script-{os.getpid()}-{branch}.sh"
     path.write_text(str(step.args["script"]))
     path.chmod(0o755)
+    console = workspace.parent / f"console-{branch}.log"
     started = time.time()
-    process = subprocess.Popen(
-        [str(path)], cwd=workspace, env={**env, "HIL_PAIRS": line, "HIL_BRANCH": branch}, start_new_session=True
-    )
+    with console.open("wb") as out:
+        process = subprocess.Popen(
+            [str(path)],
+            cwd=workspace,
+            env={**env, "HIL_PAIRS": line, "HIL_BRANCH": branch, "PYTHONUNBUFFERED": "1"},  # the console as it is
+            start_new_session=True,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     results = workspace / "reports" / branch / "results.json"
+    second_case = f"::test_msc_throughput[bs=1M-{branch}-{SECOND_CASE}]"
     while process.poll() is None and time.time() - started < 600:
-        if results.is_file() and json.loads(results.read_text())["results"]:  # written atomically
+        # results.json is written atomically; a run that ended before its second case started would not
+        # test an abort at all (it once raced the end of the run: exit status 1, the abort too late).
+        if results.is_file() and json.loads(results.read_text())["results"] and second_case in console.read_text():
             break
         time.sleep(1)
-    assert process.poll() is None, "the branch ended before it could be aborted"
+    assert process.poll() is None, f"the branch ended before it could be aborted:\n{console.read_text()[-3000:]}"
+    time.sleep(ABORT_INTO_CASE_S)
     os.killpg(process.pid, signal.SIGTERM)
     status = process.wait()  # the shell dies at once (reaped here: a zombie would keep its group alive)
     while time.time() - started < 900:  # pytest writes its reports after the shell has died
@@ -314,7 +329,9 @@ def test_an_aborted_build_publishes_its_finished_results(builds, branch):
     read = next(props for name, props in finished.items() if "read" in name and props)
     assert read["verdict"] in ("PASS", "MARGINAL", "FAIL", "UNSTABLE")
     run = _run(second, branch)
-    assert run["run"]["exit_status"] == 2 and branches[branch][0] != 0
+    console = (second.parent / f"console-{branch}.log").read_text()
+    assert run["run"]["exit_status"] == 2, f"{run['run']}\n{console[-3000:]}"
+    assert run["run"]["aborted_by"] == "SIGTERM" and branches[branch][0] != 0
     assert [(r["metric"], len(r["samples"])) for r in run["results"]][:1] == [("usb.msc.read", 3)]
     assert "usb.msc.read[bs=1M]" in (second / "reports" / branch / "report.html").read_text()
 
