@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import math
 
-from scipy import stats as st
-
 from hil.verdict.baseline import PRIOR_RUNS, RunSpread, smallest_p
+from hil.verdict.stats import t_below
 
 ALPHA, ALPHA_RUN = 0.01, 0.05  # hil.verdict.baseline.compare's defaults, which the gate uses
 MAX_RUNS_ASKED = 50  # beyond this many reference runs the row says "more than"
@@ -32,7 +31,7 @@ def smallest_drop(
 
 
 def _beyond_runs(relative_sd: float, df: int, k: int, m: int) -> float:
-    return float(st.t.ppf(1 - ALPHA_RUN, max(df, 1))) * relative_sd * math.sqrt(1 / m + 1 / k)
+    return t_below(1 - ALPHA_RUN, max(df, 1)) * relative_sd * math.sqrt(1 / m + 1 / k)
 
 
 def runs_needed(relative_sd: float, min_effect: float, candidate_runs: int) -> int | None:

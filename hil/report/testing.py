@@ -11,7 +11,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats as st
 
 from hil.facts import Facts
 from hil.verdict.result import (
@@ -23,6 +22,7 @@ from hil.verdict.result import (
     Verdict,
 )
 from hil.verdict.spec import Band, Ceiling, Direction
+from hil.verdict.stats import t_quantile
 
 DEFAULT_VALUES = (41.2, 41.9, 40.8, 41.5, 42.0, 41.1, 41.7, 35.2)  # MB/s; the last one an outlier
 
@@ -31,7 +31,7 @@ def describe(values: list[float], confidence: float = 0.95) -> SampleStats:
     data = np.asarray(values, dtype=float)
     n = len(data)
     mean, std = float(data.mean()), float(data.std(ddof=1))
-    half = float(st.t.ppf((1 + confidence) / 2, n - 1)) * std / math.sqrt(n)
+    half = t_quantile(confidence, n - 1) * std / math.sqrt(n)
     q1, median, q3 = (float(q) for q in np.percentile(data, [25, 50, 75]))
     fence = 1.5 * (q3 - q1)
     outliers = [int(i) for i in np.flatnonzero((data < q1 - fence) | (data > q3 + fence))]

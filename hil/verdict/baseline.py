@@ -34,10 +34,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy import stats as st
 
 from hil.verdict.result import BaselineComparison, MetricResult, Verdict
 from hil.verdict.spec import Direction
+from hil.verdict.stats import t_above
 
 PRIOR_RUNS = 4  # weight, in runs, of the board's pooled run-to-run spread in a metric's own estimate
 # Without a calibration, no measurement repeats across boots better than 1%: identical runs are luck. A pair may
@@ -141,13 +141,13 @@ def compare(
     worse_by = worsening(change, direction)
     # "less": the current samples tend to be smaller than the baseline's (slower, for throughput).
     alternative = "less" if direction is Direction.HIGHER else "greater"
-    p_value = float(st.mannwhitneyu(current, pooled, alternative=alternative).pvalue)
+    p_value = _rank_p(current, pooled, alternative)
     if math.isnan(p_value):  # scipy gives NaN when every value ties: no evidence of a shift
         p_value = 1.0
     run_p = None
     if spread is not None:
         k, m = len(runs), len(current_runs)
-        run_p = float(st.t.sf(worse_by / (spread.relative_sd * math.sqrt(1 / m + 1 / k)), spread.df))
+        run_p = t_above(worse_by / (spread.relative_sd * math.sqrt(1 / m + 1 / k)), spread.df)
     significant, material = p_value < alpha, worse_by >= min_effect
     beyond_runs = run_p is None or run_p < alpha_run
     comparison = BaselineComparison(
@@ -166,6 +166,13 @@ def compare(
     )
     reason = _reason(comparison, median, len(current_runs), current.size, spread, alpha_run, material)
     return replace(comparison, reason=reason)
+
+
+def _rank_p(current: np.ndarray, pooled: np.ndarray, alternative: str) -> float:
+    """Mann-Whitney U's p-value; scipy.stats imported here, only when a baseline is compared (a second to import)."""
+    from scipy import stats as st
+
+    return float(st.mannwhitneyu(current, pooled, alternative=alternative).pvalue)
 
 
 def _reason(

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import ruptures
-from scipy import stats as st
 
 MIN_RUNS = 2  # runs on each side of a step: a t-test needs two, and one odd run is no step
 MIN_SPREAD = 0.01  # relative run-to-run noise assumed at least (hil.verdict.baseline.MIN_RUN_SPREAD)
@@ -74,4 +73,6 @@ def _judge(values: np.ndarray, candidates: list[int], position: int) -> Step:
 def _welch_p(left: np.ndarray, right: np.ndarray) -> float:
     if np.ptp(left) == 0 and np.ptp(right) == 0:  # identical runs on both sides: the step is all there is
         return 0.0 if left[0] != right[0] else 1.0
+    from scipy import stats as st  # a second to import: only when a history has a step to judge
+
     return float(st.ttest_ind(left, right, equal_var=False).pvalue)

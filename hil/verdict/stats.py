@@ -1,7 +1,8 @@
 """Descriptive statistics of one metric's samples: plain numpy/scipy, no pytest, no board.
 
-Quartiles come from numpy.percentile (linear interpolation, numpy's default) and t-quantiles from
-scipy: nothing is hand-rolled. Outliers are flagged by index and never removed: a release engineer
+Quartiles come from numpy.percentile (linear interpolation, numpy's default) and the t and chi-square
+distributions from scipy.special (scipy.stats' own import costs a second per process: every pytest run
+and `hil compare`): nothing is hand-rolled. Outliers are flagged by index and never removed: a release engineer
 must see the slow run, not a prettier mean.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
-from scipy import stats as st
+from scipy import special
 
 from hil.verdict.result import SampleStats
 
@@ -22,12 +23,23 @@ TUKEY_K = 1.5  # Tukey's fences: outside [Q1 - k·IQR, Q3 + k·IQR]
 @cache
 def t_quantile(confidence: float, dof: int) -> float:
     """Two-sided Student-t quantile; cached because the adaptive sampler asks after every sample."""
-    return float(st.t.ppf(0.5 + confidence / 2, dof))
+    return t_below(0.5 + confidence / 2, dof)
+
+
+def t_below(probability: float, dof: float) -> float:
+    """The x with P(T <= x) = probability for Student's t with `dof` degrees of freedom (scipy's t.ppf)."""
+    return float(special.stdtrit(dof, probability))
+
+
+def t_above(x: float, dof: float) -> float:
+    """P(T > x) for Student's t with `dof` degrees of freedom (scipy's t.sf)."""
+    return float(special.stdtr(dof, -x))
 
 
 @cache
 def chi2_quantile(probability: float, dof: int) -> float:
-    return float(st.chi2.ppf(probability, dof))
+    """The x with P(X <= x) = probability for chi-square with `dof` degrees of freedom (scipy's chi2.ppf)."""
+    return float(special.chdtri(dof, 1 - probability))
 
 
 class ZeroMeanError(ValueError):
