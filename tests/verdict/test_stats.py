@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from hil.verdict.stats import ZeroMeanError, cv_lower_bound, describe
+from hil.verdict.stats import ZeroMeanError, chi2_quantile, cv_lower_bound, describe, t_above, t_below
 
 VALUES = [10.0, 12.0, 11.0, 13.0, 9.0, 30.0]  # one slow-start-like outlier at index 5
 
@@ -97,3 +97,14 @@ def test_cv_lower_bound_is_the_chi_square_bound():
     assert cv_lower_bound(s, 0.99) == pytest.approx(expected)
     assert cv_lower_bound(s, 0.99) < cv_lower_bound(s, 0.90) < s.cv
     assert cv_lower_bound(describe([5.0, 5.0]), 0.99) == 0.0
+
+
+@pytest.mark.parametrize("dof", [1, 2, 4, 9, 29, 200])
+def test_the_distributions_from_scipy_special_are_scipy_stats_own(dof):
+    # hil takes them from scipy.special (scipy.stats costs a second to import); the values must not move.
+    for probability in (0.55, 0.9, 0.95, 0.975, 0.995, 0.9995):
+        assert t_below(probability, dof) == pytest.approx(st.t.ppf(probability, dof), rel=1e-10)
+        assert chi2_quantile(probability, dof) == pytest.approx(st.chi2.ppf(probability, dof), rel=1e-9)
+        assert chi2_quantile(1 - probability, dof) == pytest.approx(st.chi2.ppf(1 - probability, dof), rel=1e-9)
+    for x in (-4.0, 0.0, 0.3, 2.5, 12.0):
+        assert t_above(x, dof) == pytest.approx(st.t.sf(x, dof), rel=1e-10, abs=1e-300)
