@@ -14,19 +14,21 @@ The reports stay in --out.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PERIOD_S = 0.1
 
 
-def _spin(share: float) -> None:
+def spin(share: float) -> None:
     """Busy for `share` of every period, asleep for the rest: one core at that load."""
     while True:
         start = time.monotonic()
@@ -35,19 +37,26 @@ def _spin(share: float) -> None:
         time.sleep(max(0.0, PERIOD_S - (time.monotonic() - start)))
 
 
-def run_once(load: int, out: Path, selection: list[str]) -> list[dict]:
-    job = multiprocessing.Process(target=_spin, args=(load / 100,), daemon=True) if load else None
+@contextlib.contextmanager
+def beside(load: int) -> Iterator[None]:
+    """A CPU-bound job at `load` percent of one core while the block runs (none at 0)."""
+    job = multiprocessing.Process(target=spin, args=(load / 100,), daemon=True) if load else None
     if job:
         job.start()
     try:
-        reports = out / f"load{load}"
-        command = [sys.executable, "-m", "pytest", "testcases", "-p", "no:cacheprovider", "-q"]
-        command += ["--hil-reports", str(reports), "--hil-db", f"sqlite:///{out / 'runs.db'}", *selection]
-        subprocess.run(command, cwd=REPO, check=False)
+        yield
     finally:
         if job:
             job.terminate()
             job.join()
+
+
+def run_once(load: int, out: Path, selection: list[str]) -> list[dict]:
+    reports = out / f"load{load}"
+    command = [sys.executable, "-m", "pytest", "testcases", "-p", "no:cacheprovider", "-q"]
+    command += ["--hil-reports", str(reports), "--hil-db", f"sqlite:///{out / 'runs.db'}", *selection]
+    with beside(load):
+        subprocess.run(command, cwd=REPO, check=False)
     return json.loads((reports / "results.json").read_text())["results"]
 
 
