@@ -38,7 +38,8 @@ from hil.db.spool import Spool
 from hil.db.write import RunWriter
 from hil.report.compare import main as compare
 from hil.report.store import RunInfo
-from hil.report.testing import describe, example_result
+from hil.report.testing import example_result
+from hil.verdict.stats import describe
 from tests.db.postgres import Cluster
 from tests.db.writers import concurrent_runs
 

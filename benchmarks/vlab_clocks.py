@@ -76,8 +76,9 @@ def main() -> int:
     medians: dict[str, dict[tuple[str, int], list[float]]] = {}
     verdicts: dict[str, dict[tuple[str, int], list[str]]] = {}
     conditions = [(clock, int(load)) for clock in args.clocks.split(",") for load in args.loads.split(",")]
+    inventories = {clock: inventory_on(clock, out) for clock, _ in conditions}
     for clock, load in conditions:
-        inventory = inventory_on(clock, out)
+        inventory = inventories[clock]
         for index in range(args.runs):
             reports = out / f"{clock}-load{load}-run{index + 1}"
             for result in run_once(inventory, load, reports, selection):
@@ -93,7 +94,8 @@ def main() -> int:
             values = by_condition.get((clock, load), [])
             if not values:
                 continue
-            spread = (max(values) - min(values)) / statistics.median(values) if statistics.median(values) else 0.0
+            middle = statistics.median(values)
+            spread = (max(values) - min(values)) / middle if middle else 0.0
             others = ", ".join(verdicts.get(key, {}).get((clock, load), [])) or "-"
             shown = f"{min(values):.5g}-{max(values):.5g}"
             print(f"{key:48} {clock:8} {load:>4}% {len(values):>4} {shown:>22} {spread:>7.2%}  {others}")

@@ -7,49 +7,20 @@ Plain module: no pytest.
 
 from __future__ import annotations
 
-import math
 from typing import Any
-
-import numpy as np
 
 from hil.facts import Facts
 from hil.verdict.result import (
     BaselineComparison,
     MetricResult,
     Sample,
-    SampleStats,
     StopReason,
     Verdict,
 )
 from hil.verdict.spec import Band, Ceiling, Direction
-from hil.verdict.stats import t_quantile
+from hil.verdict.stats import describe
 
 DEFAULT_VALUES = (41.2, 41.9, 40.8, 41.5, 42.0, 41.1, 41.7, 35.2)  # MB/s; the last one an outlier
-
-
-def describe(values: list[float], confidence: float = 0.95) -> SampleStats:
-    data = np.asarray(values, dtype=float)
-    n = len(data)
-    mean, std = float(data.mean()), float(data.std(ddof=1))
-    half = t_quantile(confidence, n - 1) * std / math.sqrt(n)
-    q1, median, q3 = (float(q) for q in np.percentile(data, [25, 50, 75]))
-    fence = 1.5 * (q3 - q1)
-    outliers = [int(i) for i in np.flatnonzero((data < q1 - fence) | (data > q3 + fence))]
-    return SampleStats(
-        n=n,
-        mean=mean,
-        median=median,
-        std=std,
-        cv=std / abs(mean),
-        ci_low=mean - half,
-        ci_high=mean + half,
-        confidence=confidence,
-        minimum=float(data.min()),
-        maximum=float(data.max()),
-        q1=q1,
-        q3=q3,
-        outliers=outliers,
-    )
 
 
 def _comparison(median: float, baseline: float, regression: bool, runs: int, run_p: float | None) -> BaselineComparison:

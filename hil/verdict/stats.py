@@ -1,9 +1,9 @@
 """Descriptive statistics of one metric's samples: plain numpy/scipy, no pytest, no board.
 
 Quartiles come from numpy.percentile (linear interpolation, numpy's default) and the t and chi-square
-distributions from scipy.special (scipy.stats' own import costs a second per process: every pytest run
-and `hil compare`): nothing is hand-rolled. Outliers are flagged by index and never removed: a release engineer
-must see the slow run, not a prettier mean.
+distributions from scipy.special (scipy.stats costs about a second to import, which every pytest run paid;
+it is imported where a rank or Welch test needs it): nothing is hand-rolled. Outliers are flagged by index
+and never removed: a release engineer must see the slow run, not a prettier mean.
 """
 
 from __future__ import annotations
