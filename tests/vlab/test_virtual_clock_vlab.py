@@ -77,8 +77,8 @@ def test_boots_of_one_build_agree_a_guest_path_2_percent_slower_is_blocked_and_a
     assert -0.025 < rows[KEY]["change"] < -0.015, rows[KEY]  # about 2% slower, not broken
     assert rows[KEY]["smallest_drop"] < 0.02, rows[KEY]  # and the gate says it could catch that much
     # The same image under two names: every two runs of one against every two of the other, both ways. No row is
-    # a regression and the read PASSes in each; the busiest-core share (2% of an idle vCPU, its run medians 40%
-    # apart: boards.yaml) may leave a gate INCOMPLETE ("cannot tell"), never BLOCKED.
+    # a regression and the read PASSes in each; the busiest-core share (2% of an idle vCPU, whose run_spread is
+    # 40%: boards.yaml) may leave a gate INCOMPLETE ("cannot tell"), never BLOCKED.
     identical = []
     for refs, twins in itertools.product(*(itertools.combinations(runs[name], 2) for name in ("ref", "twin"))):
         for reference, candidate in [(("ref", refs), ("twin", twins)), (("twin", twins), ("ref", refs))]:
