@@ -51,13 +51,17 @@ def beside(load: int) -> Iterator[None]:
             job.join()
 
 
-def run_once(load: int, out: Path, selection: list[str]) -> list[dict]:
-    reports = out / f"load{load}"
+def run_suite(load: int, reports: Path, arguments: list[str], *, quiet: bool = False) -> list[dict]:
+    """One pytest session of the suite (its own boot) beside a job at `load`; the results it wrote to `reports`."""
     command = [sys.executable, "-m", "pytest", "testcases", "-p", "no:cacheprovider", "-q"]
-    command += ["--hil-reports", str(reports), "--hil-db", f"sqlite:///{out / 'runs.db'}", *selection]
+    command += ["--hil-reports", str(reports), *arguments]
     with beside(load):
-        subprocess.run(command, cwd=REPO, check=False)
+        subprocess.run(command, cwd=REPO, check=False, capture_output=quiet)
     return json.loads((reports / "results.json").read_text())["results"]
+
+
+def run_once(load: int, out: Path, selection: list[str]) -> list[dict]:
+    return run_suite(load, out / f"load{load}", ["--hil-db", f"sqlite:///{out / 'runs.db'}", *selection])
 
 
 def main() -> int:

@@ -13,15 +13,13 @@ every verdict other than PASS: what a release gate can see on each clock. The re
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import yaml
-from load_guard import beside
+from load_guard import run_suite
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SELECTION = ["--board", "vlab-hs", "-k", "msc and read and 1M"]
@@ -49,14 +47,6 @@ def inventory_on(clock: str, out: Path) -> Path:
     return path
 
 
-def run_once(inventory: Path, load: int, reports: Path, selection: list[str]) -> list[dict]:
-    command = [sys.executable, "-m", "pytest", "testcases", "-p", "no:cacheprovider", "-q"]
-    command += [f"--boards={inventory}", "--hil-reports", str(reports), *selection]
-    with beside(load):
-        subprocess.run(command, cwd=REPO, check=False, capture_output=True)
-    return json.loads((reports / "results.json").read_text())["results"]
-
-
 def _key(result: dict) -> str:
     params = ",".join(f"{k}={v}" for k, v in sorted(result["params"].items()) if k != "clock")
     return f"{result['board']} {result['metric']}" + (f"[{params}]" if params else "")
@@ -81,7 +71,7 @@ def main() -> int:
         inventory = inventories[clock]
         for index in range(args.runs):
             reports = out / f"{clock}-load{load}-run{index + 1}"
-            for result in run_once(inventory, load, reports, selection):
+            for result in run_suite(load, reports, [f"--boards={inventory}", *selection], quiet=True):
                 key = _key(result)
                 if result["stats"]:
                     medians.setdefault(key, {}).setdefault((clock, load), []).append(result["stats"]["median"])
