@@ -103,11 +103,17 @@ def _received_within_sent(sent: dict[str, float], received: dict[str, float], te
         )
 
 
+# The receiver's interval may fall short of the --time asked by the sender's clock: on a board with QEMU's virtual
+# clock a fresh root read 2.264 s received of 3 s asked (0.75). Half is far below that and far above a receiver
+# interval cut to a 200th with its rate raised to match (200x the throughput, self-consistent).
+RECEIVED_LEAST = 0.5
+
+
 def _within_asked(document: dict[str, Any], received: dict[str, float], text: str) -> None:
     """The receiver's interval against the --time the client asked for (start/test_start/duration)."""
     asked_s = number_at(document, "start/test_start/duration", "iperf3", text)
     if asked_s > 0:  # 0: a run by bytes (-n), no time asked
-        covers_asked(received["seconds"], asked_s, "iperf3 sum_received", text, least=0)
+        covers_asked(received["seconds"], asked_s, "iperf3 sum_received", text, least=RECEIVED_LEAST)
 
 
 @parser("iperf3")

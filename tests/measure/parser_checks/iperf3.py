@@ -38,8 +38,15 @@ def _received_more_than_sent(end: dict[str, Any]) -> None:
     scale(("sum_received", "bits_per_second"), factor)(end)
 
 
+def _received_in_a_200th(end: dict[str, Any]) -> None:
+    """The receiver's interval cut to a 200th, its rate raised to match: consistent, and 200x the throughput."""
+    scale(("sum_received", "seconds"), 1 / 200)(end)
+    scale(("sum_received", "bits_per_second"), 200)(end)
+
+
 IPERF_TCP: dict[str, Edit] = {
     "a report longer than asked": json_edit(lambda d: d["start"]["test_start"].update(duration=0.2)),
+    "received in a 200th of the time, rate to match": _iperf(_received_in_a_200th),
     "rate x2": _iperf(scale(("sum_received", "bits_per_second"), 2)),
     "seconds x2": _iperf(scale(("sum_received", "seconds"), 2)),
     "received more than sent": _iperf(_received_more_than_sent),
