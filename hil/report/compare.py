@@ -49,7 +49,7 @@ from hil.report.files import atomic_write_text
 from hil.report.pages import render
 from hil.report.store import StoredRun
 from hil.report.summary import fmt_num, key_of
-from hil.verdict.baseline import MIN_RUN_SPREAD, BaselineComparison, compare, run_spread, worsening
+from hil.verdict.baseline import MIN_RUN_SPREAD, BaselineComparison, compare, run_spread, wider_than, worsening
 from hil.verdict.result import CLOCK_PARAM, MetricResult, Verdict, metric_key
 from hil.verdict.spec import Direction
 
@@ -288,7 +288,7 @@ def _row(
         row.regression, row.p_value, row.run_p = comparison.regression, comparison.p_value, comparison.run_p
         samples = (sum(len(v) for v in measured), sum(len(v) for v in baseline))
         row.smallest_drop = sensitivity.smallest_drop(spread, len(baseline), len(measured), samples, effect)
-        wide = floor != MIN_RUN_SPREAD and spread is not None and spread.relative_sd > floor
+        wide = floor != MIN_RUN_SPREAD and spread is not None and wider_than(spread, floor)
         blind = row.smallest_drop is not None and row.smallest_drop > effect and spread is not None
         if blind:
             assert spread is not None
@@ -308,7 +308,8 @@ def _row(
             gate = Gate.INCOMPLETE
             reasons.append(
                 f"cannot tell: the reference runs spread {spread.relative_sd:.1%}, more than the pair's "
-                f"calibrated {floor * 100:.2g}% (boards.yaml run_spread): measure the reference again on a quiet lab"
+                f"calibrated {floor * 100:.2g}% (boards.yaml run_spread) beyond chance ({spread.df} df, 5%): "
+                "measure the reference again on a quiet lab"
             )
         elif row.smallest_drop is None and gate is Gate.PASS:
             gate = Gate.INCOMPLETE

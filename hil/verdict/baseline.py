@@ -37,7 +37,7 @@ import numpy as np
 
 from hil.verdict.result import BaselineComparison, MetricResult, Verdict
 from hil.verdict.spec import Direction
-from hil.verdict.stats import t_above
+from hil.verdict.stats import chi2_quantile, t_above
 
 PRIOR_RUNS = 4  # weight, in runs, of the board's pooled run-to-run spread in a metric's own estimate
 # Without a calibration, no measurement repeats across boots better than 1%: identical runs are luck. A pair may
@@ -93,6 +93,14 @@ def run_spread(run_medians: Mapping[str, Sequence[float]], key: str, floor: floa
     if math.sqrt(variance) < floor:
         how += f"; taken as the pair's {floor * 100:.2g}% (boards.yaml run_spread)" if floor != MIN_RUN_SPREAD else ""
     return RunSpread(max(math.sqrt(variance), floor), own_df + prior_df, how)
+
+
+def wider_than(spread: RunSpread, calibrated: float, alpha: float = 0.05) -> bool:
+    """Did the runs spread more than the pair's calibrated run_spread, beyond chance? A one-sided chi-square test
+    of their variance against it with the estimate's degrees of freedom: two runs of one image read 40.4% where
+    40% was calibrated (an idle vCPU's share, 2026-11-30), which says nothing of a loaded lab; at 1 df it takes
+    twice the calibrated spread."""
+    return spread.df * (spread.relative_sd / calibrated) ** 2 > chi2_quantile(1 - alpha, spread.df)
 
 
 def worsening(change: float, direction: Direction) -> float:
