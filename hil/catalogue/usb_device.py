@@ -76,6 +76,18 @@ MSC = Family(
             seed='seed 000 "USB MSC 传输速率分析"; seed 001 (sync writes)',
             description="host writes the gadget's raw disk with dd, O_DIRECT and conv=fsync",
         ),
+        Metric(
+            "usb.msc.hdparm.read",
+            unit="MB/s",
+            direction=Direction.HIGHER,
+            reads="throughput",
+            ceiling=UsbBus(Transfer.BULK),
+            seed='seed 001 (raw reads: "hdparm -tT /dev/sdi", its -t)',
+            description=(
+                "hdparm -t on the gadget's raw disk: buffered sequential reads (2 MiB requests through the page "
+                "cache's readahead) for about 3 s, buffers flushed first"
+            ),
+        ),
         cpu_busiest("usb.msc.read", seed=CPU_SEED),
         cpu_busiest("usb.msc.write", seed=CPU_SEED),
         # A filesystem's page cache, readahead and metadata sit in the path: a procedure and figures of

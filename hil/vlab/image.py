@@ -78,6 +78,7 @@ MODULES = (
 TOOLS: dict[str, str] = {
     "dash": "dash",
     "dd": "coreutils",
+    "hdparm": "hdparm",  # seed 001's raw read beside dd: usb.msc.hdparm.read
     "fio": "fio",
     "iperf3": "iperf3",
     "iperf": "iperf",

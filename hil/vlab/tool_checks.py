@@ -177,6 +177,7 @@ CHECKS: dict[str, Check] = {
     "mkfs.ext4": _mkfs("mkfs.ext4", 16, "-q", "-F"),
     "mkfs.f2fs": _mkfs("mkfs.f2fs", 64, "-q", "-f"),
     "fio": _fio,
+    "hdparm": _starts("hdparm", "-V", expect="hdparm v"),
     "iperf3": _iperf3,
     "iperf": _iperf2,
     "mpstat": _mpstat,
