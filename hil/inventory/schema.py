@@ -159,6 +159,13 @@ class BandSettings(Sampling):
 
     @model_validator(mode="after")
     def _one_band_form(self) -> BandSettings:
+        written_null = sorted(name for name in self.model_fields_set if getattr(self, name) is None)
+        if written_null:
+            # In a `params` override a null edge would silently keep the metric's (an override only adds).
+            raise ValueError(
+                f"{', '.join(written_null)}: null sets nothing; leave the key out (a params override keeps the "
+                "metric's band and settings for every key it does not give)"
+            )
         if (self.nominal is None) != (self.tolerance is None):
             raise ValueError("nominal and tolerance go together")
         if self.nominal is not None and (self.min is not None or self.max is not None):

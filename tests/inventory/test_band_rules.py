@@ -51,6 +51,18 @@ def test_a_band_that_cannot_gate_is_an_inventory_error(tmp_path, metric, body, p
     assert problem in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "where", ["{unit: MB/s, min: 10, max: 500, params: {bs=1M: {max: null}}}", "{min: 10, max: ~}"]
+)
+def test_a_null_edge_is_refused_for_an_override_keeps_what_it_does_not_give(tmp_path, where):
+    """`params: {bs=1M: {max: null}}` read as "no maximum for 1M" kept the metric's 500 without a word (issue 40)."""
+    path = tmp_path / "boards.yaml"
+    path.write_text(PAIR.format(metric="usb.msc.read", body=where))
+    with pytest.raises(InventoryError, match="max: null sets nothing; leave the key out") as caught:
+        load_inventory(path)
+    assert "line 8: pairs/p/metrics/usb.msc.read" in str(caught.value)
+
+
 def test_a_latency_may_be_gated_from_above_alone(tmp_path):
     path = tmp_path / "boards.yaml"
     path.write_text(PAIR.format(metric="usb.net.udp.jitter", body="{unit: ms, max: 4}"))
