@@ -9,6 +9,8 @@ once, after its timed samples (`perf.check(verify=...)`), outside the timing:
   holds exactly what the host wrote, so a corruption is placed on the way in or the way out.
 - `file_round_trip`: the same through a filesystem (a file written, synced, caches dropped, read back).
 - `same_content`: one file on one role against copies of it on others (SHA-256): MTP objects, cp copies.
+- `over_tcp`: random data sent across a network link end to end (hil's tcp_payload at both ends) against
+  what arrived (SHA-256): the USB network gadgets.
 
 Bytes that differ are a `DataCorruption` (a FAIL of the metric whatever its speed); a check that cannot
 finish (a short read, a disk that vanished, a tool that failed) is a MeasurementError: ERROR, output kept.
@@ -16,12 +18,17 @@ finish (a short read, a disk that vanished, a tool that failed) is a Measurement
 
 from __future__ import annotations
 
+import random
 import re
 import secrets
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 
 from hil.lab.board import shell
+from hil.lab.board.background import Background, BackgroundError
 from hil.lab.board.role import Role
 from hil.measure import dd
+from hil.measure.iperf3 import FREE_PORTS, PORT_IN_USE, Endpoint
 from hil.verdict.errors import DataCorruption, MeasurementError
 
 SCRATCH = "/tmp/hil-integrity"  # + a random part: two checks on one machine (a PC lab, xdist) never share files
@@ -191,3 +198,46 @@ def matches(expected: str, original: str, *copies: tuple[Role, str], timeout: fl
             )
     held = ", ".join(f"{copy_role.label}'s {copy_path}" for copy_role, copy_path in copies)
     return f"{held}: the same SHA-256 as {original} ({expected[:16]}...)"
+
+
+def over_tcp(receiver: Endpoint, sender: Endpoint, address: str, *, size_mb: int = VERIFY_MB) -> str:
+    """`size_mb` MiB of random data over one TCP connection from `sender` to `receiver`'s `address`, with hil's
+    tcp_payload at both ends (every byte written, the sender done only once the receiver has read them all),
+    then the file that arrived against the one sent by SHA-256. Returns one line for the report."""
+    sent, received = _scratch("sent"), _scratch("received")
+    timeout = timeout_for(size_mb)
+    try:
+        _make_pattern(sender.role, sent, size_mb, timeout)
+        with _listening(receiver, received) as (listener, port):
+            command = sender.wrap(shell.cmd("tcp_payload", "send", address, port, sent))
+            exitcode, output = sender.role.run_status(command + " 2>&1", timeout=timeout)
+            if exitcode != 0:
+                raise MeasurementError(f"{sender.role.label}: tcp_payload send exited {exitcode}", raw_output=output)
+            listener.wait(timeout_s=60)
+        if listener.exit_status != 0 or f"received {size_mb * MIB} bytes" not in listener.output:
+            raise MeasurementError(f"{receiver.role.label}: tcp_payload received short", raw_output=listener.output)
+        digest = sha256(sender.role, sent, timeout=timeout)
+        matches(digest, f"{sender.role.label}'s {sent}", (receiver.role, received), timeout=timeout)
+    finally:
+        for end, path in ((sender, sent), (receiver, received)):
+            end.role.run(shell.cmd("rm", "-f", path), timeout=30, check=False)
+    return f"{size_mb} MiB of random data over TCP to {address} arrived whole (SHA-256 {digest[:16]}...)"
+
+
+@contextmanager
+def _listening(receiver: Endpoint, path: str, tries: int = 8) -> Iterator[tuple[Background, int]]:
+    """tcp_payload receiving into `path` at `receiver`, on a port no other listener of the machine holds."""
+    chosen = random.SystemRandom()
+    with ExitStack() as stack:
+        for attempt in range(1, tries + 1):
+            port = chosen.choice(FREE_PORTS)
+            command = receiver.wrap(shell.cmd("tcp_payload", "receive", port, path))
+            listener = receiver.role.background(command, ready="tcp_payload: listening", name="tcp_payload receive")
+            try:
+                stack.enter_context(listener)
+            except BackgroundError as exc:
+                if PORT_IN_USE in exc.output and attempt < tries:
+                    continue
+                raise
+            yield listener, port
+            return

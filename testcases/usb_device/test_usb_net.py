@@ -2,7 +2,8 @@
 directions, and UDP first at the link's theoretical rate, then at the rate that run measured.
 
 The board runs the gadget and the iperf3 server; the host runs the client. Directions are the board's
-(tx: the gadget sends). Every sample must show in both interfaces' byte counters. A FAIL or REGRESSION is
+(tx: the gadget sends). Every sample must show in both interfaces' byte counters, and after the TCP samples
+random data sent the same way must arrive whole (SHA-256 at both ends). A FAIL or REGRESSION is
 diagnosed: the receiving end's receive path and sockets during one more run (hil.diagnose.network).
 """
 
@@ -14,7 +15,7 @@ from hil.diagnose.network import NetworkDiagnosis
 from hil.lab.network.netns import usb_network
 from hil.lab.usb_gadget.gadget import network_function
 from hil.lab.usb_gadget.on_link import gadget_on
-from hil.measure import iperf3, netpath, udp_two_step
+from hil.measure import integrity, iperf3, netpath, udp_two_step
 
 pytestmark = [
     pytest.mark.hil_metrics(
@@ -25,7 +26,8 @@ pytestmark = [
         "usb.net.udp.loss",
         "usb.net.udp.out_of_order",
     ),
-    pytest.mark.hil_tools(host=["iperf3"], device=["iperf3"]),
+    # tcp_payload: hil's own program (hil/tools), the TCP cases' payload check (integrity.over_tcp)
+    pytest.mark.hil_tools(host=["iperf3", "tcp_payload"], device=["iperf3", "tcp_payload"]),
 ]
 FUNCTIONS = hil.matrix("function", quick=["ecm"], full=["ecm", "ncm", "rndis"], ids="{}")
 UDP = ["usb.net.udp.throughput", "usb.net.udp.jitter", "usb.net.udp.loss", "usb.net.udp.out_of_order"]
@@ -53,6 +55,11 @@ def test_usb_net_tcp(pair, perf, function, direction):
             function=function,
             facts={"tool": iperf3.version(pair.host)},
             sample=tcp,
+            verify=lambda: integrity.over_tcp(
+                link.receiver(device_sends=direction == "tx"),
+                link.device if direction == "tx" else link.host,
+                link.receiver(device_sends=direction == "tx").address,
+            ),
             diagnosis=NetworkDiagnosis(link.device, link.receiver(device_sends=direction == "tx"), tcp),
         )
 

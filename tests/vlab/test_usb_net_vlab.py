@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from hil.facts import Facts
+from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.lab.network.netns import UsbNetLink, usb_network
 from hil.lab.network.path import NetEnd
@@ -15,8 +16,8 @@ from hil.lab.pair import BoardPair
 from hil.lab.usb_gadget import udc
 from hil.lab.usb_gadget.gadget import Gadget, network_function
 from hil.lab.usb_host import usbhost
-from hil.measure import iperf3, netpath
-from hil.verdict.errors import MeasurementError
+from hil.measure import integrity, iperf3, netpath
+from hil.verdict.errors import DataCorruption, MeasurementError
 
 
 @dataclass
@@ -68,3 +69,29 @@ def test_traffic_that_takes_the_loopback_path_is_an_error_naming_the_idle_interf
             short_cut.path(device_sends=False), lambda: iperf3.tcp(beside, ecm_link.device.address, duration_s=1)
         )
     assert f"{ecm_link.device.ifname} on" in str(caught.value) and "rx_bytes moved" in str(caught.value)
+
+
+@pytest.mark.parametrize("device_sends", [True, False], ids=["gadget sends", "host sends"])
+def test_random_data_sent_over_ecm_arrives_whole_and_a_damaged_arrival_is_data_corruption(
+    vboard_with_programs, ecm_link, monkeypatch, device_sends
+):
+    """The TCP cases' check (integrity.over_tcp, hil's tcp_payload at both ends): the file that arrived against
+    the one sent. 16 bytes zeroed in what arrived (a gadget that damages a payload after TCP's checksum, an offload
+    that recomputes it) is a DataCorruption, injected here on the board after the real transfer."""
+    receiver = ecm_link.receiver(device_sends=device_sends)
+    sender = ecm_link.device if device_sends else ecm_link.host
+    summary = integrity.over_tcp(receiver, sender, receiver.address)
+    assert summary.startswith(f"16 MiB of random data over TCP to {receiver.address} arrived whole (SHA-256 ")
+    real_matches = integrity.matches
+
+    def damaged_then_compared(expected, original, *copies, timeout):
+        for role, path in copies:
+            zeros = shell.cmd("dd", "if=/dev/zero", f"of={path}", "bs=1", "seek=1000", "count=16", "conv=notrunc")
+            role.run(zeros + " 2>/dev/null", timeout=30)  # 16 zero bytes: random data never has them there
+        return real_matches(expected, original, *copies, timeout=timeout)
+
+    monkeypatch.setattr(integrity, "matches", damaged_then_compared)
+    with pytest.raises(DataCorruption, match="is not a copy of"):
+        integrity.over_tcp(receiver, sender, receiver.address)
+    listed = vboard_with_programs.run(f"ls {integrity.SCRATCH}-* 2>/dev/null || true", timeout=30)
+    assert not listed.strip(), f"the files are removed: {listed}"
