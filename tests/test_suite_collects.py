@@ -42,6 +42,7 @@ def test_the_suite_collects_without_an_internal_error(inventory, matrix, tmp_pat
 # The seeds' full matrix per gadget test, per pair: bs x direction, buffer x direction, stream x transfer, ...
 FULL_GADGET_MATRIX = {
     "test_msc.py::test_msc_throughput": 5 * 2,
+    "test_msc_hdparm.py::test_msc_hdparm_read": 1,  # seed 001's hdparm -t: no parameter
     "test_msc_fs.py::test_msc_fs_throughput": 4 * 2,  # 4K, 64K, 102400 (seed 001), 1M
     "test_mtp.py::test_mtp_throughput": 3 * 2,
     "test_uvc.py::test_uvc_fps": 3 * 4 * 2 * 2,  # x streaming_interval x streaming_maxburst (some skip, saying why)
