@@ -21,13 +21,19 @@ class HilExit(IntEnum):
     LAB_ERROR = 6  # no gate failed, but a measurement error or a lab fault left a test without a verdict
 
 
-def pipeline_exit_status(status: int, *, gate_failures: int, errors: int, collection_aborted: bool) -> int:
+def pipeline_exit_status(
+    status: int, *, gate_failures: int, errors: int, collection_aborted: bool, interrupted: bool = False
+) -> int:
     """Narrow pytest's exit `status` (1 or 2) with what the run saw; other statuses pass through.
 
     `gate_failures`: call-phase failures that are not measurement errors; `errors`: measurement errors and
     setup/teardown errors (a board that did not boot); `collection_aborted`: pytest stopped on collection
-    errors (its status 2, which is no interruption).
+    errors (its status 2, which is no interruption); `interrupted`: a SIGTERM or SIGHUP ended the run, even
+    where the KeyboardInterrupt it raised was lost on the way (labgrid's step bookkeeping turned one into an
+    AssertionError, a test failure, and the run ended 1: a CI run, 2026-11-30).
     """
+    if interrupted and status in (HilExit.OK, HilExit.GATE_FAILED, HilExit.INTERRUPTED, HilExit.LAB_ERROR):
+        return HilExit.INTERRUPTED
     if status == HilExit.INTERRUPTED and collection_aborted:
         return HilExit.USAGE_ERROR
     if status == HilExit.GATE_FAILED and gate_failures == 0 and errors > 0:

@@ -35,7 +35,7 @@ from markupsafe import Markup
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from hil import hookspecs
+from hil import hookspecs, signals
 from hil.build.manifest import build_label
 from hil.db.baselines import DEFAULT_RUNS_KEPT, Baselines, BaselineUpdate
 from hil.db.engine import DatabaseError, describe, engine_for, open_chosen, resolve_url
@@ -313,6 +313,8 @@ class ReportSession:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report = yield
+        if signals.received is not None:  # an abort whose KeyboardInterrupt a library lost: no further test
+            item.session.shouldstop = f"{signals.received} received"
         lines = live.take(item) if self.is_worker else []
         if lines:
             setattr(report, live.REPORT_ATTR, lines)
@@ -456,6 +458,7 @@ class ReportSession:
             gate_failures=self.gate_failures,
             errors=self.measurement_errors + self.phase_errors,
             collection_aborted=self.collection_aborted,
+            interrupted=signals.received is not None,
         )
         if self.gate is not None and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = int(GATE_EXIT[self.gate.gate])  # every test passed, the build may still not

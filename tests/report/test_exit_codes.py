@@ -88,6 +88,32 @@ def test_sigterm_is_interrupted(pytester, monkeypatch):
     assert (run["exit_status"], run["aborted_by"]) == (HilExit.INTERRUPTED, "SIGTERM")
 
 
+def test_a_sigterm_whose_interrupt_a_library_lost_still_ends_the_run_interrupted(pytester, monkeypatch):
+    """labgrid's step bookkeeping once turned the KeyboardInterrupt of a Jenkins abort into an AssertionError:
+    the test failed, the run went on and ended 1 (a CI run, 2026-11-30). The abort still ends it, with 2."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyfile(
+        test_abort="""
+        import os, signal
+
+        def test_aborted_inside_a_library():
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+            except KeyboardInterrupt:
+                raise AssertionError("a step stack out of order") from None
+
+        def test_never_started():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess(*HIL_ARGS, timeout=60)
+    assert result.ret == HilExit.INTERRUPTED
+    result.stdout.fnmatch_lines(["*SIGTERM received*"])
+    assert "test_never_started PASSED" not in result.stdout.str() and "1 failed" in result.stdout.str()
+    run = json.loads((pytester.path / "reports" / "results.json").read_text())["run"]
+    assert (run["exit_status"], run["aborted_by"]) == (HilExit.INTERRUPTED, "SIGTERM")
+
+
 def test_bad_inventory_is_usage_error(pytester, monkeypatch):
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makefile(".yaml", boards="pairs:\n  p:\n    env: env.yaml\n    roles: {}\n    bogus: 1\n")
