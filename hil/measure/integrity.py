@@ -18,17 +18,15 @@ finish (a short read, a disk that vanished, a tool that failed) is a Measurement
 
 from __future__ import annotations
 
-import random
 import re
 import secrets
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager
 
 from hil.lab.board import shell
-from hil.lab.board.background import Background, BackgroundError
+from hil.lab.board.background import Background
 from hil.lab.board.role import Role
 from hil.measure import dd
-from hil.measure.iperf3 import FREE_PORTS, PORT_IN_USE, Endpoint
+from hil.measure.iperf3 import Endpoint, on_free_port
 from hil.verdict.errors import DataCorruption, MeasurementError
 
 SCRATCH = "/tmp/hil-integrity"  # + a random part: two checks on one machine (a PC lab, xdist) never share files
@@ -224,20 +222,11 @@ def over_tcp(receiver: Endpoint, sender: Endpoint, address: str, *, size_mb: int
     return f"{size_mb} MiB of random data over TCP to {address} arrived whole (SHA-256 {digest[:16]}...)"
 
 
-@contextmanager
-def _listening(receiver: Endpoint, path: str, tries: int = 8) -> Iterator[tuple[Background, int]]:
-    """tcp_payload receiving into `path` at `receiver`, on a port no other listener of the machine holds."""
-    chosen = random.SystemRandom()
-    with ExitStack() as stack:
-        for attempt in range(1, tries + 1):
-            port = chosen.choice(FREE_PORTS)
-            command = receiver.wrap(shell.cmd("tcp_payload", "receive", port, path))
-            listener = receiver.role.background(command, ready="tcp_payload: listening", name="tcp_payload receive")
-            try:
-                stack.enter_context(listener)
-            except BackgroundError as exc:
-                if PORT_IN_USE in exc.output and attempt < tries:
-                    continue
-                raise
-            yield listener, port
-            return
+def _listening(receiver: Endpoint, path: str) -> AbstractContextManager[tuple[Background, int]]:
+    """tcp_payload receiving into `path` at `receiver`, on a free port (iperf3.on_free_port)."""
+
+    def start(port: int) -> Background:
+        command = receiver.wrap(shell.cmd("tcp_payload", "receive", port, path))
+        return receiver.role.background(command, ready="tcp_payload: listening", name="tcp_payload receive")
+
+    return on_free_port(start)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, Protocol
 
@@ -267,24 +267,34 @@ PORT_IN_USE = "Address already in use"
 
 
 @contextmanager
-def server_on_free_port(
-    end: Endpoint, *, bind: str | None = None, tries: int = 8, ports: Sequence[int] = FREE_PORTS
-) -> Iterator[int]:
-    """A server on a port no other server of this machine holds (two virtual boards, two pytest sessions
-    or workers each run one on the same lab PC): a random port, another one while iperf3 finds it taken.
-    Yields the port."""
+def on_free_port(
+    start: Callable[[int], Background], *, tries: int = 8, ports: Sequence[int] = FREE_PORTS
+) -> Iterator[tuple[Background, int]]:
+    """A listener `start(port)` made on a port no other listener of this machine holds (two virtual boards, two
+    pytest sessions or workers each run one on the same lab PC): a random port, another one while the listener
+    finds it taken. Yields the running listener and its port; stopped on the way out."""
     chosen = random.SystemRandom()
     with ExitStack() as stack:
         for attempt in range(1, tries + 1):
             port = chosen.choice(ports)
+            listener = start(port)
             try:
-                stack.enter_context(server(end, port=port, bind=bind))
+                stack.enter_context(listener)
             except BackgroundError as exc:
                 if PORT_IN_USE in exc.output and attempt < tries:
                     continue
                 raise
-            yield port
+            yield listener, port
             return
+
+
+@contextmanager
+def server_on_free_port(
+    end: Endpoint, *, bind: str | None = None, tries: int = 8, ports: Sequence[int] = FREE_PORTS
+) -> Iterator[int]:
+    """An iperf3 server on a free port (`on_free_port`). Yields the port."""
+    with on_free_port(lambda port: server(end, port=port, bind=bind), tries=tries, ports=ports) as (_, port):
+        yield port
 
 
 def mbps(measurement: Measurement) -> float:
