@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hil.measure.pcload import EMULATOR_PREFIX
+from hil.vlab.kernel import direct_boot
 
 log = logging.getLogger("hil.vlab.power")
 QUIT_TIMEOUT_S = 5.0
@@ -51,7 +52,7 @@ def qemu_command(name: str, image: Path, console_socket: Path) -> list[str]:
         "-m",
         "2048M",
         "-kernel",
-        str(image / "vmlinuz"),
+        str(direct_boot(image / "vmlinuz")),
         "-initrd",
         str(image / "initramfs.cpio"),
         "-append",
