@@ -131,3 +131,27 @@ class Facts:
 
 _TYPED = {item.name for item in fields(Facts)} - {"boards", "notes"}
 _PER_BOARD = {*_BOARD, *_IDENTITY}
+
+
+# Of a board's identity (Facts.identity), what says what it ran rather than which board it was.
+SOFTWARE_FACTS = ("kernel.", "bootloader.", "build")
+
+
+def board_of(identity: dict[str, Any] | None) -> dict[str, Any]:
+    """Of a stored `board_identity`, what tells one board from another (not the build it ran)."""
+    return {name: value for name, value in (identity or {}).items() if not name.startswith(SOFTWARE_FACTS)}
+
+
+def other_board(references: list[dict[str, Any]], candidate: dict[str, Any]) -> str | None:
+    """'reference measured on board X, candidate on Y' when a reference's board (board_of) differs from the
+    candidate's in a fact both recorded; None when they agree or nothing tells."""
+    differ = []
+    for reference in references:
+        keys = sorted(k for k in reference.keys() & candidate.keys() if reference[k] != candidate[k])
+        if keys and (reference, keys) not in differ:
+            differ.append((reference, keys))
+    if not differ:
+        return None
+    keys = sorted({key for _, some in differ for key in some})
+    described = " and ".join(", ".join(f"{k} {reference.get(k, '?')}" for k in keys) for reference, _ in differ)
+    return f"reference measured on board {described}, candidate on {', '.join(f'{k} {candidate[k]}' for k in keys)}"

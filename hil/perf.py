@@ -30,7 +30,6 @@ import pytest
 from hil import diagnose
 from hil.catalogue import cpu
 from hil.db.baselines import Baselines
-from hil.db.convert import identity_of
 from hil.errors import HilError
 from hil.inventory.loader import LoadedInventory
 from hil.lab.board import bound, tuning
@@ -222,7 +221,7 @@ class Perf:
                 direction=result.direction,
                 min_effect=spec.min_effect,
                 spread=spread,
-                baseline_run=baseline.run_for(key, identity_of(result.facts)),
+                baseline_run=baseline.run_for(key, result.facts.identity()),
             )
 
         comparison = against_baseline(result.values)

@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session
 
 from hil.db import read
 from hil.db.schema import Result, Run
-from hil.report.compare import WITHOUT_VERDICT, Gate
 from hil.report.store import StoredRun
+from hil.verdict.gate import WITHOUT_VERDICT, Gate
 from hil.verdict.result import Verdict
 
 PAGE = 20  # matrix rows (builds) per page

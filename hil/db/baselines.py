@@ -21,9 +21,10 @@ from typing import Any, Literal
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 
-from hil.db.convert import board_of, moment, other_board
+from hil.db.convert import moment
 from hil.db.schema import BaselineRow, Result
 from hil.db.write import insert_into
+from hil.facts import board_of, other_board
 from hil.report.files import UnreadableJson, read_json
 from hil.verdict.result import MetricResult, Verdict, metric_key
 
@@ -40,7 +41,7 @@ class BaselineRun:
     run: str  # the run these samples came from
     samples: list[float]
     median: float
-    board: dict[str, Any] = field(default_factory=dict)  # which board measured them (hil.db.convert.board_of)
+    board: dict[str, Any] = field(default_factory=dict)  # which board measured them (hil.facts.board_of)
 
 
 @dataclass
@@ -65,7 +66,7 @@ class Baseline:
 
     def run_for(self, key: str, candidate: dict[str, Any] | None = None) -> str:
         """The runs a metric's samples came from, as a comparison names them, and the board they were measured
-        on when it is not the `candidate`'s (its facts: hil.db.convert.identity_of)."""
+        on when it is not the `candidate`'s (its facts: hil.facts.Facts.identity)."""
         runs = self.metrics[key].runs
         named = runs[0].run if len(runs) == 1 else f"{len(runs)} runs {runs[0].run} .. {runs[-1].run}"
         other = other_board([run.board for run in runs], board_of(candidate))

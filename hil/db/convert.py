@@ -15,9 +15,6 @@ from hil.report.files import jsonable
 from hil.report.store import RunInfo
 from hil.verdict.result import MetricResult, metric_key
 
-# Of a board's identity (hil.facts.Facts.identity), what says what it ran rather than which board it was.
-SOFTWARE_FACTS = ("kernel.", "bootloader.", "build")
-
 
 def moment(text: str) -> datetime:
     """An ISO time of results.json as an aware UTC datetime (a time without zone is taken as UTC)."""
@@ -30,31 +27,6 @@ def iso(value: datetime | None) -> str | None:
         return None
     aware = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)  # SQLite keeps no zone
     return aware.isoformat(timespec="seconds")
-
-
-def identity_of(facts: Facts) -> dict[str, Any]:
-    """A result's `board_identity`: its facts that say which board it was."""
-    return facts.identity()
-
-
-def board_of(identity: dict[str, Any] | None) -> dict[str, Any]:
-    """Of a stored `board_identity`, what tells one board from another (not the build it ran)."""
-    return {name: value for name, value in (identity or {}).items() if not name.startswith(SOFTWARE_FACTS)}
-
-
-def other_board(references: list[dict[str, Any]], candidate: dict[str, Any]) -> str | None:
-    """'reference measured on board X, candidate on Y' when a reference's board (board_of) differs from the
-    candidate's in a fact both recorded; None when they agree or nothing tells."""
-    differ = []
-    for reference in references:
-        keys = sorted(k for k in reference.keys() & candidate.keys() if reference[k] != candidate[k])
-        if keys and (reference, keys) not in differ:
-            differ.append((reference, keys))
-    if not differ:
-        return None
-    keys = sorted({key for _, some in differ for key in some})
-    described = " and ".join(", ".join(f"{k} {reference.get(k, '?')}" for k in keys) for reference, _ in differ)
-    return f"reference measured on board {described}, candidate on {', '.join(f'{k} {candidate[k]}' for k in keys)}"
 
 
 def run_values(info: RunInfo) -> dict[str, Any]:
@@ -150,7 +122,7 @@ def with_added_params(result: MetricResult) -> MetricResult:
 
 def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:
     data = jsonable(result.to_dict())  # what results.json holds: numpy scalars unwrapped, no NaN
-    identity = identity_of(result.facts)
+    identity = result.facts.identity()
     return {
         **{name: data[name] for name in _RESULT_FIELDS},
         "run_id": run_id,

@@ -45,7 +45,7 @@ from hil.paths import shown
 from hil.report import junit, live
 from hil.report.collect import take_unreported
 from hil.report.compare import EXIT as GATE_EXIT
-from hil.report.compare import CompareError, Comparison, Gate, Side, compare_sides, gate_banner, load_side, markdown
+from hil.report.compare import CompareError, Comparison, Side, compare_sides, gate_banner, load_side, markdown
 from hil.report.compare import html as gate_html
 from hil.report.exitcodes import pipeline_exit_status
 from hil.report.files import atomic_write_text, jsonable
@@ -54,6 +54,7 @@ from hil.report.outcome import MeasurementErrorOutcome
 from hil.report.store import RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
 from hil.report.tally import OutcomeTally, counts_text, phase_outcome
+from hil.verdict.gate import Gate
 from hil.verdict.result import MetricResult
 
 # Report attributes. TestReport keeps unknown keyword attributes and xdist ships report.__dict__

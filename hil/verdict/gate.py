@@ -1,0 +1,274 @@
+"""The release gate: may the candidate build ship, against the stored runs of a reference build?
+
+A pure function of two builds' stored results (per board and metric key, one result per run) and the thresholds
+of the inventory in force; `hil compare`, `--reference-build` and the dashboard render its decision and decide
+nothing. Per board and metric:
+- the change of the candidate's median against the reference runs' center, and whether it is a regression:
+  the run-level comparison of hil.verdict.baseline (size, Mann-Whitney within runs, and beyond the run-to-run
+  spread the reference runs show);
+- the candidate's band verdicts (decided when it was measured);
+- the smallest drop the row could have caught (hil.verdict.sensitivity), and the reference runs that would let
+  it catch one of min_effect.
+One gate over all rows: BLOCKED (a regression or a band FAIL), INCOMPLETE (a metric the candidate did not
+measure, or measured without a verdict: ERROR, UNSTABLE, a PASS without samples; reference runs that spread
+wider than the pair's calibrated run_spread beyond chance: measure the reference again; a row that could catch
+no drop at all; a worsening of min_effect, significant within the runs, not beyond their spread), else PASS.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from hil.facts import board_of, other_board
+from hil.verdict import sensitivity
+from hil.verdict.baseline import (
+    MIN_RUN_SPREAD,
+    BaselineComparison,
+    RunSpread,
+    compare,
+    run_spread,
+    wider_than,
+    worsening,
+)
+from hil.verdict.result import CLOCK_PARAM, MetricResult, Verdict, metric_key
+from hil.verdict.spec import Direction
+
+WITHOUT_VERDICT = (Verdict.ERROR, Verdict.UNSTABLE)
+Results = dict[tuple[str, str], list[MetricResult]]  # (board, metric key) -> its result in each run, oldest first
+
+
+class Gate(StrEnum):
+    PASS = "PASS"
+    BLOCKED = "BLOCKED"
+    INCOMPLETE = "INCOMPLETE"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What decides a regression of one metric: from the inventory in force."""
+
+    min_effect: float
+    run_spread: float  # the pair's calibrated run-to-run spread (boards.yaml run_spread)
+
+
+@dataclass
+class Row:
+    board: str
+    key: str
+    unit: str
+    gate: Gate
+    why: str
+    reference_median: float | None = None
+    candidate_median: float | None = None
+    change: float | None = None  # signed fraction against the reference center
+    regression: bool = False
+    p_value: float | None = None
+    run_p: float | None = None
+    band_verdict: str | None = None
+    reference_runs: int = 0
+    smallest_drop: float | None = None  # the smallest worsening this row could call a regression
+    runs_needed: int | None = None  # reference runs that would make a min_effect drop visible
+    diagnosis: list[str] = field(default_factory=list)  # where the candidate's missed figure lost its rate
+
+
+@dataclass
+class Decision:
+    gate: Gate
+    summary: str  # the gate line
+    rows: list[Row]
+
+
+def decide(
+    reference: Results, candidate: Results, rules: dict[tuple[str, str], Thresholds], min_effect: float | None = None
+) -> Decision:
+    """The gate of `candidate` against `reference`; `rules`: each key's thresholds; `min_effect`: one for every
+    metric instead of each one's own."""
+    rows = []
+    units = {found: runs[0].unit for found, runs in reference.items()}
+    medians = {(board, unit): _run_medians(reference, board, unit) for (board, _), unit in units.items()}
+    for board, key in sorted(set(reference) | set(candidate)):
+        found = reference.get((board, key), []), candidate.get((board, key), [])
+        same_unit = medians.get((board, units.get((board, key))), {})
+        rows.append(_row(board, key, *found, same_unit, rules[(board, key)], min_effect))
+    _name_other_clocks(rows, reference, candidate)
+    order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
+    rows.sort(key=lambda row: (order[row.gate], row.board, row.key))
+    blocked = [row for row in rows if row.gate is Gate.BLOCKED]
+    incomplete = [row for row in rows if row.gate is Gate.INCOMPLETE]
+    gate = Gate.BLOCKED if blocked else Gate.INCOMPLETE if incomplete else Gate.PASS
+    counts = f"{len(rows)} metrics: {len(blocked)} blocking, {len(incomplete)} without a verdict"
+    if blocked:
+        what = ", ".join(f"{r.board} {r.key} ({'regression' if r.regression else 'band'})" for r in blocked[:3])
+        summary = f"BLOCKED: {what}{' ...' if len(blocked) > 3 else ''} ({counts})"
+    elif incomplete:
+        summary = f"INCOMPLETE: {', '.join(f'{r.board} {r.key}' for r in incomplete[:3])} ({counts})"
+    else:
+        summary = f"PASS: no regression, no band failure ({counts})"
+    return Decision(gate, summary, rows)
+
+
+def _run_medians(results: Results, board: str, unit: str) -> dict[str, list[float]]:
+    """The run medians of every metric of `board` in `unit` (hil.verdict.baseline.run_spread)."""
+    return {
+        key: [statistics.median(r.values) for r in runs if len(r.values) >= 1]
+        for (b, key), runs in results.items()
+        if b == board and runs[0].unit == unit
+    }
+
+
+def _band_gate(candidate: list[MetricResult], measured: list[list[float]]) -> tuple[Gate, str, str]:
+    """The candidate's own verdicts: (gate, why, worst verdict). A PASS without samples is no verdict."""
+    verdicts = [r.verdict for r in candidate]
+    worst = next((v for v in (Verdict.FAIL, Verdict.ERROR, Verdict.UNSTABLE) if v in verdicts), candidate[-1].verdict)
+    if worst is Verdict.FAIL:
+        return Gate.BLOCKED, f"band: {next(r.reason for r in candidate if r.verdict is Verdict.FAIL)}", str(worst)
+    if worst in WITHOUT_VERDICT:
+        reason = next(r.reason for r in candidate if r.verdict is worst)
+        return Gate.INCOMPLETE, f"no verdict in the candidate ({worst}): {reason}", str(worst)
+    if not measured:
+        return Gate.INCOMPLETE, f"no verdict in the candidate: {worst} with fewer than 2 samples stored", str(worst)
+    return Gate.PASS, "", str(worst)
+
+
+def _row(
+    board: str,
+    key: str,
+    reference: list[MetricResult],
+    candidate: list[MetricResult],
+    board_medians: dict[str, list[float]],
+    rules: Thresholds,
+    min_effect: float | None,
+) -> Row:
+    if not candidate:
+        unit = reference[0].unit
+        return Row(board, key, unit, Gate.INCOMPLETE, "not measured in the candidate", reference_runs=len(reference))
+    last = candidate[-1]
+    effect = rules.min_effect if min_effect is None else min_effect
+    spread = run_spread(board_medians, key, floor=rules.run_spread)  # the reference runs of every metric of the board
+    measured = [r.values for r in candidate if len(r.values) >= 2]
+    gate, band_why, worst = _band_gate(candidate, measured)
+    row = Row(board, key, last.unit, gate, "", band_verdict=worst, reference_runs=len(reference))
+    diagnosed = [r.facts.notes["diagnosis"] for r in candidate if r.facts.notes.get("diagnosis")]
+    row.diagnosis = list(diagnosed[-1]) if diagnosed else []
+    reasons = [band_why] if band_why else []
+    boards = [board_of(r.facts.identity()) for r in reference]
+    other = other_board(boards, board_of(last.facts.identity()))
+    if other:
+        reasons.append(other)
+    if measured:
+        row.candidate_median = statistics.median(statistics.median(v) for v in measured)
+    baseline = [r.values for r in reference if len(r.values) >= 1]
+    if not reference:
+        reasons.append("new: no reference run measured it")
+    elif measured and sum(len(v) for v in baseline) >= 2:
+        gate = _compared(row, gate, reasons, measured, baseline, spread, rules, effect, last.direction)
+    elif measured:
+        reasons.append("the reference runs have fewer than 2 samples of it: no comparison")
+    row.gate, row.why = gate, "; ".join(reasons)
+    return row
+
+
+def _compared(
+    row: Row,
+    gate: Gate,
+    reasons: list[str],
+    measured: list[list[float]],
+    baseline: list[list[float]],
+    spread: RunSpread | None,
+    rules: Thresholds,
+    effect: float,
+    direction: Direction,
+) -> Gate:
+    """The row's comparison with the reference runs: its figures into `row`, its reasons onto `reasons`; the gate
+    after it (`gate`: the candidate's band gate)."""
+    comparison = compare(
+        measured,
+        baseline,
+        direction=direction,
+        min_effect=effect,
+        spread=spread,
+        baseline_run=f"{len(baseline)} reference run{'s' if len(baseline) != 1 else ''}",
+    )
+    row.reference_median, row.change = comparison.baseline_median, comparison.change
+    row.regression, row.p_value, row.run_p = comparison.regression, comparison.p_value, comparison.run_p
+    samples = (sum(len(v) for v in measured), sum(len(v) for v in baseline))
+    row.smallest_drop = sensitivity.smallest_drop(spread, len(baseline), len(measured), samples, effect)
+    wide = rules.run_spread != MIN_RUN_SPREAD and spread is not None and wider_than(spread, rules.run_spread)
+    blind = row.smallest_drop is not None and row.smallest_drop > effect and spread is not None
+    more = (
+        _what_would_see(row, rules.run_spread if wide else spread.relative_sd, effect, len(measured)) if blind else ""
+    )
+    if comparison.regression:
+        gate = Gate.BLOCKED
+    elif wide and gate is Gate.PASS and spread is not None:
+        # Reference runs that moved more than the pair was calibrated to (a loaded lab PC while they ran):
+        # a gate that cannot see, not a pass.
+        gate = Gate.INCOMPLETE
+        reasons.append(
+            f"cannot tell: the reference runs spread {spread.relative_sd:.1%}, more than the pair's "
+            f"calibrated {rules.run_spread * 100:.2g}% (boards.yaml run_spread) beyond chance ({spread.df} df, 5%): "
+            "measure the reference again on a quiet lab"
+        )
+    elif row.smallest_drop is None and gate is Gate.PASS:
+        gate = Gate.INCOMPLETE
+    elif gate is Gate.PASS and _unconfirmed(comparison, direction, effect):
+        # A drop of consequence that the runs' spread can neither confirm nor rule out: "no regression"
+        # would claim what the comparison could not see (a CI run, 2026-11-28: -27.4% PASSed).
+        gate = Gate.INCOMPLETE
+        reasons.append(
+            f"cannot tell: a {worsening(comparison.change, direction):.1%} worsening, significant within "
+            "the runs, is within what runs of one build move"
+        )
+    reasons.append(comparison.reason)
+    reasons.append(sensitivity.describe(row.smallest_drop, samples))
+    if blind:
+        reasons.append(more + (" (at the calibrated spread)" if wide else ""))
+    return gate
+
+
+def _what_would_see(row: Row, spread: float, effect: float, candidate_runs: int) -> str:
+    """For a row blind to a drop of `effect`: the reference runs that would see one (into `row`), or that none
+    would."""
+    row.runs_needed = sensitivity.runs_needed(spread, effect, candidate_runs)
+    if row.runs_needed:
+        return f"{row.runs_needed} reference runs would catch a {effect:.0%} drop"
+    return (
+        f"no number of reference runs would let {candidate_runs} candidate run(s) show a {effect:.0%} drop at a "
+        f"{spread:.0%} spread: measure the candidate more times"
+    )
+
+
+def _name_other_clocks(rows: list[Row], ref: Results, cand: Results) -> None:
+    """A metric one side measured on the virtual clock and the other on the real one (its key with and without
+    clock=virtual) is two rows of one side each, never compared: each says so."""
+
+    def unclocked(found: dict[tuple[str, str], list[MetricResult]]) -> dict[tuple[str, str], str]:
+        clocks = {}  # (board, key without the clock) -> the clock it was measured on
+        for (board, _), results in found.items():
+            params = dict(results[0].params)
+            clock = str(params.pop(CLOCK_PARAM, "real"))
+            clocks[(board, metric_key(results[0].metric, params))] = clock
+        return clocks
+
+    sides = {"reference": (ref, unclocked(ref)), "candidate": (cand, unclocked(cand))}
+    for row in rows:
+        if (row.board, row.key) in ref and (row.board, row.key) in cand:
+            continue  # compared
+        mine, other = ("reference", "candidate") if (row.board, row.key) in ref else ("candidate", "reference")
+        result = sides[mine][0][(row.board, row.key)][0]
+        params = dict(result.params)
+        clock = str(params.pop(CLOCK_PARAM, "real"))
+        there = sides[other][1].get((row.board, metric_key(result.metric, params)))
+        if there is not None and there != clock:
+            row.why += (
+                f"; the {other} measured it on the {there} clock, the {mine} on the {clock}: figures of two clocks "
+                "are not compared (measure the reference on the pair's clock)"
+            )
+
+
+def _unconfirmed(comparison: BaselineComparison, direction: Direction, min_effect: float) -> bool:
+    """Worse by min_effect or more and significant within the runs, but not beyond the run-to-run spread."""
+    worse = worsening(comparison.change, direction) >= min_effect and comparison.p_value < comparison.alpha
+    return worse and not comparison.regression
