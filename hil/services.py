@@ -16,6 +16,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+# The process name (comm) of a lab service's board emulator, which the PC's load guard (hil.measure.pcload) counts
+# as the lab's own boards, not as foreign load.
+EMULATOR_PREFIX = "hil-emu"
+
+
+def emulator_name(board: str) -> str:
+    """QEMU's `-name` for the lab service's emulator of `board`: the board's name, and its process named as the
+    lab's own."""
+    return f"{board},process={EMULATOR_PREFIX}-{board}"
+
 
 class ServiceError(RuntimeError):
     """A service cannot be started or stopped as asked; the message says why."""

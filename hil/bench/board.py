@@ -24,8 +24,8 @@ from pathlib import Path
 
 from labgrid.util.qmp import QMPError, QMPMonitor
 
+from hil import services
 from hil.errors import LabError
-from hil.measure.pcload import EMULATOR_PREFIX
 
 log = logging.getLogger("hil.bench.board")
 PR_SET_PDEATHSIG = 1
@@ -76,7 +76,7 @@ class BenchBoard:
             *("-chardev", "pty,id=uart", "-serial", "chardev:uart"),
             *("-display", "none", "-monitor", "none", "-qmp", f"unix:{self.qmp_socket},server=on,wait=off"),
             # named as the lab's emulator: the lab PC's load guard does not count it as foreign work
-            *("-name", f"{self.name},process={EMULATOR_PREFIX}-{self.name}"),
+            *("-name", services.emulator_name(self.name)),
             "-S",  # stopped before the first instruction: the outlet is off
         ]
 

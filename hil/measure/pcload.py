@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from hil.measure.around import around
+from hil.services import EMULATOR_PREFIX
 from hil.verdict.result import Sample
 
 BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system irq softirq steal of /proc/stat's cpu line
 IDLE_FIELDS = (3, 4)  # idle iowait
-EMULATOR_PREFIX = "hil-emu"  # the process name (comm) of a lab service's board emulator: QEMU -name ...,process=
 BUSY_SHARE = 25.0  # % of all CPUs outside hil: above it, a figure is the PC's as much as the board's
 
 

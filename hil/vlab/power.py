@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from hil.measure.pcload import EMULATOR_PREFIX
+from hil import services
 from hil.vlab.kernel import direct_boot
 
 log = logging.getLogger("hil.vlab.power")
@@ -40,7 +40,7 @@ def qemu_command(name: str, image: Path, console_socket: Path) -> list[str]:
     return [
         "qemu-system-x86_64",
         "-name",
-        f"{name},process={EMULATOR_PREFIX}-{name}",
+        services.emulator_name(name),
         "-accel",
         "tcg,thread=multi",
         "-smp",

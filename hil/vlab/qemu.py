@@ -139,7 +139,7 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
     def on_activate(self) -> None:
         self._check_files()
         super().on_activate()
-        # Not named as one of the lab's emulators (pcload.EMULATOR_PREFIX, the lab services' boards): this run's
+        # Not named as one of the lab's emulators (hil.services.EMULATOR_PREFIX, the lab services' boards): this run's
         # own board is in its process tree, and another run's board on this PC is foreign load for this run.
         self._cmd += ["-name", self.target.name]
         self._create_scratch_disks()
