@@ -45,6 +45,8 @@ class ModemSettings:
     replication: int
     rate_mbps: float
     duration_s: int
+    sweep_step_mbps: float
+    sweep_top_mbps: float
 
 
 LOOPBACK = Family(
@@ -81,6 +83,26 @@ LOOPBACK = Family(
             check_cv=False,
         ),
         Metric(
+            "modem.loopback.out_of_order",
+            unit="count",
+            direction=Direction.HIGHER,
+            reads="out_of_order_per_datagram",
+            seed=SEED,
+            description="the same runs: datagrams the server counted out of order, per datagram sent: each copy after "
+            "the first is one (modem.replication - 1 when every copy came back; the seed's 41251 a second)",
+            check_cv=False,
+        ),
+        Metric(
+            "modem.loopback.knee",
+            unit="Mbit/s",
+            direction=Direction.HIGHER,
+            reads="knee",
+            seed=f"{SEED}: -b 50M, then 100M, 150M",
+            description="the highest rate a stream offered (modem.sweep_step_mbps, twice that, ... up to "
+            "modem.sweep_top_mbps) whose loss stayed inside modem.loopback.loss's band; 0: the first step lost more",
+            check_cv=False,
+        ),
+        Metric(
             "modem.loopback.cpu_busiest",
             unit="%",
             direction=Direction.LOWER,
@@ -97,6 +119,17 @@ LOOPBACK = Family(
         Setting("modem.replication", int, 14, "copies the modem sends back of each datagram (REP_FACTOR)", 1, 1000),
         Setting("modem.rate_mbps", float, 50.0, "UDP rate each client stream sends, Mbit/s (iperf -b)", 0.01, 10000),
         Setting("modem.duration_s", int, 10, "seconds per iperf 2 run (seed 004: 666)", 1, 3600),
+        Setting(
+            "modem.sweep_step_mbps",
+            float,
+            50.0,
+            "the knee's first offered rate and step, Mbit/s per stream",
+            0.01,
+            10000,
+        ),
+        Setting(
+            "modem.sweep_top_mbps", float, 150.0, "the knee's highest offered rate, Mbit/s per stream", 0.01, 10000
+        ),
     ),
     checks=(_addresses_fit,),
 )

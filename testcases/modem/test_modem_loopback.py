@@ -1,7 +1,8 @@
 """A cellular modem's data interface in loopback, as seed 004 measures it: the board's iperf 2 client sends UDP
 to the modem at `modem.rate_mbps` per stream, the modem sends each datagram back `modem.replication` times,
-and the board's iperf 2 server reads the rate, jitter and loss; the board's busiest core says where the rate
-stops. One stream, and the seed's ten (`-P 10`) in the full suite. The seed's tuning is the pair's `tuning:`.
+and the board's iperf 2 server reads the rate, jitter, loss and out-of-order datagrams (per datagram sent: each
+of the modem's copies after the first is one); the board's busiest core says where the rate stops. One stream,
+and the seed's ten (`-P 10`) in the full suite. The seed's tuning is the pair's `tuning:`.
 A FAIL or REGRESSION is diagnosed: the board's receive path and its sockets during one more run
 (hil.diagnose.network).
 """
@@ -18,6 +19,7 @@ METRICS = [
     "modem.loopback.throughput",
     "modem.loopback.jitter",
     "modem.loopback.loss",
+    "modem.loopback.out_of_order",
     "modem.loopback.cpu_busiest",
 ]
 pytestmark = [

@@ -25,6 +25,8 @@ def _iperf2_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
     assert details["datagrams"] == sum(int(row[11]) for row in rows) > 0
     assert values["loss"].value == 100 * sum(int(row[10]) for row in rows) / details["datagrams"]
     assert values["jitter"].value == max(float(row[9]) for row in rows) >= 0
+    assert values["out_of_order"].value == sum(int(row[13]) for row in rows)
+    assert values["out_of_order_per_datagram"].value == values["out_of_order"].value / details["datagrams"]
 
 
 def _iperf2_field(index: int, value: Callable[[str], str]) -> Edit:
