@@ -37,16 +37,16 @@ def direct_boot(bzimage: Path) -> Path:
         return bzimage
     data = bzimage.read_bytes()
     cached = cache.root("vlab", "HIL_VLAB_CACHE") / "direct-kernels" / f"{hashlib.sha256(data).hexdigest()[:16]}.elf"
-    if cached.is_file():
-        return cached
+    plain = cached.with_suffix(".plain")  # this kernel boots as given: not decompressed again at every power-on
+    if cached.is_file() or plain.is_file():
+        return cached if cached.is_file() else bzimage
     elf = _payload(data)
-    if elf is None or not _has_pvh_entry(elf):
-        return bzimage
+    bootable = elf is not None and _has_pvh_entry(elf)
     cached.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=cached.parent, prefix=".", delete=False) as staging:
-        staging.write(elf)
-    Path(staging.name).replace(cached)  # whole or absent, whoever else extracts it at the same time
-    return cached
+        staging.write(elf if bootable else b"")
+    Path(staging.name).replace(cached if bootable else plain)  # whole or absent, whoever else writes it at once
+    return cached if bootable else bzimage
 
 
 def _payload(data: bytes) -> bytes | None:

@@ -29,7 +29,7 @@ def test_the_elf_inside_the_bzimage_is_taken_out_once_and_has_the_pvh_entry(bzim
     assert [path.name for path in elf.parent.iterdir()] == [elf.name]  # no staging file left
 
 
-def test_a_kernel_it_cannot_boot_directly_is_booted_as_given(bzimage, tmp_path):
+def test_a_kernel_it_cannot_boot_directly_is_booted_as_given(bzimage, tmp_path, monkeypatch):
     data = bzimage.read_bytes()
     damaged = tmp_path / "damaged"
     at = data.index(b"\xfd7zXZ\x00") + 4096
@@ -39,7 +39,11 @@ def test_a_kernel_it_cannot_boot_directly_is_booted_as_given(bzimage, tmp_path):
     missing = tmp_path / "missing"
     for given in (damaged, not_a_kernel, missing):
         assert kernel.direct_boot(given) == given
-    assert not (tmp_path / "cache" / "direct-kernels").exists()
+    # no ELF kept for either, and what was learnt is not learnt again at the next power-on
+    assert sorted(path.suffix for path in (tmp_path / "cache" / "direct-kernels").iterdir()) == [".plain", ".plain"]
+    monkeypatch.setattr(kernel, "_payload", lambda data: pytest.fail("decompressed again"))
+    for given in (damaged, not_a_kernel, missing):
+        assert kernel.direct_boot(given) == given
 
 
 def test_an_elf_without_the_pvh_note_is_not_booted_directly(bzimage):
