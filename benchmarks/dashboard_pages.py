@@ -31,7 +31,7 @@ from hil.dashboard.app import url
 from hil.db import convert
 from hil.db.engine import open_db
 from hil.db.schema import Result, Run, SampleRow
-from hil.report.store import RunInfo
+from hil.records.store import RunInfo
 from hil.verdict.result import metric_key
 
 BOARDS = [f"board-{i:02d}" for i in range(12)]

@@ -36,8 +36,8 @@ from hil.db.engine import open_db
 from hil.db.schema import Result, Run, SampleRow
 from hil.db.spool import Spool
 from hil.db.write import RunWriter
+from hil.records.store import RunInfo
 from hil.report.compare import main as compare
-from hil.report.store import RunInfo
 from hil.report.testing import example_result
 from hil.verdict.stats import describe
 from tests.db.postgres import Cluster

@@ -23,9 +23,9 @@ from typing import Any
 from hil import parametrization
 from hil.errors import InventoryError
 from hil.inventory.loader import LoadedInventory, load_inventory
-from hil.report.exitcodes import HilExit
-from hil.report.files import read_text
-from hil.report.store import RESULTS_FILE
+from hil.records.exitcodes import HilExit
+from hil.records.files import read_text
+from hil.records.store import RESULTS_FILE
 from hil.report.summary import fmt_pct
 from hil.report.tally import counts_text
 from hil.scheduling import board_groups, locks

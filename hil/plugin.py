@@ -23,7 +23,7 @@ from labgrid.pytestplugin.hooks import LABGRID_ENV_KEY
 
 from hil import confirmation, diagnose, rootdir, signals
 from hil import parametrization as matrix
-from hil.build import Build, BuildError, load_build
+from hil.build.manifest import Build, BuildError, load_build
 from hil.catalogue import UnknownName
 from hil.db.baselines import Baselines
 from hil.errors import HilError, InventoryError, Unavailable
@@ -268,8 +268,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 class VirtualClockFirst:
     """The virtual-clock pairs' tests, each speed together, before those of virtual pairs on the real clock, once
-    pytest grouped them by pair: the virtual board reboots to change its clock (hil.vlab.qemu.use_clock), once per
-    clock in a run instead of at every change of family (5 times in the quick suite)."""
+    pytest grouped them by pair: the virtual board reboots to change its clock (hil.lab.board.provision.use_clock),
+    once per clock in a run instead of at every change of family (5 times in the quick suite)."""
 
     def __init__(self, inventory: LoadedInventory) -> None:
         self.inventory = inventory

@@ -1,5 +1,8 @@
 """The layers of hil import one way: board inventory -> lab control -> measurement -> verdict -> report.
 
+Every package and top-level module of hil has its floor in PACKAGE_ORDER, lowest first: a module imports only from
+its own package and the floors below it, at load time or inside a function, so no two packages import each other.
+
 `hil/lab` controls boards and sets up what a family needs on a pair; it never imports the measuring,
 verdict or reporting layers, the pytest plugin, or pytest itself (skips are markers the plugin applies).
 And no module of hil imports, at load time, a module that imports it back. Imports under TYPE_CHECKING
@@ -13,6 +16,18 @@ import graphlib
 from pathlib import Path
 
 HIL = Path(__file__).resolve().parents[1] / "hil"
+# hil's packages and top-level modules from the ground floor up, the one place their order is written.
+PACKAGE_ORDER = (
+    # ground: errors, paths, signals, the lab's service names, Debian's packages, caches and images; facts
+    "errors", "paths", "signals", "services", "install", "cache", "rootfs", "programs", "image", "facts",
+    # what a metric is and how it is judged; the catalogue of metrics; the inventory; the build under test
+    "verdict", "catalogue", "inventory", "scheduling", "build",
+    "records",  # a run's records: results.json, its files, exit statuses (db and report both stand on it)
+    "lab", "vlab", "bench",  # lab control: labgrid, the virtual lab, the rehearsal bench
+    "measure", "labrepo",  # measurement
+    "db", "hookspecs", "report", "confirmation", "diagnose", "dashboard", "calibrate",  # store, reports, gates
+    "parametrization", "pipeline", "perf", "rootdir", "plugin", "stock", "cli", "__main__",  # entry points
+)  # fmt: skip
 LAB_MUST_NOT_IMPORT = ("hil.measure", "hil.verdict", "hil.report", "hil.plugin", "hil.perf", "pytest", "_pytest")
 
 
@@ -93,3 +108,36 @@ def test_the_checks_see_what_they_look_for():
     assert not any(name.startswith("hil.lab.pair") for name in pair)
     camera = _imports(HIL / "lab" / "usb_host" / "camera.py", load_time_only=False)
     assert "hil.lab.pair" not in camera  # only under TYPE_CHECKING there
+
+
+def _floor(module: str) -> str | None:
+    """The package or top-level module of hil a module name belongs to (None: hil itself, or not hil)."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "hil" and len(parts) > 1 else None
+
+
+def test_every_package_of_hil_has_its_floor():
+    floors = {_floor(name) for name in _hil_modules()} - {None}
+    assert floors - set(PACKAGE_ORDER) == set(), "a new package of hil: give it its floor in PACKAGE_ORDER"
+    assert set(PACKAGE_ORDER) - floors == set(), "PACKAGE_ORDER names a package hil no longer has"
+
+
+def test_no_package_imports_from_a_floor_above_it():
+    """Inside functions too: an import deferred for speed still makes the lower package depend on the higher."""
+    offending = []
+    for name, path in _hil_modules().items():
+        floor = _floor(name)
+        if floor is None:
+            continue
+        for imported in sorted(_imports(path, load_time_only=False)):
+            target = _floor(imported)
+            if target in PACKAGE_ORDER and PACKAGE_ORDER.index(target) > PACKAGE_ORDER.index(floor):
+                offending.append(f"{name} ({floor}) imports {imported} ({target}, a floor above)")
+    assert not offending, "\n".join(offending)
+
+
+def test_the_order_check_sees_an_arrow_up():
+    """db once imported its records from report, the floor above it: the walker names such an import."""
+    found = _imports(HIL / "db" / "convert.py", load_time_only=False)
+    assert "hil.records.store" in found
+    assert PACKAGE_ORDER.index("records") < PACKAGE_ORDER.index("db") < PACKAGE_ORDER.index("report")

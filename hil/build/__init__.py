@@ -1,6 +1,3 @@
-"""The build under test: a manifest naming its images (hil.build.manifest), and the board's own view of what
-it booted (hil.build.boardview). Putting a build on a board is the lab's job (hil.lab.board.provision)."""
-
-from hil.build.manifest import Build, BuildError, Image, load_build
-
-__all__ = ["Build", "BuildError", "Image", "load_build"]
+"""The build under test: a manifest naming its images (hil.build.manifest), what a run keeps of it
+(hil.build.identity), and the board's own view of what it booted (hil.build.boardview). Putting a build on a board is
+the lab's job (hil.lab.board.provision). Nothing is imported here: naming a build loads no manifest reader."""

@@ -26,6 +26,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from hil.build.identity import BuildIdentity, build_label
 from hil.inventory import yamlfile
 
 IMAGE_KINDS = ("kernel", "initramfs", "dtb", "rootfs", "bootloader")
@@ -109,7 +110,7 @@ class Build:
     def label(self) -> str:
         return build_label(self.identity())
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> BuildIdentity:
         """What results.json keeps of the build (run.build)."""
         return {
             "name": self.name,
@@ -122,11 +123,6 @@ class Build:
             "kernel_args": " ".join(self.kernel_args),
             "kernel_release": self.kernel_release,
         }
-
-
-def build_label(identity: dict[str, Any]) -> str:
-    """The name of a build as results.json keeps it (run.build): NAME VERSION, or NAME; how every page names it."""
-    return f"{identity['name']} {identity['version']}" if identity.get("version") else identity["name"]
 
 
 def load_build(path: Path | str) -> Build:

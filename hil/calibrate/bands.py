@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from hil.report.store import StoredRun
+from hil.records.store import StoredRun
 from hil.verdict.baseline import MIN_RUN_SPREAD
 from hil.verdict.result import MetricResult, metric_key
 from hil.verdict.spec import Band, Direction

@@ -37,16 +37,16 @@ from hil.calibrate.bands import (
 )
 from hil.calibrate.edit import MetricEdit, edit_inventory
 from hil.catalogue import CATALOGUE
-from hil.db import cli as db_cli
+from hil.db import engine as db_engine
 from hil.db.engine import DatabaseError
 from hil.db.read import runs_by_id
 from hil.errors import InventoryError
 from hil.inventory.against_catalogue import needs_maximum
 from hil.inventory.loader import LoadedInventory, load_inventory
 from hil.inventory.schema import MetricConfig, parse_selector
-from hil.report.exitcodes import HilExit
-from hil.report.files import atomic_write_text
-from hil.report.store import RESULTS_FILE, ResultsFileError, StoredRun, load_run
+from hil.records.exitcodes import HilExit
+from hil.records.files import atomic_write_text
+from hil.records.store import RESULTS_FILE, ResultsFileError, StoredRun, load_run
 from hil.report.summary import fmt_num
 from hil.verdict.result import Verdict, metric_key
 from hil.verdict.spec import Band
@@ -87,7 +87,7 @@ def _run_id(results: Path) -> str | None:
 
 
 def load_runs(args: argparse.Namespace, run_ids: list[str]) -> list[StoredRun]:
-    engine = db_cli.connect(args, create=False)
+    engine = db_engine.connect(args, create=False)
     try:
         found = {stored.run.id: stored for stored in runs_by_id(engine, run_ids)}
     finally:
@@ -255,7 +255,7 @@ def _options() -> argparse.ArgumentParser:
     source.add_argument("--from-runs", nargs="+", metavar="ID", help="propose from these stored runs (at least 2)")
     parser.add_argument("--board", help="the pair (required with --runs)")
     parser.add_argument("--boards", type=Path, help="the inventory to propose for (default: boards.yaml)")
-    db_cli.add_options(parser)
+    db_engine.add_options(parser)
     parser.add_argument("--diff", type=Path, help="where the proposal goes (default: reports/calibrate-PAIR.diff)")
     parser.add_argument("--write", action="store_true", help="edit boards.yaml in place instead of writing a diff")
     parser.add_argument("--min-factor", type=float, default=MIN_FACTOR, help="min = this x the lowest run median")

@@ -60,13 +60,6 @@ class Catalogue:
         except KeyError:
             raise UnknownName(f"unknown setting {name!r}{_suggest(name, self.settings)}") from None
 
-    def family_of(self, name: str) -> Family:
-        """The family of a metric or setting name."""
-        for family in self.families:
-            if any(m.name == name for m in family.metrics) or any(s.name == name for s in family.settings):
-                return family
-        raise UnknownName(f"{name!r} belongs to no family of the catalogue")
-
     def family_viewed_by(self, view: type) -> Family:
         """The family whose settings `view` reads."""
         for family in self.families:

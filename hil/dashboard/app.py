@@ -25,12 +25,12 @@ from starlette.routing import Route
 from hil.dashboard import queries
 from hil.dashboard.plot import trend_svg
 from hil.db import convert
+from hil.records.files import UnreadableJson, read_json
+from hil.records.store import RESULTS_FILE, StoredRun
 from hil.report.compare import GATE_COLOUR, CompareError, Side, compare_sides, html
-from hil.report.files import UnreadableJson, read_json
 from hil.report.html import stats_rows, summary_table
 from hil.report.pages import render
 from hil.report.plots import TrendPoint
-from hil.report.store import RESULTS_FILE, StoredRun
 from hil.report.summary import key_of
 from hil.report.trend import step_text
 from hil.verdict.changepoint import find_steps

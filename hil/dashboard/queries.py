@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from hil.db import read
 from hil.db.schema import Result, Run
-from hil.report.store import StoredRun
+from hil.records.store import StoredRun
 from hil.verdict.gate import WITHOUT_VERDICT, Gate
 from hil.verdict.result import Verdict
 

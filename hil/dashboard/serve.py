@@ -17,9 +17,8 @@ from collections.abc import Sequence
 import uvicorn
 
 from hil.dashboard.app import create_app
-from hil.db.cli import add_options, connect
-from hil.db.engine import DatabaseError
-from hil.report.exitcodes import HilExit
+from hil.db.engine import DatabaseError, add_options, connect
+from hil.records.exitcodes import HilExit
 
 DEFAULT_PORT = 8030
 

@@ -25,7 +25,7 @@ from hil.db.convert import moment
 from hil.db.schema import BaselineRow, Result
 from hil.db.write import insert_into
 from hil.facts import board_of, other_board
-from hil.report.files import UnreadableJson, read_json
+from hil.records.files import UnreadableJson, read_json
 from hil.verdict.result import MetricResult, Verdict, metric_key
 
 DEFAULT_RUNS_KEPT = 5

@@ -17,32 +17,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sqlalchemy import Engine, inspect
+from sqlalchemy import inspect
 from sqlalchemy.exc import SQLAlchemyError
 
 from hil.db import baselines, migrate
 from hil.db.convert import with_added_params
-from hil.db.engine import NOT_HIL, DatabaseError, describe, engine_for, open_chosen, resolve_url
+from hil.db.engine import NOT_HIL, DatabaseError, add_options, connect, describe, engine_for, resolve_url
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
 from hil.db.write import check_figures, check_run_id, push, write_run
-from hil.report.exitcodes import HilExit
-from hil.report.files import atomic_write_text, dumps
-from hil.report.store import SCHEMA, ResultsFileError, load_run
-
-
-def add_options(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
-    """--hil-db and --hil-reports, as every entry point that reads the database takes them; `defaults=False` for
-    a subcommand's copy (`hil db push --hil-db URL`), which leaves the values given before the subcommand."""
-    hil_db: dict[str, object] = {} if defaults else {"default": argparse.SUPPRESS}
-    hil_reports: dict[str, object] = {"default": Path("reports") if defaults else argparse.SUPPRESS}
-    help_db = "the results database (default: $HIL_DB, else reports/hil.db)"
-    parser.add_argument("--hil-db", metavar="URL", help=help_db, **hil_db)
-    parser.add_argument("--hil-reports", metavar="DIR", type=Path, help="default: reports", **hil_reports)
-
-
-def connect(args: argparse.Namespace, *, create: bool = True) -> Engine:
-    return open_chosen(args.hil_db, args.hil_reports, create=create)
+from hil.records.exitcodes import HilExit
+from hil.records.files import atomic_write_text, dumps
+from hil.records.store import SCHEMA, ResultsFileError, load_run
 
 
 def _upgrade(args: argparse.Namespace) -> int:
@@ -59,7 +45,7 @@ def _upgrade(args: argparse.Namespace) -> int:
         raise DatabaseError(f"{describe(url)}: upgrade failed: {type(exc).__name__}: {exc}") from None
     finally:
         engine.dispose()
-    print(f"{describe(url)}: schema {before or 'none'} -> {migrate.head()}")
+    print(f"{describe(url)}: schema {before or 'none'} -> {migrate.HEAD}")
     return HilExit.OK
 
 

@@ -1,4 +1,4 @@
-"""Between hil's records (RunInfo, MetricResult: hil.report.store, hil.verdict.result) and the tables.
+"""Between hil's records (RunInfo, MetricResult: hil.records.store, hil.verdict.result) and the tables.
 
 The round trip is exact: `hil db export` writes back the results.json a run wrote.
 """
@@ -6,13 +6,13 @@ The round trip is exact: `hil db export` writes back the results.json a run wrot
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from hil.facts import Facts
-from hil.report.files import jsonable
-from hil.report.store import RunInfo
+from hil.records.files import jsonable
+from hil.records.store import InventoryIdentity, RunInfo
 from hil.verdict.result import MetricResult, metric_key
 
 
@@ -29,23 +29,20 @@ def iso(value: datetime | None) -> str | None:
     return aware.isoformat(timespec="seconds")
 
 
+# RunInfo's fields kept in a column of the same name; the times are datetimes there, and the build's name and
+# version and the inventory's path and hash have columns of their own (the build's whole identity is kept too).
+RUN_FIELDS_AS_IS = tuple(f.name for f in fields(RunInfo) if f.name not in ("started", "finished", "inventory"))
+
+
 def run_values(info: RunInfo) -> dict[str, Any]:
     """A run's columns (complete and result_count are the writer's)."""
-    build = info.build or {}
-    inventory = info.inventory or {}
+    build, inventory = info.build or {}, info.inventory or {}
     return {
-        "id": info.id,
+        **{name: getattr(info, name) for name in RUN_FIELDS_AS_IS},
         "started": moment(info.started),
         "finished": moment(info.finished) if info.finished else None,
-        "exit_status": info.exit_status,
-        "aborted_by": info.aborted_by,
-        "hil_version": info.hil_version,
-        "command": info.command,
-        "host": info.host,
-        "tests": info.tests,
         "build_name": build.get("name"),
         "build_version": build.get("version"),
-        "build": info.build,
         "inventory_path": inventory.get("path"),
         "inventory_sha256": inventory.get("sha256"),
     }
@@ -55,18 +52,11 @@ def run_info(row: Any) -> RunInfo:
     """From a runs row (a Run or a Core row of its table)."""
     inventory = None
     if row.inventory_path is not None or row.inventory_sha256 is not None:
-        inventory = {"path": row.inventory_path or "", "sha256": row.inventory_sha256 or ""}
+        inventory = InventoryIdentity(path=row.inventory_path or "", sha256=row.inventory_sha256 or "")
     return RunInfo(
-        id=row.id,
+        **{name: getattr(row, name) for name in RUN_FIELDS_AS_IS},
         started=iso(row.started) or "",
         finished=iso(row.finished),
-        exit_status=row.exit_status,
-        aborted_by=row.aborted_by,
-        hil_version=row.hil_version,
-        host=row.host,
-        command=row.command,
-        tests=row.tests,
-        build=row.build,
         inventory=inventory,
     )
 

@@ -8,6 +8,7 @@ database, never the password.
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import os
 import sqlite3
@@ -157,12 +158,26 @@ def _make_schema(engine: Engine, url: str | URL, revision: str | None, *, create
         migrate.upgrade(engine)
     elif upgrade and migrate.is_older(revision):
         migrate.upgrade(engine)
-    elif revision != migrate.head():
+    elif revision != migrate.HEAD:
         raise DatabaseError(
-            f"{describe(url)}: schema revision {revision}, this hil needs {migrate.head()}: run `hil db upgrade`"
+            f"{describe(url)}: schema revision {revision}, this hil needs {migrate.HEAD}: run `hil db upgrade`"
         )
 
 
 def _first_line(exc: BaseException) -> str:
     inner = getattr(exc, "orig", None) or exc
     return (str(inner).strip().splitlines() or [type(inner).__name__])[0]
+
+
+def add_options(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """--hil-db and --hil-reports, as every entry point that reads the database takes them; `defaults=False` for
+    a subcommand's copy (`hil db push --hil-db URL`), which leaves the values given before the subcommand."""
+    hil_db: dict[str, object] = {} if defaults else {"default": argparse.SUPPRESS}
+    hil_reports: dict[str, object] = {"default": Path("reports") if defaults else argparse.SUPPRESS}
+    help_db = "the results database (default: $HIL_DB, else reports/hil.db)"
+    parser.add_argument("--hil-db", metavar="URL", help=help_db, **hil_db)
+    parser.add_argument("--hil-reports", metavar="DIR", type=Path, help="default: reports", **hil_reports)
+
+
+def connect(args: argparse.Namespace, *, create: bool = True) -> Engine:
+    return open_chosen(args.hil_db, args.hil_reports, create=create)

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, Row, Select, func, select
 
 from hil.db import convert
 from hil.db.schema import Result, Run, SampleRow
-from hil.report.store import StoredRun
+from hil.records.store import StoredRun
 
 _BATCH = 500  # run ids per IN (...): SQLite binds at most 32766 parameters, PostgreSQL 65535
 

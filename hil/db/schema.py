@@ -32,7 +32,7 @@ class Run(Base):
     complete: Mapped[bool] = mapped_column(default=False)
     hil_version: Mapped[str] = mapped_column(String(64))
     command: Mapped[str] = mapped_column(Text, default="")
-    host: Mapped[dict[str, Any]] = mapped_column(default=dict)  # the lab PC's facts (hil.report.store.host_facts)
+    host: Mapped[dict[str, Any]] = mapped_column(default=dict)  # the lab PC's facts (hil.records.store.host_facts)
     tests: Mapped[dict[str, Any]] = mapped_column(default=dict)  # tests per outcome
     build_name: Mapped[str | None] = mapped_column(String(255))
     build_version: Mapped[str | None] = mapped_column(String(255))

@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hil.report.files import dumps, read_bytes
-from hil.report.store import RunInfo
+from hil.records.files import dumps, read_bytes
+from hil.records.store import RunInfo
 from hil.verdict.result import MetricResult
 
 SPOOL_DIR = "db-spool"
@@ -49,7 +49,7 @@ class Spool:
         finished = None
         try:  # a regular file of bounded size: a FIFO named *.jsonl hung push, /dev/zero filled the memory
             lines = read_bytes(self.path).decode("utf-8").splitlines()
-        except OSError as exc:  # hil.report.files names the path
+        except OSError as exc:  # hil.records.files names the path
             raise SpoolError(str(exc)) from None
         except UnicodeDecodeError as exc:
             raise SpoolError(f"{self.path}: not UTF-8: {exc}") from None

@@ -28,7 +28,7 @@ from hil.db.engine import DatabaseError, database_named, describe
 from hil.db.read import runs_by_id
 from hil.db.schema import Result, Run, SampleRow
 from hil.db.spool import Spool
-from hil.report.store import RunInfo
+from hil.records.store import RunInfo
 from hil.verdict.result import MetricResult, Verdict, metric_key
 
 

@@ -16,10 +16,10 @@ from hil.facts import Facts
 from hil.inventory.loader import Board
 from hil.inventory.schema import Link, UsbLink
 from hil.lab.board import places
+from hil.lab.board.provision import use_clock
 from hil.lab.board.role import Role, one_per_board
 from hil.lab.usb_gadget import udc
 from hil.paths import shown
-from hil.vlab.qemu import use_clock
 
 View = TypeVar("View")
 

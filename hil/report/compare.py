@@ -25,16 +25,16 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from hil.build.manifest import build_label
-from hil.db import cli as db_cli
+from hil.build.identity import build_label
+from hil.db import engine as db_engine
 from hil.db.convert import judged_by
 from hil.db.engine import DatabaseError
 from hil.db.read import runs_of_build
 from hil.errors import InventoryError
-from hil.report.exitcodes import HilExit
-from hil.report.files import atomic_write_text
+from hil.records.exitcodes import HilExit
+from hil.records.files import atomic_write_text
+from hil.records.store import StoredRun
 from hil.report.pages import render
-from hil.report.store import StoredRun
 from hil.report.summary import fmt_num, key_of
 from hil.verdict import gate
 from hil.verdict.gate import Gate, Row, Thresholds
@@ -274,7 +274,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil compare") -> int
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("reference", help="the reference build's name (its runs in the results database)")
     parser.add_argument("candidate", help="the build under test's name")
-    db_cli.add_options(parser)
+    db_engine.add_options(parser)
     parser.add_argument(
         "--inventory", type=Path, help="the boards.yaml whose thresholds rule when the runs' inventories differ"
     )
@@ -289,7 +289,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil compare") -> int
     )
     args = parser.parse_args(argv)
     try:
-        engine = db_cli.connect(args, create=False)
+        engine = db_engine.connect(args, create=False)
         try:
             reference = load_side(args.reference, engine)
             candidate = load_side(args.candidate, engine)

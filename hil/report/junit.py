@@ -14,7 +14,7 @@ import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from hil.report.files import atomic_write_bytes
+from hil.records.files import atomic_write_bytes
 
 MEASUREMENT_ERROR_PROPERTY = "measurement_error"
 

@@ -36,22 +36,22 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from hil import hookspecs, signals
-from hil.build.manifest import build_label
+from hil.build.identity import build_label
 from hil.db.baselines import DEFAULT_RUNS_KEPT, Baselines, BaselineUpdate
 from hil.db.engine import DatabaseError, describe, engine_for, open_chosen, resolve_url
 from hil.db.spool import Spool, spool_path
 from hil.db.write import RunWriter
 from hil.paths import shown
+from hil.records.exitcodes import pipeline_exit_status
+from hil.records.files import atomic_write_text, jsonable
+from hil.records.store import RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report import junit, live
 from hil.report.collect import take_unreported
 from hil.report.compare import EXIT as GATE_EXIT
 from hil.report.compare import CompareError, Comparison, Side, compare_sides, gate_banner, load_side, markdown
 from hil.report.compare import html as gate_html
-from hil.report.exitcodes import pipeline_exit_status
-from hil.report.files import atomic_write_text, jsonable
 from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
-from hil.report.store import RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
 from hil.report.tally import OutcomeTally, counts_text, phase_outcome
 from hil.verdict.gate import Gate
@@ -65,7 +65,7 @@ ERROR_ATTR = "hil_measurement_error"  # the reason, on a call report failed by M
 TREND_FILE = "trend.html"
 SESSION_TREND_RUNS = 60  # the page a session ends with: a big database must not make every session end slow
 _SESSION = pytest.StashKey["ReportSession"]()
-# What the run measures, set by hil's plugin at configure: RunInfo's `build` and `inventory` (hil.report.store).
+# What the run measures, set by hil's plugin at configure: RunInfo's `build` and `inventory` (hil.records.store).
 RUN_IDENTITY = pytest.StashKey[dict[str, Any]]()
 
 

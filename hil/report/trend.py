@@ -20,13 +20,13 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from hil.db import cli as db_cli
+from hil.db import engine as db_engine
 from hil.db.engine import DatabaseError
 from hil.db.read import history
-from hil.report.files import atomic_write_text
+from hil.records.files import atomic_write_text
+from hil.records.store import StoredRun, utc_now
 from hil.report.pages import render as render_page
 from hil.report.plots import TrendPoint, data_uri, trend_plot
-from hil.report.store import StoredRun, utc_now
 from hil.report.summary import fmt_num, fmt_pct, key_of
 from hil.verdict.changepoint import Step, find_steps
 from hil.verdict.result import MetricResult
@@ -107,11 +107,11 @@ def write_trend(engine: Engine, output: Path, newest: int | None = None) -> Path
 
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog or "python -m hil.report.trend", description=__doc__.splitlines()[0])
-    db_cli.add_options(parser)
+    db_engine.add_options(parser)
     parser.add_argument("-o", "--output", type=Path, default=Path("reports/trend.html"))
     args = parser.parse_args(argv)
     try:
-        engine = db_cli.connect(args, create=False)
+        engine = db_engine.connect(args, create=False)
     except DatabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 4

@@ -37,7 +37,7 @@ import numpy as np
 
 from hil.verdict.result import BaselineComparison, MetricResult, Verdict
 from hil.verdict.spec import Direction
-from hil.verdict.stats import chi2_quantile, t_above
+from hil.verdict.stats import chi2_quantile, mann_whitney_p, t_above
 
 PRIOR_RUNS = 4  # weight, in runs, of the board's pooled run-to-run spread in a metric's own estimate
 # Without a calibration, no measurement repeats across boots better than 1%: identical runs are luck. A pair may
@@ -149,9 +149,7 @@ def compare(
     worse_by = worsening(change, direction)
     # "less": the current samples tend to be smaller than the baseline's (slower, for throughput).
     alternative = "less" if direction is Direction.HIGHER else "greater"
-    p_value = _rank_p(current, pooled, alternative)
-    if math.isnan(p_value):  # scipy gives NaN when every value ties: no evidence of a shift
-        p_value = 1.0
+    p_value = mann_whitney_p(current, pooled, alternative)
     run_p = None
     if spread is not None:
         k, m = len(runs), len(current_runs)
@@ -174,13 +172,6 @@ def compare(
     )
     reason = _reason(comparison, median, len(current_runs), current.size, spread, alpha_run, material)
     return replace(comparison, reason=reason)
-
-
-def _rank_p(current: np.ndarray, pooled: np.ndarray, alternative: str) -> float:
-    """Mann-Whitney U's p-value; scipy.stats imported here, only when a baseline is compared (a second to import)."""
-    from scipy import stats as st
-
-    return float(st.mannwhitneyu(current, pooled, alternative=alternative).pvalue)
 
 
 def _reason(

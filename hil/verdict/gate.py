@@ -87,7 +87,8 @@ def decide(
     metric instead of each one's own."""
     rows = []
     units = {found: runs[0].unit for found, runs in reference.items()}
-    medians = {(board, unit): _run_medians(reference, board, unit) for (board, _), unit in units.items()}
+    board_units = {(board, unit) for (board, _), unit in units.items()}  # once each: a board has many keys per unit
+    medians = {(board, unit): _run_medians(reference, board, unit) for board, unit in board_units}
     for board, key in sorted(set(reference) | set(candidate)):
         found = reference.get((board, key), []), candidate.get((board, key), [])
         same_unit = medians.get((board, units.get((board, key))), {})

@@ -15,7 +15,8 @@ then depend on what QEMU emulates, not on the lab PC's disk (a backing file unde
 2-core machine and ~4100 on another), and the memory is freed when the driver and QEMU are gone, even killed.
 Pages are allocated as the board writes them.
 
-It runs the board on one of two clocks (`clock`, set from the pair's boards.yaml `clock` by `use_clock`):
+It runs the board on one of two clocks (`clock`, set from the pair's boards.yaml `clock` by
+hil.lab.board.provision.use_clock):
 - `real`: multi-threaded TCG on two vCPUs, the guest's clock the PC's: a figure moves with the PC's load;
 - `virtual`: QEMU's instruction counter is the guest's clock (`-icount shift=3,sleep=off`: 125 million
   instructions a second of the guest's clock; `virtual_mips` sets 250, 500 or 1000, shift 2..0), one vCPU on one
@@ -37,16 +38,13 @@ from pathlib import Path
 
 import attr
 import pexpect
-from labgrid import Target
 from labgrid.driver.qemudriver import QEMUDriver
-from labgrid.exceptions import NoDriverFoundError
 from labgrid.factory import target_factory
 from labgrid.step import step
 
 from hil.build.manifest import Build
 from hil.errors import LabError
-from hil.lab.board.provision import BootBuildProtocol
-from hil.lab.board.role import strategy_of
+from hil.lab.board.provision import BootBuildProtocol, ClockProtocol
 from hil.vlab.kernel import direct_boot
 
 BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
@@ -67,28 +65,9 @@ CLOCKS = {
 ICOUNT_SHIFT = {125: 3, 250: 2, 500: 1, 1000: 0}  # virtual MIPS -> -icount shift (an instruction is 2**shift ns)
 
 
-def use_clock(target: Target, clock: str, mips: int = 125) -> bool:
-    """`target` runs on `clock` from its next power-on: a virtual board on the other clock is powered off (the next
-    `ensure_ready` boots it on this one), as a UDC module is reloaded for another speed. True when it was.
-    A target that is no virtual board runs on the real clock only."""
-    try:
-        driver = target.get_driver(VlabQEMUDriver, activate=False)
-    except NoDriverFoundError:
-        if clock == "real":
-            return False
-        raise LabError(f"{target.name}: clock {clock!r} is the virtual board's, and it has no VlabQEMUDriver") from None
-    if (driver.clock, driver.virtual_mips) == (clock, mips):
-        return False
-    if driver.status:
-        strategy = strategy_of(target)
-        strategy.transition("off") if strategy is not None else driver.off()
-    driver.use_clock(clock, mips)
-    return True
-
-
 @target_factory.reg_driver
 @attr.s(eq=False)
-class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
+class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
     QUIT_TIMEOUT_S = 5.0
     SCRATCH = "@scratch@"
 
@@ -261,9 +240,6 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol):
     def pause(self) -> None:
         """Freeze the emulated CPUs: the console stops answering, as a hung board's would."""
         self.monitor_command("stop")
-
-    def exited(self) -> bool:
-        return self._child is not None and self._child.poll() is not None
 
     def kill(self) -> None:
         """Kill the emulator without telling the driver, as a crash would (for recovery tests)."""

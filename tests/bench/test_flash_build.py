@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.build import load_build
+from hil.build.manifest import load_build
 from hil.lab.board.provision import provision
 
 from .conftest import role

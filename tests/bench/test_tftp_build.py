@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.build import load_build
+from hil.build.manifest import load_build
 from hil.errors import LabError
 from hil.lab.board.provision import provision
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hil.build import Build
 from hil.build.boardview import describe, problems, view
+from hil.build.manifest import Build
 
 BUILD = Build("rc1", None, None, {}, ("quiet", "hil.build=rc1"), "6.1.0-56-amd64")  # type: ignore[arg-type]
 # What the virtual board printed for `uname -r; cat /proc/cmdline` booted with build vlab-ref (2026-11-25).

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.build import BuildError, load_build
-from hil.build.manifest import bzimage_release
+from hil.build.manifest import BuildError, bzimage_release, load_build
 
 DATA = Path(__file__).parent.parent / "data" / "build"
 BZIMAGE_HEAD = DATA / "vmlinuz-6.1.0-56-amd64.head"

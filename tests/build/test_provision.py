@@ -12,7 +12,7 @@ from labgrid import Environment
 from labgrid.binding import StateError
 from labgrid.step import steps
 
-from hil.build import load_build
+from hil.build.manifest import load_build
 from hil.errors import LabError
 from hil.lab.board.provision import provision
 from hil.vlab import ENV_FILE

@@ -18,7 +18,7 @@ from hil.db.engine import open_db
 from hil.db.write import write_run
 from hil.inventory.loader import load_inventory
 from hil.labrepo import make
-from hil.report.store import load_run
+from hil.records.store import load_run
 from hil.verdict.spec import Band, Direction
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "results"

@@ -7,9 +7,9 @@ import html
 import re
 
 from hil.dashboard.app import url
-from hil.db.cli import connect
+from hil.db.engine import connect
 from hil.db.write import write_run
-from hil.report.store import RunInfo
+from hil.records.store import RunInfo
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
 

@@ -12,7 +12,7 @@ from hil.db.cli import main as db
 from hil.db.engine import open_db
 from hil.db.schema import BaselineRow
 from hil.db.write import write_run
-from hil.report.store import RunInfo
+from hil.records.store import RunInfo
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
 

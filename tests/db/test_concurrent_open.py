@@ -27,7 +27,7 @@ def test_processes_that_open_a_new_database_at_once_all_get_its_schema(tmp_path)
     with multiprocessing.get_context("spawn").Pool(4) as pool:
         for attempt in range(20):
             url = f"sqlite:///{tmp_path / f'hil-{attempt}.db'}"
-            assert pool.map(_open, [url] * 4) == [migrate.head()] * 4
+            assert pool.map(_open, [url] * 4) == [migrate.HEAD] * 4
 
 
 def test_a_run_that_opens_and_closes_the_database_leaves_another_runs_open_connection_whole(tmp_path):

@@ -12,15 +12,20 @@ from hil.db.cli import main as db
 from hil.db.engine import ENV_VARIABLE, DatabaseError, engine_for, open_chosen, open_db, resolve_url
 from hil.db.read import history
 from hil.db.write import write_run
-from hil.report.store import RunInfo
+from hil.records.store import RunInfo
 from hil.report.testing import example_result
 
 FIRST = "0001"
 
 
 def test_the_first_revision_is_the_initial_schema():
-    scripts = ScriptDirectory.from_config(migrate._config())
+    scripts = ScriptDirectory.from_config(migrate.config())
     assert scripts.get_base() == FIRST and scripts.get_revision(FIRST).down_revision is None
+
+
+def test_head_is_the_newest_migration_shipped():
+    """hil reads a database's revision without Alembic and compares it with migrate.HEAD: a new migration moves it."""
+    assert ScriptDirectory.from_config(migrate.config()).get_current_head() == migrate.HEAD
 
 
 def test_a_database_made_by_the_first_revision_upgrades_to_head_keeping_its_runs(db_url):
@@ -39,7 +44,7 @@ def test_a_database_made_by_the_first_revision_upgrades_to_head_keeping_its_runs
     engine.dispose()
     assert db(["--hil-db", db_url, "upgrade"]) == 0
     engine = open_db(db_url, create=False)
-    assert migrate.current(engine) == migrate.head()
+    assert migrate.current(engine) == migrate.HEAD
     old, written = history(engine, samples=True)
     assert old.run.id == "r1" and old.run.started == "2025-11-01T10:00:00+00:00"
     assert written.run.id == info.id and written.results[0].values == example_result().values
@@ -73,7 +78,7 @@ def test_the_workspace_file_follows_this_hil_and_a_database_named_is_upgraded_on
         open_chosen(None, tmp_path)
     monkeypatch.delenv(ENV_VARIABLE)
     engine = open_chosen(None, tmp_path)
-    assert migrate.current(engine) == migrate.head()
+    assert migrate.current(engine) == migrate.HEAD
     with engine.begin() as connection:  # a newer hil's revision is never "upgraded" from here
         connection.execute(text("UPDATE alembic_version SET version_num = 'ffff'"))
     engine.dispose()

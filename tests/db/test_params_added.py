@@ -19,8 +19,8 @@ from hil.db.read import history, runs_by_id
 from hil.db.schema import BaselineRow, Run
 from hil.db.spool import Spool
 from hil.db.write import RunWriter, write_run
+from hil.records.store import ResultStore, RunInfo
 from hil.report.compare import main as compare
-from hil.report.store import ResultStore, RunInfo
 from hil.report.testing import example_result
 from hil.report.trend import series
 from hil.verdict.result import metric_key

@@ -14,7 +14,7 @@ from hil.db.engine import DatabaseError, open_db
 from hil.db.read import all_runs, builds, history, runs_of_build
 from hil.db.spool import Spool
 from hil.db.write import RunWriter, StoredRunConflict, finish_run, insert_run, push, write_run
-from hil.report.store import ResultStore, RunInfo
+from hil.records.store import ResultStore, RunInfo
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
 from hil.verdict.spec import Band
@@ -38,6 +38,18 @@ def test_a_run_reads_back_exactly_as_it_was_written(db_url):
     (back,) = all_runs(engine)
     expected = type(back)(info, results)
     assert _doc(back) == _doc(expected)
+
+
+def test_every_field_of_a_run_has_its_column():
+    """RunInfo is where a run's fields are declared: a field added there without a column (and a migration) fails
+    here, not as a run that reads back without it."""
+    from hil.db.convert import RUN_FIELDS_AS_IS
+    from hil.db.schema import Run
+
+    columns = set(Run.__table__.columns.keys())
+    assert set(RUN_FIELDS_AS_IS) <= columns, set(RUN_FIELDS_AS_IS) - columns
+    assert {"started", "finished", "inventory_path", "inventory_sha256", "build_name"} <= columns
+    assert {f.name for f in dataclasses.fields(RunInfo)} == {*RUN_FIELDS_AS_IS, "started", "finished", "inventory"}
 
 
 def test_names_with_quotes_sql_and_html_are_stored_verbatim(db_url):

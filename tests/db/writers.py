@@ -11,7 +11,7 @@ from typing import Any
 from hil.db.engine import DatabaseError, open_db
 from hil.db.spool import Spool
 from hil.db.write import RunWriter
-from hil.report.store import RunInfo
+from hil.records.store import RunInfo
 from hil.report.testing import example_result
 
 

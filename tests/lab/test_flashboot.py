@@ -9,7 +9,7 @@ from pathlib import Path
 import attr
 import pytest
 
-from hil.build import load_build
+from hil.build.manifest import load_build
 from hil.errors import LabError
 from hil.lab.board.flashboot import UBootFlashBootDriver, _valid_read_command, flash_image, layout, uboot_flash_command
 

@@ -8,8 +8,9 @@ from labgrid import Environment
 from labgrid.driver.qemudriver import QEMUDriver
 
 from hil.errors import LabError
+from hil.lab.board.provision import use_clock
 from hil.vlab import ENV_FILE
-from hil.vlab.qemu import VlabQEMUDriver, use_clock
+from hil.vlab.qemu import VlabQEMUDriver
 
 MADE = ["qemu-system-x86_64", "-kernel", "vmlinuz", "-append", "console=ttyS0", "-serial", "chardev:serialsocket"]
 

@@ -14,8 +14,8 @@ from pc_lab import PC_ENV, PC_PAIR
 
 from hil.db.engine import open_db
 from hil.db.write import write_run
+from hil.records.store import RunInfo
 from hil.report.compare import main
-from hil.report.store import RunInfo
 from hil.report.testing import example_result
 from hil.verdict.gate import Gate
 from hil.verdict.result import Verdict

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from hil.report.exitcodes import HilExit
+from hil.records.exitcodes import HilExit
 
 VERDICT_TEST = """
 import pytest

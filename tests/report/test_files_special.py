@@ -13,8 +13,8 @@ import pytest
 
 from hil.db import cli as db_cli
 from hil.pipeline import summary
-from hil.report.files import UnreadableJson, atomic_write_text, read_bytes, read_json
-from hil.report.store import ResultStore, RunInfo
+from hil.records.files import UnreadableJson, atomic_write_text, read_bytes, read_json
+from hil.records.store import ResultStore, RunInfo
 from hil.report.testing import example_result
 from hil.report.trend import main
 

@@ -5,7 +5,7 @@ import pytest
 from hil.db.engine import open_db
 from hil.db.read import history as read_history
 from hil.db.write import write_run
-from hil.report.store import RunInfo
+from hil.records.store import RunInfo
 from hil.report.testing import example_result
 from hil.report.trend import main, render, series
 from hil.verdict.result import Verdict

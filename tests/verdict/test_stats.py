@@ -7,9 +7,19 @@ import statistics
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from scipy import stats as st
 
-from hil.verdict.stats import ZeroMeanError, chi2_quantile, cv_lower_bound, describe, t_above, t_below
+from hil.verdict.stats import (
+    ZeroMeanError,
+    chi2_quantile,
+    cv_lower_bound,
+    describe,
+    mann_whitney_p,
+    t_above,
+    t_below,
+)
 
 VALUES = [10.0, 12.0, 11.0, 13.0, 9.0, 30.0]  # one slow-start-like outlier at index 5
 
@@ -108,3 +118,34 @@ def test_the_distributions_from_scipy_special_are_scipy_stats_own(dof):
         assert chi2_quantile(1 - probability, dof) == pytest.approx(st.chi2.ppf(1 - probability, dof), rel=1e-9)
     for x in (-4.0, 0.0, 0.3, 2.5, 12.0):
         assert t_above(x, dof) == pytest.approx(st.t.sf(x, dof), rel=1e-10, abs=1e-300)
+
+
+def _samples(max_size: int) -> hs.SearchStrategy[list[float]]:
+    # a few distinct levels make ties common, as in repeated integer-ish figures (counts, rounded rates)
+    level = hs.one_of(hs.integers(0, 6).map(float), hs.floats(30.0, 40.0, allow_nan=False))
+    return hs.lists(level, min_size=2, max_size=max_size)
+
+
+@settings(max_examples=400, deadline=None)
+@given(x=_samples(14), y=_samples(70), alternative=hs.sampled_from(["less", "greater"]))
+def test_mann_whitney_is_scipy_stats_own(x, y, alternative):
+    """hil's p-value (no scipy.stats import: half a second) is mannwhitneyu's, exact and asymptotic, ties or none."""
+    ours = mann_whitney_p(np.array(x), np.array(y), alternative)
+    theirs = float(st.mannwhitneyu(x, y, alternative=alternative).pvalue)
+    assert ours == pytest.approx(1.0 if math.isnan(theirs) else theirs, rel=1e-9, abs=1e-300)
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]),  # exact, the extreme: 1 / C(7, 3)
+        ([5.0, 5.0, 5.0], [5.0, 5.0]),  # every value tied: no evidence of a shift
+        (list(np.linspace(0, 1, 30)), list(np.linspace(0.5, 1.5, 40))),  # asymptotic, no ties
+    ],
+)
+def test_mann_whitney_on_the_edges(x, y):
+    for alternative in ("less", "greater"):
+        theirs = float(st.mannwhitneyu(x, y, alternative=alternative).pvalue)
+        ours = mann_whitney_p(np.array(x), np.array(y), alternative)
+        assert ours == pytest.approx(1.0 if math.isnan(theirs) else theirs, rel=1e-9)
+    assert mann_whitney_p(np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0, 7.0]), "less") == 1 / 35

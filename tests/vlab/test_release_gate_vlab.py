@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from labgrid import Environment
 
-from hil.build import load_build
+from hil.build.manifest import load_build
 from hil.errors import LabError
 from hil.lab.board.provision import provision
 from hil.lab.board.role import Role

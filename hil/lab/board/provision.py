@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 
-from labgrid import Environment
+from labgrid import Environment, Target
 from labgrid.exceptions import NoDriverFoundError
 
 from hil.build.manifest import Build
@@ -30,6 +30,40 @@ class BootBuildProtocol(abc.ABC):
     @abc.abstractmethod
     def boot_build(self, build: Build) -> None:
         raise NotImplementedError
+
+
+class ClockProtocol(abc.ABC):
+    """A driver whose board runs on one of several clocks, chosen before its power-on (hil.vlab.qemu: the real
+    clock, or QEMU's instruction-counted one at `virtual_mips`)."""
+
+    clock: str
+    virtual_mips: int
+    status: int  # labgrid's power state: 1 while on
+
+    @abc.abstractmethod
+    def use_clock(self, clock: str, mips: int) -> None:
+        raise NotImplementedError
+
+
+def use_clock(target: Target, clock: str, mips: int = 125) -> bool:
+    """`target` runs on `clock` from its next power-on: a board on another clock is powered off (the next
+    `ensure_ready` boots it on this one), as a UDC module is reloaded for another speed. True when it was.
+    A target without a ClockProtocol driver (a real board) runs on the real clock only."""
+    try:
+        driver = target.get_driver(ClockProtocol, activate=False)
+    except NoDriverFoundError:
+        if clock == "real":
+            return False
+        raise LabError(
+            f"{target.name}: clock {clock!r} is the virtual board's, and none of its drivers has one"
+        ) from None
+    if (driver.clock, driver.virtual_mips) == (clock, mips):
+        return False
+    if driver.status:
+        strategy = strategy_of(target)
+        strategy.transition("off") if strategy is not None else driver.off()
+    driver.use_clock(clock, mips)
+    return True
 
 
 def provision(env: Environment, build: Build) -> list[str]:

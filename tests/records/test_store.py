@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from hil.report.store import SCHEMA, ResultsFileError, ResultStore, RunInfo, load_run
+from hil.records.store import SCHEMA, ResultsFileError, ResultStore, RunInfo, load_run
 from hil.report.testing import example_result
 from hil.verdict.result import Verdict
 
@@ -68,7 +68,7 @@ def test_crash_during_a_write_keeps_the_previous_complete_file(store, monkeypatc
 _WRITER = """
 import sys
 from pathlib import Path
-from hil.report.store import ResultStore, RunInfo
+from hil.records.store import ResultStore, RunInfo
 from hil.report.testing import example_result
 store = ResultStore(Path(sys.argv[1]), RunInfo.start("writer"))
 store.begin()

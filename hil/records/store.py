@@ -22,11 +22,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict  # not typing's: pydantic reads this one on 3.11 (hil.records.schema)
+
 import hil
 from hil import signals
+from hil.build.identity import BuildIdentity
 from hil.errors import without_passwords
 from hil.install import debian_versions
-from hil.report.files import UnreadableJson, atomic_write_text, dumps, read_json
+from hil.records.files import UnreadableJson, atomic_write_text, dumps, read_json
 from hil.verdict.result import MetricResult
 
 SCHEMA = 1
@@ -44,6 +47,27 @@ _CI_VARIABLES = (
     "GIT_BRANCH",
     "NODE_NAME",
 )
+
+
+class Host(TypedDict, total=False):
+    """The lab PC that ran the session (host_facts): never the whole environment, which holds credentials."""
+
+    hostname: str
+    platform: str
+    python: str
+    cpus: int | None
+    load_average: list[float]  # 1, 5, 15 minutes when the run starts: was the lab PC busy?
+    packages: dict[str, str]  # the Python tools that change what a number means (pytest, labgrid, numpy, scipy)
+    debian_packages: dict[str, str]  # the measuring tools' and the emulator's versions (lrzsz, fio, QEMU)
+    hil_commit: str  # the git commit hil ran from; absent for an installed wheel
+    ci: dict[str, str]  # Jenkins' identity of the build (BUILD_URL, JOB_NAME, ...)
+
+
+class InventoryIdentity(TypedDict):
+    """The inventory that set the bands: its path as given and its SHA-256."""
+
+    path: str
+    sha256: str
 
 
 class ResultsFileError(ValueError):
@@ -77,7 +101,7 @@ def hil_commit() -> str | None:
     return head.stdout.strip() + ("+dirty" if changed.stdout.strip() else "")
 
 
-def host_facts() -> dict[str, Any]:
+def host_facts() -> Host:
     """What ran the test session (not the boards: their facts travel with each result)."""
     versions: dict[str, str] = {}
     for dist in _VERSIONED:
@@ -85,15 +109,15 @@ def host_facts() -> dict[str, Any]:
             versions[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             continue
-    facts: dict[str, Any] = {
-        "hostname": socket.gethostname(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "load_average": list(os.getloadavg()),  # 1, 5, 15 minutes when the run starts: was the lab PC busy?
-        "packages": versions,
-        "debian_packages": debian_versions(),  # the measuring tools' and the emulator's versions (lrzsz, fio, QEMU)
-    }
+    facts = Host(
+        hostname=socket.gethostname(),
+        platform=platform.platform(),
+        python=platform.python_version(),
+        cpus=os.cpu_count(),
+        load_average=list(os.getloadavg()),
+        packages=versions,
+        debian_packages=debian_versions(),
+    )
     commit = hil_commit()
     if commit:
         facts["hil_commit"] = commit
@@ -108,10 +132,10 @@ class RunInfo:
     id: str
     started: str  # ISO 8601, UTC
     finished: str | None = None  # None while running, or when the run never finished (crash)
-    exit_status: int | None = None  # the run's exit status (hil.report.exitcodes): 0 passed, 1 gate failed, ...
+    exit_status: int | None = None  # the run's exit status (hil.records.exitcodes): 0 passed, 1 gate failed, ...
     aborted_by: str | None = None  # the signal that ended the run (SIGTERM, SIGHUP), None otherwise
     hil_version: str = hil.__version__
-    host: dict[str, Any] = field(default_factory=dict)
+    host: Host = field(default_factory=lambda: Host())
     command: str = ""
     # Tests per outcome, one per test, and "ran": every test that ran, ERROR included (hil.report.tally).
     # Kept current during the run; a test that errored before measuring has no result, only this count.
@@ -119,8 +143,8 @@ class RunInfo:
     # What was measured: the build under test (hil.build: name, version, image hashes; None: whatever the
     # boards ran) and the inventory that set the bands (its path and SHA-256): a comparison of two runs
     # needs both (hil.report.compare).
-    build: dict[str, Any] | None = None
-    inventory: dict[str, str] | None = None
+    build: BuildIdentity | None = None
+    inventory: InventoryIdentity | None = None
 
     def __post_init__(self) -> None:
         # `--hil-db postgresql://USER:PASSWORD@HOST/DB` as the docs write it: the command is stored in the

@@ -9,8 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from hil.report import schema
-from hil.report.store import load_run
+from hil.records import schema
+from hil.records.store import load_run
 
 PUBLISHED = Path(schema.__file__).with_name("results.schema.json")
 DATA = Path(__file__).resolve().parents[1] / "data" / "results"
@@ -18,7 +18,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "results"
 
 def test_the_published_schema_is_the_one_the_classes_give():
     assert json.loads(PUBLISHED.read_text()) == schema.results_schema(), (
-        "regenerate it: python -m hil.report.schema > hil/report/results.schema.json"
+        "regenerate it: python -m hil.records.schema > hil/records/results.schema.json"
     )
 
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from hil.report.files import atomic_write_text, dumps, jsonable
+from hil.records.files import atomic_write_text, dumps, jsonable
 
 
 def test_jsonable_unwraps_numpy_and_blanks_non_finite():

@@ -1,10 +1,10 @@
 """The JSON Schema of results.json (and of what `hil db export` writes), generated from the classes that write it.
 
-    python -m hil.report.schema > hil/report/results.schema.json
+    python -m hil.records.schema > hil/records/results.schema.json
 
-The published file is hil/report/results.schema.json (installed with hil); tests/report/test_schema.py fails
+The published file is hil/records/results.schema.json (installed with hil); tests/records/test_schema.py fails
 when it no longer matches these classes (regenerate it) and validates real results files against it with a
-JSON Schema validator. `schema` in the document is its version (hil.report.store.SCHEMA): it changes when a
+JSON Schema validator. `schema` in the document is its version (hil.records.store.SCHEMA): it changes when a
 reader of an older file would misread a newer one; fields added with a default (an older file lacks them)
 keep it.
 """
@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import TypeAdapter
 
-from hil.report.store import SCHEMA, RunInfo
+from hil.records.store import SCHEMA, RunInfo
 from hil.verdict.result import MetricResult
 
 assert SCHEMA == 1, "the Literal below names the version"

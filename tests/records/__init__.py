@@ -1,0 +1,1 @@
+"""Tests of hil.records: results.json, its files, the exit statuses."""
