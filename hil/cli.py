@@ -39,7 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "compare": ("hil.report.compare", "the release gate: a candidate build's runs against a reference build's"),
     "serve": ("hil.dashboard.serve", "the results database as a read-only web dashboard (127.0.0.1 by default)"),
-    "db": ("hil.db.cli", "the results database: upgrade its schema, import, export, push spooled runs"),
+    "db": (
+        "hil.db.cli",
+        "the results database: upgrade its schema, import, export, push spooled runs, decide stored gates",
+    ),
     "bench": ("hil.bench.bench", "the rehearsal bench: arm64 boards behind a power switch, ser2net and SSH"),
     "bench-image": ("hil.bench.image", "build (or reuse) the rehearsal board's SD card; print its directory"),
 }

@@ -24,10 +24,11 @@ from starlette.routing import Route
 
 from hil.dashboard import queries
 from hil.dashboard.plot import trend_svg
-from hil.db import convert
+from hil.db import convert, gates
+from hil.db.gates import CompareError, Side, compare_sides
 from hil.records.files import UnreadableJson, read_json
 from hil.records.store import RESULTS_FILE, StoredRun
-from hil.report.compare import GATE_COLOUR, CompareError, Side, compare_sides, html
+from hil.report.compare import GATE_COLOUR, html
 from hil.report.html import stats_rows, summary_table
 from hil.report.pages import render
 from hil.report.plots import TrendPoint
@@ -88,7 +89,6 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             boards=boards,
             page=page,
             more=more,
-            gate_of=queries.cell_gate,
         )
 
     def history_page(request: Request) -> Response:
@@ -127,7 +127,7 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
         board = query.get("board") or None
         reference, reference_run = query.get("reference") or None, query.get("reference_run") or None
         if reference is None and reference_run is None:
-            reference, reference_run = queries.previous(engine, candidate)
+            reference, reference_run = gates.previous(engine, candidate)
         label = reference if reference_run is None else f"run {reference_run}"
         context = {
             "board": board,
@@ -139,8 +139,8 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             return _html("message.html", 404, title="no reference", message=f"nothing stored before {candidate}")
         where = f" on {board}" if board else ""
         sides = [
-            queries.side_runs(engine, reference, reference_run, board),
-            queries.side_runs(engine, candidate, None, board),
+            gates.side_runs(engine, reference, reference_run, board),
+            gates.side_runs(engine, candidate, None, board),
         ]
         for name, runs in zip((label, candidate), sides, strict=True):
             if not runs:

@@ -1,6 +1,7 @@
 """What each dashboard page reads from the results database, in queries bounded by the page.
 
-The matrix counts verdicts per build and board in one grouped query over one page of builds; a history reads
+The matrix counts verdicts per build and board in one grouped query over one page of builds and reads their
+stored gates (hil.db.gates) in one more; a history reads
 one metric's rows through the (board, metric, params_key, run_started) index, newest first, a page at a time;
 a gate loads the samples of two builds' runs, on one board when asked. Nothing here loads every run.
 Only complete runs are shown (hil.db.write marks a run complete once all its results are in), except on
@@ -16,18 +17,13 @@ from datetime import datetime
 from sqlalchemy import Engine, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from hil.db import read
+from hil.db import gates, read
+from hil.db.gates import CellGate
 from hil.db.schema import Result, Run
 from hil.records.store import StoredRun
-from hil.verdict.gate import WITHOUT_VERDICT, Gate
-from hil.verdict.result import Verdict
 
 PAGE = 20  # matrix rows (builds) per page
 HISTORY_PAGE = 200  # runs per history page: a plot still legible, a step still visible
-GATE_RUNS = 50  # newest runs of a build a gate page compares
-_BATCH = 500  # ids per IN (...)
-
-BLOCKING = (Verdict.FAIL, Verdict.REGRESSION)
 
 
 @dataclass
@@ -39,21 +35,11 @@ class MatrixRow:
     last: datetime
     runs: int
     cells: dict[str, Counter[str]] = field(default_factory=dict)  # board -> verdict -> results
+    gates: dict[str, CellGate] = field(default_factory=dict)  # board -> the build's stored gate (hil.db.gates)
 
     @property
     def label(self) -> str:
         return self.build if self.build is not None else f"run {self.run_id}"
-
-
-def cell_gate(verdicts: Counter[str]) -> Gate:
-    """A build's gate on a board from the verdicts its results were given when measured, as `hil compare`
-    counts a candidate's band verdicts: a FAIL (or a REGRESSION against its baseline) blocks, a result without
-    a verdict leaves it incomplete."""
-    if any(verdicts[v] for v in BLOCKING):
-        return Gate.BLOCKED
-    if any(verdicts[v] for v in WITHOUT_VERDICT):
-        return Gate.INCOMPLETE
-    return Gate.PASS
 
 
 def matrix(engine: Engine, page: int) -> tuple[list[MatrixRow], list[str], bool]:
@@ -85,6 +71,9 @@ def matrix(engine: Engine, page: int) -> tuple[list[MatrixRow], list[str], bool]
         for build, run_id, board, verdict, count in session.execute(counts):
             by_key[(build, run_id)].cells.setdefault(board, Counter())[verdict] += count
             boards.add(board)
+    for (build, board), cell in gates.stored_cells(engine, names).items():
+        if (build, None) in by_key:
+            by_key[(build, None)].gates[board] = cell
     return rows, sorted(boards), more
 
 
@@ -110,34 +99,6 @@ def history(engine: Engine, board: str, metric: str, key: str, page: int) -> tup
         found = [HistoryRow(r.run_id, r.run_started, build, r) for r, build in session.execute(query)]
         session.expunge_all()
     return found[:HISTORY_PAGE][::-1], len(found) > HISTORY_PAGE
-
-
-def previous(engine: Engine, build: str) -> tuple[str | None, str | None]:
-    """The default reference of a build: the newest matrix row (build, or run without one) whose last run
-    started before the build's first; (None, None) when there is none."""
-    first = select(func.min(Run.started)).where(Run.build_name == build, Run.complete).scalar_subquery()
-    solo = case((Run.build_name.is_(None), Run.id), else_=None)
-    last = func.max(Run.started)
-    query = (
-        select(Run.build_name, solo)
-        .where(Run.complete, or_(Run.build_name.is_(None), Run.build_name != build))
-        .group_by(Run.build_name, solo)
-        .having(last < first)
-        .order_by(last.desc())
-        .limit(1)
-    )
-    with engine.connect() as connection:
-        found = connection.execute(query).first()
-    return (found[0], found[1]) if found else (None, None)
-
-
-def side_runs(engine: Engine, build: str | None, run_id: str | None, board: str | None = None) -> list[StoredRun]:
-    """The newest GATE_RUNS complete runs of `build` (or the one run `run_id`), oldest first, with their results
-    (on `board` only, when given) and samples."""
-    runs = select(Run.id).where(Run.complete, Run.build_name == build if run_id is None else Run.id == run_id)
-    if board is not None:
-        runs = runs.where(select(Result.id).where(Result.run_id == Run.id, Result.board == board).exists())
-    return read.newest_runs(engine, runs, GATE_RUNS, board)
 
 
 def run(engine: Engine, run_id: str) -> tuple[StoredRun, bool] | None:

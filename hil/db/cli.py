@@ -5,6 +5,7 @@
                                    # skipped, named
     hil db export DIR              # every run back as a results.json document: DIR/<run-id>.json
     hil db push                    # deliver the runs spooled under reports/db-spool/ while the database was down
+    hil db gates [BUILD...]        # decide again the stored gates the dashboard's matrix shows
 
 The database: --hil-db URL, else $HIL_DB, else reports/hil.db (--hil-reports DIR moves reports/).
 Exit status: 0 done, 1 something was skipped or not delivered, 4 the database cannot be opened.
@@ -20,7 +21,7 @@ from pathlib import Path
 from sqlalchemy import inspect
 from sqlalchemy.exc import SQLAlchemyError
 
-from hil.db import baselines, migrate
+from hil.db import baselines, gates, migrate, read
 from hil.db.convert import with_added_params
 from hil.db.engine import NOT_HIL, DatabaseError, add_options, connect, describe, engine_for, resolve_url
 from hil.db.read import all_runs
@@ -29,6 +30,8 @@ from hil.db.write import check_figures, check_run_id, push, write_run
 from hil.records.exitcodes import HilExit
 from hil.records.files import atomic_write_text, dumps
 from hil.records.store import SCHEMA, ResultsFileError, load_run
+
+GATES_STORED = "0005"  # the revision from which each build's gate is stored (hil.db.gates)
 
 
 def _upgrade(args: argparse.Namespace) -> int:
@@ -46,6 +49,8 @@ def _upgrade(args: argparse.Namespace) -> int:
     finally:
         engine.dispose()
     print(f"{describe(url)}: schema {before or 'none'} -> {migrate.HEAD}")
+    if before is not None and before < GATES_STORED:
+        print("the builds stored before hil kept their gates show none on the dashboard: `hil db gates` decides them")
     return HilExit.OK
 
 
@@ -56,6 +61,7 @@ def _import(args: argparse.Namespace) -> int:
         files += sorted(path.glob("*.json")) if path.is_dir() else [path]
     baseline_files = [path for path in files if baselines.is_baseline_file(path)]
     runs, rows, skipped = 0, 0, 0
+    imported_builds: set[str] = set()
     for path in files:  # the runs first: a baseline's rows are linked to their results
         try:
             if path in baseline_files:
@@ -80,6 +86,8 @@ def _import(args: argparse.Namespace) -> int:
             continue
         if not written:
             print(f"hil db import: {path}: run {stored.run.id} is stored already, the same: nothing written")
+        elif stored.run.build and stored.run.build.get("name"):
+            imported_builds.add(stored.run.build["name"])
         runs += written
     for path in baseline_files:
         try:
@@ -88,7 +96,8 @@ def _import(args: argparse.Namespace) -> int:
             print(f"hil db import: skipped {exc}", file=sys.stderr)
             skipped += 1
     held = f", {rows} baseline run(s)" if baseline_files else ""
-    print(f"{describe(engine.url)}: imported {runs} run(s){held}, skipped {skipped} file(s)")
+    decided = gates.refresh(engine, imported_builds)
+    print(f"{describe(engine.url)}: imported {runs} run(s){held}, skipped {skipped} file(s); {decided} gate(s) decided")
     return HilExit.OK if not skipped else HilExit.GATE_FAILED
 
 
@@ -124,7 +133,16 @@ def _push(args: argparse.Namespace) -> int:
             failed += 1
         else:
             print(f"pushed run {info.id} ({path.name})")
+            if info.build and info.build.get("name"):
+                gates.refresh(engine, {info.build["name"]})
     return HilExit.OK if not failed else HilExit.GATE_FAILED
+
+
+def _gates(args: argparse.Namespace) -> int:
+    engine = connect(args, create=False)
+    builds = set(args.builds) or {name for name, _ in read.builds(engine)}
+    print(f"{describe(engine.url)}: {gates.refresh(engine, builds)} gate(s) decided for {len(builds)} build(s)")
+    return HilExit.OK
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "hil db") -> int:
@@ -138,12 +156,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil db") -> int:
         "import": "load results.json files, history and baselines directories",
         "export": "write every run as a results.json document into DIR",
         "push": "deliver the runs spooled while the database was unreachable",
+        "gates": "decide again the stored gates the dashboard shows (of BUILD..., else of every build)",
     }
     sub = {name: commands.add_parser(name, help=text, parents=[given_after]) for name, text in helps.items()}
     sub["import"].add_argument("paths", nargs="+", type=Path, metavar="PATH")
     sub["export"].add_argument("directory", type=Path, metavar="DIR")
+    sub["gates"].add_argument("builds", nargs="*", metavar="BUILD")
     args = parser.parse_args(argv)
-    action = {"upgrade": _upgrade, "import": _import, "export": _export, "push": _push}[args.command]
+    action = {"upgrade": _upgrade, "import": _import, "export": _export, "push": _push, "gates": _gates}[args.command]
     try:
         return action(args)
     except DatabaseError as exc:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 SCRIPT_LOCATION = "hil.db:migrations"
-HEAD = "0004"  # the newest revision under migrations/versions (tests/db/test_migrations.py holds them equal)
+HEAD = "0005"  # the newest revision under migrations/versions (tests/db/test_migrations.py holds them equal)
 VERSION_TABLE = "alembic_version"  # where Alembic keeps a database's revision
 MIGRATION_LOCK = 0x68696C  # the advisory lock schema changes take on PostgreSQL ("hil")
 

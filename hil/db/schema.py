@@ -125,3 +125,20 @@ class BaselineRow(Base):
     set_by: Mapped[str] = mapped_column(Text)  # user@host, and the command when it was an import
 
     __table_args__ = (UniqueConstraint("board", "params_key", "run_id", name="uq_baselines_board_key_run"),)
+
+
+class GateRow(Base):
+    """A build's release gate on a board against the build before it (hil.db.gates.refresh): what the dashboard's
+    matrix cell shows. Decided again whenever a run of the build or of its reference is stored."""
+
+    __tablename__ = "gates"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    build: Mapped[str] = mapped_column(String(255))  # the candidate
+    board: Mapped[str] = mapped_column(String(255))
+    reference: Mapped[str | None] = mapped_column(String(255))  # a build, or "run ID"; None: nothing before it
+    gate: Mapped[str] = mapped_column(String(16))  # PASS, BLOCKED, INCOMPLETE
+    summary: Mapped[str] = mapped_column(Text)  # the blocking metrics and their changes, or what is missing
+    decided: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (UniqueConstraint("build", "board", name="uq_gates_build_board"),)

@@ -37,8 +37,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from hil import hookspecs, signals
 from hil.build.identity import build_label
+from hil.db import gates
 from hil.db.baselines import DEFAULT_RUNS_KEPT, Baselines, BaselineUpdate
 from hil.db.engine import DatabaseError, describe, engine_for, open_chosen, resolve_url
+from hil.db.gates import CompareError, Comparison, Side, compare_sides, load_side
 from hil.db.spool import Spool, spool_path
 from hil.db.write import RunWriter
 from hil.paths import shown
@@ -48,7 +50,7 @@ from hil.records.store import RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report import junit, live
 from hil.report.collect import take_unreported
 from hil.report.compare import EXIT as GATE_EXIT
-from hil.report.compare import CompareError, Comparison, Side, compare_sides, gate_banner, load_side, markdown
+from hil.report.compare import gate_banner, markdown
 from hil.report.compare import html as gate_html
 from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
@@ -491,6 +493,12 @@ class ReportSession:
         if self.db is None:
             return
         self.db.finish()
+        build = (self.db.info.build or {}).get("name")
+        if self.db.failure is None and build and self.engine is not None:
+            try:  # the dashboard's cells of this build, and of the build whose reference it is
+                gates.refresh(self.engine, {build}, {result.board for result in self.db.results})
+            except (SQLAlchemyError, DatabaseError) as exc:
+                self.problems.append(f"stored gates of {build} not decided: {type(exc).__name__}: {exc}")
         if self.db.failure is not None:
             self.problems.append(
                 f"results database: {self.db.failure}; this run is spooled to {shown(self.db.spool.path)}: "

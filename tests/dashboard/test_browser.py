@@ -8,6 +8,7 @@ With HIL_SCREENSHOTS=DIR the pages are also saved there as PNG (the docs' images
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.selenium_manager import SeleniumManager
 
 from hil.db.cli import main as hil_db
+
+from .test_pages import _store  # 25 builds, reads 20% slower from rc15 on
 
 RESULTS = Path(__file__).resolve().parents[1] / "data" / "results"
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
@@ -91,6 +94,22 @@ def test_matrix_then_a_gate_then_a_history_then_a_run(browser, store, serve):
     assert browser.find_element(By.TAG_NAME, "h1").text == f"Run {CANDIDATE_RUN}"
     samples = browser.find_elements(By.CSS_SELECTOR, "table.hil-samples")
     assert len(samples) == 2 and "warm-up" in samples[0].text  # both results, each with every sample
+
+
+def test_a_blocked_cell_names_the_metric_and_its_change_and_opens_its_gate(browser, tmp_path, serve):
+    """The matrix cell is the release gate against the build before it (hil.db.gates), the one `hil compare` and
+    the gate page decide: the build where reads fell 20% is BLOCKED, and says which metric fell by how much."""
+    _store(tmp_path)
+    server = serve(tmp_path)
+    browser.get(server.url + "/")
+    cell = browser.find_element(By.CSS_SELECTOR, 'a[href="/gate?candidate=rc15&board=vboard-hs"]')
+    gate, why = cell.text.splitlines()[:2]
+    assert gate == "BLOCKED" and re.fullmatch(r"usb\.msc\.read\[bs=1M\] -20\.\d%", why), cell.text
+    _shot(browser, "matrix-blocked")
+    cell.click()
+    assert browser.find_element(By.ID, "hil-gate").text.startswith(
+        "BLOCKED: vboard-hs usb.msc.read[bs=1M] (regression)"
+    )
 
 
 def test_a_page_for_nothing_stored_says_so(browser, store, serve):

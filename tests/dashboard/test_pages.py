@@ -7,6 +7,7 @@ import html
 import re
 
 from hil.dashboard.app import url
+from hil.db import gates
 from hil.db.engine import connect
 from hil.db.write import write_run
 from hil.records.store import RunInfo
@@ -40,8 +41,9 @@ def _store(reports) -> None:
         level = 40.0 * (0.8 if build >= STEP else 1.0) * (1 + (build % 3) / 500)
         verdict = Verdict.FAIL if build == BUILDS - 1 else Verdict.PASS
         facts = {"diagnosis": DIAGNOSIS} if verdict is Verdict.FAIL else {}
-        values = [level * f for f in (0.99, 1.0, 1.01, 1.005)]
+        values = [level * f for f in (0.99, 1.0, 1.01, 1.005, 0.995, 1.002, 0.998, 1.003)]  # 8 vs 8: p < 0.01 reachable
         write_run(engine, info, [example_result(verdict, values=values, facts=facts)])
+    gates.refresh(engine, {f"rc{build}" for build in range(BUILDS)})  # as `hil db import` does after its files
     engine.dispose()
 
 
@@ -56,6 +58,11 @@ def test_the_matrix_pages_the_history_steps_and_the_gate_takes_the_build_before(
     assert _rows(first)[1:] == [f"rc{b}" for b in range(BUILDS - 1, BUILDS - 21, -1)]  # newest first, 20
     assert 'href="/?page=1">older</a>' in first and "newer" not in first
     assert 'style="background:#c62828"><a href="/gate?candidate=rc24&amp;board=vboard-hs"' in first  # FAIL blocks
+    # Each cell is the build's gate against the one before it: the 20% step blocks rc15, naming metric and change.
+    assert re.search(
+        r'candidate=rc15&amp;board=vboard-hs" [^>]*>BLOCKED<br/>\s*<small[^>]*>usb\.msc\.read\[bs=1M\] -20\.\d%', first
+    )
+    assert "could catch no drop" not in first
     _, second, _ = server.get("/?page=1")
     assert _rows(second)[1:] == [f"rc{b}" for b in range(4, -1, -1)] and "older" not in second
 

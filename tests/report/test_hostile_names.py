@@ -8,8 +8,9 @@ from html.parser import HTMLParser
 import pytest
 from markupsafe import escape
 
+from hil.db.gates import Side, compare_sides
 from hil.records.store import RunInfo, StoredRun
-from hil.report.compare import Side, compare_sides, gate_banner, html
+from hil.report.compare import gate_banner, html
 from hil.report.html import result_block, stats_table, summary_table
 from hil.report.testing import example_result
 from hil.report.trend import render
