@@ -23,7 +23,6 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from hil.dashboard import queries
-from hil.dashboard.plot import trend_svg
 from hil.db import convert, gates
 from hil.db.gates import CompareError, Side, compare_sides
 from hil.records.files import UnreadableJson, read_json
@@ -33,6 +32,7 @@ from hil.report.html import stats_rows, summary_table
 from hil.report.pages import render
 from hil.report.plots import TrendPoint
 from hil.report.summary import key_of
+from hil.report.svg import trend_svg
 from hil.report.trend import step_text
 from hil.verdict.changepoint import find_steps
 from hil.verdict.result import Verdict

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from hil.report.summary import VERDICT_COLORS, fmt_num, fmt_pct, key_of
-from hil.verdict.changepoint import Step
+from hil.report.summary import VERDICT_COLORS, fmt_num, key_of
 from hil.verdict.result import MetricResult, SampleStats, Verdict
 from hil.verdict.spec import Band, Direction
 
@@ -32,7 +31,6 @@ _WARMUP_COLOR = "#9e9e9e"
 _OUTLIER_COLOR = "#d50000"
 _CEILING_COLOR = "#b71c1c"
 _BASELINE_COLOR = "#6d4c41"
-_STEP_COLOR = "#6a1b9a"
 
 
 def data_uri(png: bytes) -> str:
@@ -241,91 +239,3 @@ def _literal(text: str) -> str:
 def short(label: str, width: int = 24) -> str:
     """A label that fits beside the plot (the page around it gives the whole name)."""
     return label if len(label) <= width else label[: width - 1] + "…"
-
-
-def trend_plot(
-    points: Sequence[TrendPoint],
-    unit: str,
-    title: str,
-    direction: Direction = Direction.HIGHER,
-    steps: Sequence[Step] = (),
-) -> bytes:
-    return _render(trend_figure(points, unit, title, direction, steps))
-
-
-def _mark_steps(ax: Axes, points: Sequence[TrendPoint], steps: Sequence[Step]) -> None:
-    """Each step a dashed line, named by the build after it and its change."""
-    for index, step in enumerate(steps):
-        ax.axvline(step.index - 0.5, color=_STEP_COLOR, ls="--", lw=1.0, label="step" if index == 0 else None, zorder=1)
-        after = points[step.index]
-        ax.annotate(
-            _literal(f"{short(after.build or after.label)} {fmt_pct(step.change, signed=True)}"),
-            (step.index - 0.5, 1.0),
-            xycoords=("data", "axes fraction"),
-            xytext=(3, -3),
-            textcoords="offset points",
-            va="top",
-            fontsize=7,
-            color=_STEP_COLOR,
-        )
-
-
-def trend_figure(
-    points: Sequence[TrendPoint],
-    unit: str,
-    title: str,
-    direction: Direction = Direction.HIGHER,
-    steps: Sequence[Step] = (),
-) -> Figure:
-    """Median per run in time order, the CI of the mean as a bar, the band (as it was) shaded,
-    points coloured by verdict; each step (hil.verdict.changepoint) a dashed line named by the build after it
-    and its change. The x axis names each run's build where the runs have one, else when it started."""
-    x = list(range(len(points)))
-    view = View([p.median for p in points])
-    for point in points:  # CI bars and band edges far off the medians are clipped, not zoomed out to
-        band_edges = (point.band.low, point.band.high) if point.band is not None else ()
-        for edge in (point.ci_low, point.ci_high, *band_edges):
-            if edge is not None and view.within(edge):
-                view.include(edge)
-    limits = view.limits()
-
-    fig = Figure(figsize=(7.0, 3.0), dpi=DPI, layout="constrained")
-    ax = fig.subplots()
-    # An informative run has no band: an empty step (low == high) keeps the stairs aligned.
-    lows = [limits[0] if p.band is None or p.band.low is None else max(p.band.low, limits[0]) for p in points]
-    highs = [
-        lows[i] if p.band is None else limits[1] if p.band.high is None else min(p.band.high, limits[1])
-        for i, p in enumerate(points)
-    ]
-    # Bands may change between releases: each run's own band, one step wide around its point.
-    edges = [i - 0.5 for i in range(len(points) + 1)]
-    ax.stairs(highs, edges, baseline=lows, fill=True, color=_BAND_COLOR, alpha=0.6, label="band", zorder=0)
-    ax.plot(x, [p.median for p in points], color="#90a4ae", lw=0.8, zorder=1)
-    ax.vlines(
-        x,
-        [p.ci_low for p in points],
-        [p.ci_high for p in points],
-        color=_CI_COLOR,
-        lw=1.5,
-        label="CI of mean",
-        zorder=2,
-    )
-    for verdict in Verdict:
-        mine = [i for i, p in enumerate(points) if p.verdict is verdict]
-        if mine:
-            ax.scatter(
-                mine,
-                [points[i].median for i in mine],
-                color=VERDICT_COLORS[verdict],
-                s=30,
-                label=str(verdict),
-                zorder=3,
-            )
-    _mark_steps(ax, points, steps)
-    every = max(1, len(points) // 10)  # at most ~10 labels stay legible
-    ticks = x[::every]
-    names = [_literal(short(points[i].build or points[i].label)) for i in ticks]
-    ax.set_xticks(ticks, names, rotation=30, ha="right", fontsize=7)
-    ax.set_xlim(-0.5, len(points) - 0.5)
-    _dress(ax, limits, f"median {unit}  ({better(direction)})", title, "black")
-    return fig

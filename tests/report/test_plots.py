@@ -3,11 +3,13 @@ import io
 import pytest
 from matplotlib.image import imread
 
-from hil.report.plots import DPI, FIGSIZE, TrendPoint, data_uri, result_plot, trend_figure, trend_plot
+from hil.report.pages import render
+from hil.report.plots import DPI, FIGSIZE, TrendPoint, data_uri, result_plot
+from hil.report.svg import trend_svg
 from hil.report.testing import example_result
 from hil.verdict.changepoint import find_steps
 from hil.verdict.result import Verdict
-from hil.verdict.spec import Band
+from hil.verdict.spec import Band, Direction
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -42,17 +44,22 @@ def test_nothing_sampled_means_no_plot():
     assert result_plot(example_result(Verdict.ERROR, values=[], warmup=[])) is None
 
 
-def test_trend_plot_single_and_many_points():
+def test_the_trend_svg_places_one_or_many_points_inside_its_plot():
     point = TrendPoint("2025-11-01 12:00", 41.0, 40.0, 42.0, Band(38.0, 48.0), Verdict.PASS)
-    assert trend_plot([point], "MB/s", "one").startswith(PNG_MAGIC)
+    one = trend_svg([point], [], "MB/s", Direction.HIGHER)
+    assert len(one.points) == 1 and one.values == [(one.points[0][0], one.points[0][1] - 6, "41.00")]
     points = [
         TrendPoint(f"run {i}", 40.0 + i % 3, 39.0, 43.0, Band(38.0 + i % 2, None), list(Verdict)[i % 6])
-        for i in range(25)
+        for i in range(40)
     ]
-    assert trend_plot(points, "MB/s", "many").startswith(PNG_MAGIC)
+    many = trend_svg(points, [], "MB/s", Direction.HIGHER)
+    x0, y0, width, height = many.plot
+    assert len(many.points) == 40 and not many.values  # more than 30 runs: no median written by each point
+    assert all(x0 <= x <= x0 + width and y0 <= y <= y0 + height for x, y, _, _ in many.points)
+    assert many.y_label == "median MB/s (↑ better)"
 
 
-def test_the_trend_plot_names_the_builds_and_the_step():
+def test_the_trend_svg_names_the_builds_and_the_step():
     medians = [40.1, 40.6, 39.8, 40.3, 30.2, 30.0, 30.4, 29.9]
     builds = ["rc0"] * 4 + ["rc1-" + "x" * 40] * 4  # a long name is shortened on the plot only
     points = [
@@ -60,14 +67,15 @@ def test_the_trend_plot_names_the_builds_and_the_step():
         for i, (m, build) in enumerate(zip(medians, builds, strict=True))
     ]
     (step,) = find_steps(medians)
-    (ax,) = trend_figure(points, "MB/s", "b  usb.msc.read", steps=[step]).axes
+    svg = trend_svg(points, [step], "MB/s", Direction.HIGHER)
     short = "rc1-" + "x" * 19 + "…"
-    assert {label.get_text() for label in ax.get_xticklabels()} == {"rc0", short}  # the x axis names the builds
-    assert [text.get_text() for text in ax.texts] == [f"{short} -25.1%"]  # the step: the build after it, its change
+    assert {text for _, text in svg.x_ticks} == {"rc0", short}  # the x axis names the builds
+    assert [label for _, label in svg.steps] == [f"{short} -25.1%"]  # the step: the build after it, its change
 
 
 def test_a_dollar_in_a_name_is_text_not_mathtext():
-    """`$x^{$` in a build or board name stopped the whole trend page (matplotlib's mathtext, issue 40)."""
+    """`$x^{$` in a build or board name stopped the whole trend page (matplotlib's mathtext, issue 40): the trend
+    is SVG text now, and a result's plot shows it as text."""
     medians = [40.1, 40.6, 39.8, 40.3, 30.2, 30.0, 30.4, 29.9]
     builds = ["$x^{$ rc0"] * 4 + ["$\\frac{$"] * 4
     points = [
@@ -75,5 +83,5 @@ def test_a_dollar_in_a_name_is_text_not_mathtext():
         for i, (m, build) in enumerate(zip(medians, builds, strict=True))
     ]
     (step,) = find_steps(medians)
-    assert imread(io.BytesIO(trend_plot(points, "MB/s", "$y_{$  usb.msc.read", steps=[step]))).shape[0] > 0
+    assert "$x^{$ rc0" in render("trend_svg.html", svg=trend_svg(points, [step], "MB/s", Direction.HIGHER))
     assert imread(io.BytesIO(result_plot(example_result(board="$\\sqrt{$")))).shape[0] > 0

@@ -118,7 +118,9 @@ def test_end_to_end(run):
         ("test_two_metrics", "4k"): "PASS", ("test_two_metrics", "1M"): "PASS",
     }  # fmt: skip
     assert not (run.path / "reports" / "history").exists()  # the database is the history
-    assert (run.path / "reports" / "trend.html").read_text().count("<img ") == 7  # 7 keys with a median
+    assert (run.path / "reports" / "trend.html").read_text().count(
+        '<svg class="hil-trend"'
+    ) == 7  # 7 keys with a median
 
     suite, cases = _cases(run.path)
     assert (suite.get("errors"), suite.get("failures"), suite.get("tests")) == ("1", "3", "8")

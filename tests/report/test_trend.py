@@ -55,14 +55,17 @@ def test_the_history_is_not_capped(tmp_path):
 def test_render_is_self_contained(engine):
     page = render(read_history(engine))
     assert page.count("<h2>") == 2
-    assert len(re.findall(r'<img src="data:image/png;base64,', page)) == 2
-    assert 'src="http' not in page and "<script" not in page
+    assert len(re.findall(r'<svg class="hil-trend" xmlns="http://www.w3.org/2000/svg"', page)) == 2  # inline
+    assert 'src="' not in page and "<script" not in page and 'id="hil-trend"' not in page  # no id twice
 
 
 def test_cli_writes_the_page(engine, url, tmp_path):
     out = tmp_path / "out" / "trend.html"
     assert main(["--hil-db", url, "-o", str(out)]) == 0
     assert out.read_text().startswith("<!DOCTYPE html>")
+    assert "<p>3 run(s): " in out.read_text()
+    assert main(["--hil-db", url, "-o", str(out), "--newest", "2"]) == 0  # a window: the newest runs only
+    assert re.search(r"<p>2 run\(s\): 20251102T100000Z-\w+ … 20251103T100000Z-\w+;", out.read_text())
 
 
 def test_cli_names_a_database_it_cannot_open(tmp_path, capsys):
