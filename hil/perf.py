@@ -40,7 +40,7 @@ from hil.report import collect, live
 from hil.report.outcome import raise_for_results
 from hil.verdict.baseline import compare, confirm, run_spread
 from hil.verdict.errors import DataCorruption, MeasurementError
-from hil.verdict.final import Integrity, OperatingPoint, PcLoad, final_verdict
+from hil.verdict.final import Found, Integrity, OperatingPoint, PcLoad, final_verdict
 from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import CLOCK_PARAM, BaselineComparison, MetricResult, Sample, Verdict, metric_key
 from hil.verdict.sampler import Progress, measure_metrics
@@ -264,11 +264,11 @@ def _verify(verify: Callable[[], str] | None, results: list[MetricResult]) -> In
     try:
         return Integrity(verify())
     except DataCorruption as exc:
-        return Integrity(f"CORRUPTED: {exc}", Verdict.FAIL, exc.raw_output)
+        return Integrity(str(exc), Found.CORRUPTED, exc.raw_output)
     except MeasurementError as exc:
-        return Integrity(f"not verified: {exc}", Verdict.ERROR, exc.raw_output)
+        return Integrity(str(exc), Found.NOT_VERIFIED, exc.raw_output)
     except HilError as exc:  # a board that hung or a command that failed while verifying
-        return Integrity(f"not verified: {type(exc).__name__}: {exc}", Verdict.ERROR, getattr(exc, "output", ""))
+        return Integrity(f"{type(exc).__name__}: {exc}", Found.NOT_VERIFIED, getattr(exc, "output", ""))
 
 
 BOUND_FACTOR = 5  # a sample may take this many times the warm-up's duration before the board counts as hung

@@ -19,6 +19,7 @@ board's, by these rules in this order (docs/verdict.md, "The final verdict"):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from hil.verdict.baseline import apply_baseline
 from hil.verdict.result import BaselineComparison, MetricResult, Verdict
@@ -49,13 +50,32 @@ class OperatingPoint:
         return f"the board left its operating point ({'; '.join(self.moves)})"
 
 
+class Found(StrEnum):
+    """What a check's integrity verification concluded."""
+
+    INTACT = "intact"
+    CORRUPTED = "CORRUPTED"  # a FAIL over any milder verdict
+    NOT_VERIFIED = "not verified"  # an ERROR: the transfer could not be checked
+
+
 @dataclass(frozen=True)
 class Integrity:
-    """What a check's `verify` found: its line for the report, and the verdict it forces (None: intact)."""
+    """What a check's `verify` found: the finding ("4 MiB compared", "byte 12 differs"), what it concludes, and the
+    tool's output behind it."""
 
-    line: str
-    verdict: Verdict | None = None
+    finding: str
+    found: Found = Found.INTACT
     raw: str = ""
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The verdict it forces; None: intact."""
+        return {Found.CORRUPTED: Verdict.FAIL, Found.NOT_VERIFIED: Verdict.ERROR}.get(self.found)
+
+    @property
+    def line(self) -> str:
+        """For the report: the finding, after what it concludes when that is not intact."""
+        return self.finding if self.found is Found.INTACT else f"{self.found}: {self.finding}"
 
 
 def final_verdict(
@@ -114,7 +134,7 @@ def _with_integrity(result: MetricResult, integrity: Integrity | None) -> Metric
     if integrity.verdict.severity == result.verdict.severity and integrity.verdict is not Verdict.FAIL:
         return result
     if integrity.verdict is Verdict.FAIL:
-        reason = f"data corrupted: {integrity.line.removeprefix('CORRUPTED: ')}; the rate alone: {result.reason}"
+        reason = f"data corrupted: {integrity.finding}; the rate alone: {result.reason}"
     else:
         reason = f"integrity {integrity.line}"
     return replace(result, verdict=integrity.verdict, reason=reason, error_output=integrity.raw or result.error_output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hil.report.testing import example_result
-from hil.verdict.final import Integrity, OperatingPoint, PcLoad, final_verdict
+from hil.verdict.final import Found, Integrity, OperatingPoint, PcLoad, final_verdict
 from hil.verdict.result import BaselineComparison, Verdict
 
 BUSY = PcLoad("median 60%, max 70% of the lab PC's 2 CPUs busy outside hil", busy=True, bound=0.25)
@@ -67,15 +67,15 @@ def test_rule_2_after_rule_1_an_unstable_result_names_its_regression():
 
 
 def test_rule_3_corrupted_data_fails_whatever_the_rate():
-    corrupted = Integrity("CORRUPTED: byte 12 differs", Verdict.FAIL, "cmp output")
+    corrupted = Integrity("byte 12 differs", Found.CORRUPTED, "cmp output")
     final = final_verdict(example_result(Verdict.PASS, reason="in band"), integrity=corrupted)
     assert final.verdict is Verdict.FAIL and final.reason == "data corrupted: byte 12 differs; the rate alone: in band"
-    assert final.error_output == "cmp output" and final.facts.integrity == corrupted.line
+    assert final.error_output == "cmp output" and final.facts.integrity == "CORRUPTED: byte 12 differs"
 
 
 def test_rule_3_an_unverifiable_transfer_is_an_error_over_a_regression():
     final = final_verdict(
-        example_result(Verdict.PASS), comparison=regression(), integrity=Integrity("not verified: gone", Verdict.ERROR)
+        example_result(Verdict.PASS), comparison=regression(), integrity=Integrity("gone", Found.NOT_VERIFIED)
     )
     assert final.verdict is Verdict.ERROR and final.reason == "integrity not verified: gone"
 
@@ -83,9 +83,7 @@ def test_rule_3_an_unverifiable_transfer_is_an_error_over_a_regression():
 def test_rule_3_intact_data_or_a_worse_verdict_is_kept():
     intact = final_verdict(example_result(Verdict.MARGINAL), integrity=Integrity("4 MiB compared"))
     assert intact.verdict is Verdict.MARGINAL and intact.facts.integrity == "4 MiB compared"
-    error = final_verdict(
-        example_result(Verdict.ERROR, reason="hung"), integrity=Integrity("CORRUPTED: x", Verdict.FAIL)
-    )
+    error = final_verdict(example_result(Verdict.ERROR, reason="hung"), integrity=Integrity("x", Found.CORRUPTED))
     assert error.verdict is Verdict.ERROR and error.reason == "hung"
 
 
