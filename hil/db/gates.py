@@ -239,12 +239,15 @@ def _cell_summary(rows: list[Row]) -> str:
 
 def _cell_why(row: Row) -> str:
     """A row's reason in a cell: its change for a regression, the band's verdict for a band failure, the missing
-    verdict, else what would make the row decidable (its reason's last clause)."""
+    verdict, why it cannot tell, else what would make the row decidable (its reason's last clause)."""
     if row.regression and row.change is not None:
         return f"{row.change:+.1%}"
     if row.gate is Gate.BLOCKED:
         return f"band {row.band_verdict}"
-    return row.why.split(": ")[0] if row.why.startswith("no verdict") else row.why.split("; ")[-1]
+    clauses = row.why.split("; ")
+    if row.why.startswith("no verdict"):
+        return row.why.split(": ")[0]
+    return next((clause for clause in clauses if clause.startswith("cannot tell")), clauses[-1])
 
 
 def refresh(engine: Engine, builds: set[str], boards: set[str] | None = None) -> int:

@@ -124,6 +124,7 @@ def compare(
     alpha_run: float = 0.05,
     spread: RunSpread | None = None,
     baseline_run: str,
+    more_runs: str = "store more with --update-baseline",
 ) -> BaselineComparison:
     """Is `samples` a regression against `baseline`? Each is one run's samples or a list of runs' samples.
 
@@ -170,7 +171,7 @@ def compare(
         run_spread_df=0 if spread is None else spread.df,
         run_p=run_p,
     )
-    reason = _reason(comparison, median, len(current_runs), current.size, spread, alpha_run, material)
+    reason = _reason(comparison, median, len(current_runs), current.size, spread, alpha_run, material, more_runs)
     return replace(comparison, reason=reason)
 
 
@@ -182,6 +183,7 @@ def _reason(
     spread: RunSpread | None,
     alpha_run: float,
     material: bool,
+    more_runs: str,
 ) -> str:
     """One line: why `comparison` (of `runs` runs, `n` samples, at `median`; `material`: worse by at least
     min_effect) is, or is not, a regression."""
@@ -197,7 +199,7 @@ def _reason(
     )
     test = f"Mann-Whitney p={c.p_value:.2g} {'<' if significant else '>='} {c.alpha:g}"
     if spread is None:
-        between = "run-to-run spread unknown (one baseline run: store more with --update-baseline)"
+        between = f"run-to-run spread unknown (one baseline run: {more_runs})"
     else:
         between = (
             f"clean runs vary by {spread.relative_sd:.1%} ({spread.how}), "

@@ -25,6 +25,7 @@ from hil.facts import board_of, other_board
 from hil.verdict import sensitivity
 from hil.verdict.baseline import (
     MIN_RUN_SPREAD,
+    PRIOR_RUNS,
     BaselineComparison,
     RunSpread,
     compare,
@@ -184,6 +185,7 @@ def _compared(
 ) -> Gate:
     """The row's comparison with the reference runs: its figures into `row`, its reasons onto `reasons`; the gate
     after it (`gate`: the candidate's band gate)."""
+    spread = _shown_spread(spread, rules)
     comparison = compare(
         measured,
         baseline,
@@ -191,9 +193,11 @@ def _compared(
         min_effect=effect,
         spread=spread,
         baseline_run=f"{len(baseline)} reference run{'s' if len(baseline) != 1 else ''}",
+        more_runs="measure the reference build again, or calibrate the pair",
     )
+    unshown = comparison.regression and spread is None  # a drop against one run of a pair that showed no spread
     row.reference_median, row.change = comparison.baseline_median, comparison.change
-    row.regression, row.p_value, row.run_p = comparison.regression, comparison.p_value, comparison.run_p
+    row.regression, row.p_value, row.run_p = comparison.regression and not unshown, comparison.p_value, comparison.run_p
     samples = (sum(len(v) for v in measured), sum(len(v) for v in baseline))
     row.smallest_drop = sensitivity.smallest_drop(spread, len(baseline), len(measured), samples, effect)
     wide = rules.run_spread != MIN_RUN_SPREAD and spread is not None and wider_than(spread, rules.run_spread)
@@ -201,32 +205,65 @@ def _compared(
     more = (
         _what_would_see(row, rules.run_spread if wide else spread.relative_sd, effect, len(measured)) if blind else ""
     )
-    if comparison.regression:
+    if row.regression:
         gate = Gate.BLOCKED
-    elif wide and gate is Gate.PASS and spread is not None:
-        # Reference runs that moved more than the pair was calibrated to (a loaded lab PC while they ran):
-        # a gate that cannot see, not a pass.
-        gate = Gate.INCOMPLETE
-        reasons.append(
-            f"cannot tell: the reference runs spread {spread.relative_sd:.1%}, more than the pair's "
-            f"calibrated {rules.run_spread * 100:.2g}% (boards.yaml run_spread) beyond chance ({spread.df} df, 5%): "
-            "measure the reference again on a quiet lab"
-        )
-    elif row.smallest_drop is None and gate is Gate.PASS:
-        gate = Gate.INCOMPLETE
-    elif gate is Gate.PASS and _unconfirmed(comparison, direction, effect):
-        # A drop of consequence that the runs' spread can neither confirm nor rule out: "no regression"
-        # would claim what the comparison could not see (a CI run, 2026-11-28: -27.4% PASSed).
-        gate = Gate.INCOMPLETE
-        reasons.append(
-            f"cannot tell: a {worsening(comparison.change, direction):.1%} worsening, significant within "
-            "the runs, is within what runs of one build move"
-        )
-    reasons.append(comparison.reason)
+    elif (doubt := _doubt(row, comparison, spread, rules, wide, unshown, direction)) is not None and (
+        gate is Gate.PASS or unshown
+    ):
+        gate = Gate.INCOMPLETE if gate is Gate.PASS else gate
+        if doubt:
+            reasons.append(doubt)
+    reasons.append(comparison.reason.replace("regression against", "worse than", 1) if unshown else comparison.reason)
     reasons.append(sensitivity.describe(row.smallest_drop, samples))
     if blind:
         reasons.append(more + (" (at the calibrated spread)" if wide else ""))
     return gate
+
+
+def _shown_spread(spread: RunSpread | None, rules: Thresholds) -> RunSpread | None:
+    """The spread between runs a comparison is held to. With one reference run on the board it is the pair's
+    calibrated run_spread, the spread the pair has shown (PRIOR_RUNS runs of weight); a pair never calibrated has
+    shown none (None), and a drop against one of its runs cannot block."""
+    if spread is None and rules.run_spread != MIN_RUN_SPREAD:
+        how = f"the pair's calibrated {rules.run_spread * 100:.2g}% (boards.yaml run_spread): one reference run"
+        return RunSpread(rules.run_spread, PRIOR_RUNS, how)
+    return spread
+
+
+def _doubt(
+    row: Row,
+    comparison: BaselineComparison,
+    spread: RunSpread | None,
+    rules: Thresholds,
+    wide: bool,
+    unshown: bool,
+    direction: Direction,
+) -> str | None:
+    """Why a row that is no regression still cannot pass ("": it could catch no drop at all); None: it can."""
+    worse = worsening(comparison.change, direction)
+    if unshown:
+        return (
+            f"cannot tell: a {worse:.1%} worsening against one reference run of a pair that has shown no spread "
+            "between runs (no second reference run, no calibrated run_spread): measure the reference build again, "
+            "or calibrate the pair (hil calibrate)"
+        )
+    if wide and spread is not None:
+        # Reference runs that moved more than the pair was calibrated to (a loaded lab PC while they ran):
+        # a gate that cannot see, not a pass.
+        return (
+            f"cannot tell: the reference runs spread {spread.relative_sd:.1%}, more than the pair's "
+            f"calibrated {rules.run_spread * 100:.2g}% (boards.yaml run_spread) beyond chance ({spread.df} df, 5%): "
+            "measure the reference again on a quiet lab"
+        )
+    if row.smallest_drop is None:
+        return ""
+    if _unconfirmed(comparison, direction, comparison.min_effect):
+        # A drop of consequence that the runs' spread can neither confirm nor rule out: "no regression"
+        # would claim what the comparison could not see (a CI run, 2026-11-28: -27.4% PASSed).
+        return (
+            f"cannot tell: a {worse:.1%} worsening, significant within the runs, is within what runs of one build move"
+        )
+    return None
 
 
 def _what_would_see(row: Row, spread: float, effect: float, candidate_runs: int) -> str:

@@ -3,6 +3,8 @@ matrix cell decide the same stored runs alike (hil.db.gates, hil.verdict.gate), 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from hil.db import gates
@@ -18,30 +20,34 @@ from hil.verdict.result import Verdict
 SPREAD = (0.99, 1.0, 1.01, 1.005, 0.995, 1.002, 0.998, 1.003)  # 8 vs 8 samples: p < 0.01 is reachable
 
 
-def _run(engine, build: str, day: int, level: float, verdict: Verdict = Verdict.PASS) -> None:
+def _run(engine, build: str, day: int, level: float, verdict: Verdict = Verdict.PASS, spread: float = 0.02) -> None:
+    """`spread`: the pair's calibrated run_spread (boards.yaml), which its results carry; 0.01: none calibrated."""
     info = RunInfo(id=f"2025110{day}T100000Z-{build}", started=f"2025-11-0{day}T10:00:00+00:00")
     info.build = {"name": build, "version": ""}
     read = example_result(verdict, values=[level * f for f in SPREAD])
     write = example_result(metric="usb.msc.write", values=[30.0 * f for f in SPREAD])
-    write_run(engine, info, [read, write])
+    write_run(engine, info, [replace(result, min_run_spread=spread) for result in (read, write)])
 
 
-# candidate's read level against the reference's 40 MB/s, its verdict -> the gate, and what the cell names
+# candidate's read level against the reference's 40 MB/s, its verdict, the pair's run_spread -> the gate, and what
+# the cell names. One run a side: a drop blocks only beyond the spread the pair has shown (its calibration).
 CASES = {
-    "a 20% drop": (32.0, Verdict.PASS, Gate.BLOCKED, "usb.msc.read[bs=1M] -20.0%"),
-    "the same": (40.1, Verdict.PASS, Gate.PASS, "2 metrics: no regression"),
-    "a band failure": (40.0, Verdict.FAIL, Gate.BLOCKED, "usb.msc.read[bs=1M] band FAIL"),
-    "no verdict": (40.0, Verdict.ERROR, Gate.INCOMPLETE, "usb.msc.read[bs=1M] no verdict in the candidate (ERROR)"),
+    "a 20% drop": (32.0, Verdict.PASS, 0.02, Gate.BLOCKED, "usb.msc.read[bs=1M] -20.0%"),
+    "a 20% drop, no spread shown": (32.0, Verdict.PASS, 0.01, Gate.INCOMPLETE, "usb.msc.read[bs=1M] cannot tell"),
+    "a 5% drop within a 5% spread": (38.0, Verdict.PASS, 0.05, Gate.INCOMPLETE, "usb.msc.read[bs=1M] cannot tell"),
+    "the same": (40.1, Verdict.PASS, 0.02, Gate.PASS, "2 metrics: no regression"),
+    "a band failure": (40.0, Verdict.FAIL, 0.02, Gate.BLOCKED, "usb.msc.read[bs=1M] band FAIL"),
+    "no verdict": (40.0, Verdict.ERROR, 0.02, Gate.INCOMPLETE, "usb.msc.read[bs=1M] no verdict in the candidate"),
 }
 
 
-@pytest.mark.parametrize(("level", "verdict", "expected", "named"), CASES.values(), ids=CASES.keys())
+@pytest.mark.parametrize(("level", "verdict", "spread", "expected", "named"), CASES.values(), ids=CASES.keys())
 def test_compare_the_reference_build_option_and_the_dashboard_cell_agree(
-    db_url, capsys, level, verdict, expected, named
+    db_url, capsys, level, verdict, spread, expected, named
 ):
     engine = open_db(db_url)
-    _run(engine, "rc1", 1, 40.0)
-    _run(engine, "rc2", 2, level, verdict)
+    _run(engine, "rc1", 1, 40.0, spread=spread)
+    _run(engine, "rc2", 2, level, verdict, spread=spread)
     assert gates.refresh(engine, {"rc2"}) == 1  # as a run's end, `hil db import` and `hil db push` do
 
     exit_status = compare(["rc1", "rc2", "--hil-db", db_url])
@@ -64,7 +70,8 @@ def test_a_run_of_the_reference_decides_the_next_builds_gate_again(db_url):
     ):
         info = RunInfo(id=f"2025110{day}T100000Z-{build}", started=f"2025-11-0{day}T10:00:00+00:00")
         info.build = {"name": build, "version": ""}
-        write_run(engine, info, [example_result(metric=m, values=[v * f for f in SPREAD]) for m, v in levels.items()])
+        results = [example_result(metric=m, values=[v * f for f in SPREAD]) for m, v in levels.items()]
+        write_run(engine, info, [replace(result, min_run_spread=0.02) for result in results])
     gates.refresh(engine, {"rc2"})
     before = gates.stored_cells(engine, ["rc2"])[("rc2", "vboard-hs")]
     assert (before.gate, before.summary) == (Gate.PASS, "2 metrics: no regression")
