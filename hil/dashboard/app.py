@@ -31,10 +31,11 @@ from hil.report.compare import GATE_COLOUR, html
 from hil.report.html import stats_rows, summary_table
 from hil.report.pages import render
 from hil.report.plots import TrendPoint
-from hil.report.summary import key_of
+from hil.report.summary import fmt_num, fmt_pct, key_of
 from hil.report.svg import trend_svg
 from hil.report.trend import step_text
-from hil.verdict.changepoint import find_steps
+from hil.verdict.changepoint import Step, find_steps
+from hil.verdict.gate import Gate
 from hil.verdict.result import Verdict
 from hil.verdict.spec import Band, Direction
 
@@ -78,7 +79,11 @@ def _missing(what: str) -> HTMLResponse:
 
 def create_app(engine: Engine, reports_dir: Path) -> Starlette:
     def matrix_page(request: Request) -> Response:
-        page = _page(request)
+        page, build, board = _page(request), request.query_params.get("build"), request.query_params.get("board")
+        if build:  # jump to the page that shows it
+            page = queries.page_of(engine, build)
+            if page is None:
+                return _missing(f"no complete run of build {build}")
         if page is None:
             return _bad_page()
         rows, boards, more = queries.matrix(engine, page)
@@ -86,7 +91,10 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             "matrix.html",
             title="hil: builds x boards",
             rows=rows,
-            boards=boards,
+            boards=[board] if board in boards else boards,  # one board's column when asked
+            every_board=boards,
+            chosen_board=board if board in boards else None,
+            build=build,
             page=page,
             more=more,
         )
@@ -104,6 +112,11 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
         points = [_point(row) for row in rows if row.result.stats is not None]
         newest = rows[-1].result
         steps = find_steps([p.median for p in points], min_effect=newest.min_effect)
+        every = queries.medians(engine, board, metric, key)  # the whole history's steps, each with its page
+        all_steps = [
+            (_whole_step_text(every, step), (len(every) - 1 - step.index) // queries.HISTORY_PAGE)
+            for step in find_steps([m.median for m in every], min_effect=newest.min_effect)
+        ]
         return _html(
             "history.html",
             title=f"hil: {key} on {board}",
@@ -114,6 +127,8 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             points=points,
             unit=newest.unit,
             steps=[step_text(points, step) for step in steps],
+            all_steps=all_steps,
+            runs_in_all=len(every),
             svg=trend_svg(points, steps, newest.unit, Direction(newest.direction)) if points else None,
             page=page,
             more=more,
@@ -129,8 +144,10 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
         if reference is None and reference_run is None:
             reference, reference_run = gates.previous(engine, candidate)
         label = reference if reference_run is None else f"run {reference_run}"
+        show = query.get("show") if query.get("show") in {str(g) for g in Gate} else None
         context = {
             "board": board,
+            "show": show,
             "candidate_build": candidate,
             "reference_build": reference or "",
             "reference_run": reference_run,
@@ -183,6 +200,16 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             Route("/run/{run_id}/report", report_page),
         ],
         middleware=[Middleware(ServerTiming)],
+    )
+
+
+def _whole_step_text(every: list[queries.Median], step: Step) -> str:
+    after = every[step.index]
+    build = f" (build {after.build})" if after.build else ""
+    started = convert.iso(after.started) or ""
+    return (
+        f"stepped at {started[:16].replace('T', ' ')}{build}: {fmt_num(step.before)} -> {fmt_num(step.after)} "
+        f"({fmt_pct(step.change, signed=True)}, confidence {step.confidence:.2%})"
     )
 
 

@@ -77,6 +77,23 @@ def matrix(engine: Engine, page: int) -> tuple[list[MatrixRow], list[str], bool]
     return rows, sorted(boards), more
 
 
+def page_of(engine: Engine, build: str) -> int | None:
+    """The matrix page that shows `build` (None: no complete run of it): the rows whose last run is newer, by PAGE."""
+    last = select(func.max(Run.started)).where(Run.complete, Run.build_name == build).scalar_subquery()
+    solo = case((Run.build_name.is_(None), Run.id), else_=None)
+    newer = (
+        select(Run.build_name, solo)
+        .where(Run.complete, or_(Run.build_name.is_(None), Run.build_name != build))
+        .group_by(Run.build_name, solo)
+        .having(func.max(Run.started) > last)
+        .subquery()
+    )
+    with engine.connect() as connection:
+        if connection.scalar(select(last)) is None:
+            return None
+        return int(connection.scalar(select(func.count()).select_from(newer)) or 0) // PAGE
+
+
 @dataclass(frozen=True)
 class HistoryRow:
     run_id: str
@@ -99,6 +116,29 @@ def history(engine: Engine, board: str, metric: str, key: str, page: int) -> tup
         found = [HistoryRow(r.run_id, r.run_started, build, r) for r, build in session.execute(query)]
         session.expunge_all()
     return found[:HISTORY_PAGE][::-1], len(found) > HISTORY_PAGE
+
+
+@dataclass(frozen=True)
+class Median:
+    """One run's median of a metric: what a history's steps are found in."""
+
+    started: datetime
+    build: str | None
+    median: float
+
+
+def medians(engine: Engine, board: str, metric: str, key: str) -> list[Median]:
+    """Every complete run's median of the metric on the board, oldest first: the whole history's steps (one
+    column through the history index, a few kB for a thousand runs)."""
+    query = (
+        select(Result.run_started, Run.build_name, Result.median)
+        .join(Run, Run.id == Result.run_id)
+        .where(Result.board == board, Result.metric == metric, Result.params_key == key, Run.complete)
+        .where(Result.median.is_not(None))
+        .order_by(Result.run_started, Result.run_id)
+    )
+    with engine.connect() as connection:
+        return [Median(started, build, median) for started, build, median in connection.execute(query)]
 
 
 def run(engine: Engine, run_id: str) -> tuple[StoredRun, bool] | None:

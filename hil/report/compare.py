@@ -106,6 +106,7 @@ def html(comparison: Comparison, **page: Any) -> str:
         candidate=_side_text(comparison.candidate),
         reference=_side_text(comparison.reference),
         rows=[_cells(row) for row in comparison.rows],
+        show=page.pop("show", None),  # the dashboard's filter: the rows of one gate (rows are sorted by gate)
         **page,
     )
 

@@ -50,7 +50,7 @@ def _store(reports) -> None:
 
 
 def _rows(page: str) -> list[str]:
-    return re.findall(r"<tr><th>([^<]*)</th>", page)
+    return re.findall(r'<tr(?: class="hil-found")?><th>([^<]*)</th>', page)
 
 
 def test_the_matrix_pages_the_history_steps_and_the_gate_takes_the_build_before(tmp_path, serve):
@@ -65,6 +65,9 @@ def test_the_matrix_pages_the_history_steps_and_the_gate_takes_the_build_before(
         r'candidate=rc15&amp;board=vboard-hs" [^>]*>BLOCKED<br/>\s*<small[^>]*>usb\.msc\.read\[bs=1M\] -20\.\d%', first
     )
     assert "could catch no drop" not in first
+    _, found, _ = server.get(url("/", build="rc3"))  # a build found: its page, its row marked
+    assert _rows(found)[1:] == [f"rc{b}" for b in range(4, -1, -1)] and '<tr class="hil-found"><th>rc3</th>' in found
+    assert server.get(url("/", build="rc99"))[0] == 404
     _, second, _ = server.get("/?page=1")
     assert _rows(second)[1:] == [f"rc{b}" for b in range(4, -1, -1)] and "older" not in second
 
@@ -74,11 +77,17 @@ def test_the_matrix_pages_the_history_steps_and_the_gate_takes_the_build_before(
         f"stepped at 2025-11-{STEP + 1} 10:00 (build rc{STEP})"
     )
     assert re.search(rf'<text class="hil-step"[^>]*>rc{STEP} -20\.\d%</text>', history)  # named on the plot
+    whole = history[history.index('<div id="hil-all-steps">') :]
+    assert f"In the whole history ({BUILDS} runs):" in whole and f"(build rc{STEP}): " in whole
     assert len(re.findall(r"<circle cx", history)) == BUILDS + 2  # every run, and the legend's two verdicts
 
     _, gate, _ = server.get(url("/gate", candidate="rc24", board="vboard-hs"))
     assert "Release gate: candidate rc24 (1 run)" in gate and "Reference: rc23 (1 run)" in gate
     assert "BLOCKED: vboard-hs usb.msc.read[bs=1M] (band)" in gate
+    assert "<b>every row (1)</b> · " in gate and 'show=BLOCKED">BLOCKED (1)</a>' in gate  # rows filtered by gate
+    _, only, _ = server.get(url("/gate", candidate="rc24", board="vboard-hs", show="PASS"))
+    table = only[only.index('id="hil-gate-rows"') :]
+    assert "usb.msc.read[bs=1M]" not in table and ">every row (1)</a>" in only  # no PASS row; the way back
     # The candidate's diagnosis under its row, each line escaped, on the gate page and on its run's page.
     shown = "<br/>".join(html.escape(line, quote=False) for line in DIAGNOSIS)
     assert f'<tr class="hil-diagnosis"><td></td><td colspan="8">diagnosis: {shown}</td></tr>' in gate

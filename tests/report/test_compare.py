@@ -92,7 +92,9 @@ def test_a_candidate_like_the_reference_passes_and_markdown_and_html_are_written
     assert "**PASS: no regression, no band failure (2 metrics" in (history.path / "g.md").read_text()
     page = (history.path / "g.html").read_text()
     assert "Release gate: candidate rc0-again" in page
-    assert page.count("<style>") == 1 and '<table class="hil-summary">' in page  # the report's own style applies
+    assert (
+        page.count("<style>") == 1 and '<table class="hil-summary" id="hil-gate-rows">' in page
+    )  # the report's own style applies
 
 
 def test_a_band_failure_blocks_and_an_error_or_a_missing_metric_leaves_the_gate_incomplete(history):
