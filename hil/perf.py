@@ -128,9 +128,7 @@ class Perf:
             result.facts = known.copy()
             self._note_cpu_load(result)
             self._note_interface_errors(result, warned)
-            entry = board.config.metrics.get(result.metric)
-            if entry is not None and entry.source:
-                result.facts.band_source = entry.source
+            result.facts.band_source = spec.band_source
             if spec.floor is not None:
                 result.facts.standard_floor = spec.floor.describe()
             comparison = self._comparison(result, spec)

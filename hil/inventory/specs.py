@@ -78,6 +78,7 @@ def spec_for(
         min_effect=settings["min_effect"],
         min_run_spread=settings["run_spread"],
         pc_load_max=settings.get("pc_load_max"),
+        band_source=cfg.source if cfg is not None and cfg.source else None,
         ceiling=ceiling_for(metric, pair.link, params),
         floor=metric.floor,
         fixed_samples=fixed_samples,

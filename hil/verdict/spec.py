@@ -105,6 +105,7 @@ class MetricSpec:
     reads: str = "value"  # which quantity of a tool's Measurement this metric takes
     check_cv: bool = True  # False: the spread says nothing about stability (loss, dropped frames)
     pc_load_max: float | None = None  # share of the lab PC's CPUs busy outside hil above which no figure counts
+    band_source: str | None = None  # where boards.yaml says the band comes from (a datasheet, a calibration)
 
     @property
     def gated(self) -> bool:
