@@ -31,10 +31,10 @@ from hil.report.compare import GATE_COLOUR, html
 from hil.report.html import stats_rows, summary_table
 from hil.report.pages import render
 from hil.report.plots import TrendPoint
-from hil.report.summary import fmt_num, fmt_pct, key_of
+from hil.report.summary import key_of
 from hil.report.svg import trend_svg
 from hil.report.trend import step_text
-from hil.verdict.changepoint import Step, find_steps
+from hil.verdict.changepoint import find_steps
 from hil.verdict.gate import Gate
 from hil.verdict.result import Verdict
 from hil.verdict.spec import Band, Direction
@@ -114,7 +114,7 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
         steps = find_steps([p.median for p in points], min_effect=newest.min_effect)
         every = queries.medians(engine, board, metric, key)  # the whole history's steps, each with its page
         all_steps = [
-            (_whole_step_text(every, step), (len(every) - 1 - step.index) // queries.HISTORY_PAGE)
+            (step_text(every, step), (len(every) - 1 - step.index) // queries.HISTORY_PAGE)
             for step in find_steps([m.median for m in every], min_effect=newest.min_effect)
         ]
         return _html(
@@ -200,16 +200,6 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             Route("/run/{run_id}/report", report_page),
         ],
         middleware=[Middleware(ServerTiming)],
-    )
-
-
-def _whole_step_text(every: list[queries.Median], step: Step) -> str:
-    after = every[step.index]
-    build = f" (build {after.build})" if after.build else ""
-    started = convert.iso(after.started) or ""
-    return (
-        f"stepped at {started[:16].replace('T', ' ')}{build}: {fmt_num(step.before)} -> {fmt_num(step.after)} "
-        f"({fmt_pct(step.change, signed=True)}, confidence {step.confidence:.2%})"
     )
 
 

@@ -14,10 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import Engine, case, func, or_, select
+from sqlalchemy import Engine, func, or_, select
 from sqlalchemy.orm import Session
 
-from hil.db import gates, read
+from hil.db import convert, gates, read
 from hil.db.gates import CellGate
 from hil.db.schema import Result, Run
 from hil.records.store import StoredRun
@@ -44,7 +44,7 @@ class MatrixRow:
 
 def matrix(engine: Engine, page: int) -> tuple[list[MatrixRow], list[str], bool]:
     """One page of builds (newest first), the boards they measured, and whether an older page exists."""
-    solo = case((Run.build_name.is_(None), Run.id), else_=None).label("solo")
+    solo = gates.SOLO_RUN.label("solo")
     last = func.max(Run.started).label("last")
     query = (
         select(Run.build_name, solo, last, func.count())
@@ -80,7 +80,7 @@ def matrix(engine: Engine, page: int) -> tuple[list[MatrixRow], list[str], bool]
 def page_of(engine: Engine, build: str) -> int | None:
     """The matrix page that shows `build` (None: no complete run of it): the rows whose last run is newer, by PAGE."""
     last = select(func.max(Run.started)).where(Run.complete, Run.build_name == build).scalar_subquery()
-    solo = case((Run.build_name.is_(None), Run.id), else_=None)
+    solo = gates.SOLO_RUN
     newer = (
         select(Run.build_name, solo)
         .where(Run.complete, or_(Run.build_name.is_(None), Run.build_name != build))
@@ -122,7 +122,7 @@ def history(engine: Engine, board: str, metric: str, key: str, page: int) -> tup
 class Median:
     """One run's median of a metric: what a history's steps are found in."""
 
-    started: datetime
+    label: str  # when the run started, as the history's plot names it
     build: str | None
     median: float
 
@@ -138,7 +138,8 @@ def medians(engine: Engine, board: str, metric: str, key: str) -> list[Median]:
         .order_by(Result.run_started, Result.run_id)
     )
     with engine.connect() as connection:
-        return [Median(started, build, median) for started, build, median in connection.execute(query)]
+        rows = connection.execute(query)
+        return [Median(convert.iso(started)[:16].replace("T", " "), build, median) for started, build, median in rows]
 
 
 def run(engine: Engine, run_id: str) -> tuple[StoredRun, bool] | None:

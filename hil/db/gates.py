@@ -27,6 +27,8 @@ from hil.verdict import gate
 from hil.verdict.gate import Gate, Row, Thresholds
 from hil.verdict.result import MetricResult, metric_key
 
+# A matrix row: a build, or a run that measured none (its own row); previous and the dashboard group by it.
+SOLO_RUN = case((Run.build_name.is_(None), Run.id), else_=None)
 GATE_RUNS = 50  # newest runs of a build a stored or shown gate compares
 CELL_NAMES = 2  # blocking metrics a cell names before "and N more"
 
@@ -177,7 +179,7 @@ def previous(engine: Engine, build: str) -> tuple[str | None, str | None]:
     """The default reference of a build: the newest matrix row (build, or run without one) whose last run
     started before the build's first; (None, None) when there is none."""
     first = select(func.min(Run.started)).where(Run.build_name == build, Run.complete).scalar_subquery()
-    solo = case((Run.build_name.is_(None), Run.id), else_=None)
+    solo = SOLO_RUN
     last = func.max(Run.started)
     query = (
         select(Run.build_name, solo)
@@ -210,9 +212,9 @@ class CellGate:
     reference: str | None  # the build it was compared with (or "run ID"); None: nothing stored before it
 
 
-def decide_cell(engine: Engine, build: str, board: str) -> CellGate:
-    """`build`'s gate on `board` against the build before it, as the gate page decides it."""
-    reference, reference_run = previous(engine, build)
+def decide_cell(engine: Engine, build: str, board: str, before: tuple[str | None, str | None]) -> CellGate:
+    """`build`'s gate on `board` against `before`, the build before it (`previous`), as the gate page decides it."""
+    reference, reference_run = before
     label = reference if reference_run is None else f"run {reference_run}"
     if label is None:
         return CellGate(Gate.INCOMPLETE, "no reference: nothing stored before this build", None)
@@ -264,7 +266,8 @@ def refresh(engine: Engine, builds: set[str], boards: set[str] | None = None) ->
                 .where(Run.build_name == build, Run.complete)
                 .distinct()
             ).all()
-        cells = {board: decide_cell(engine, build, board) for board in ran if boards is None or board in boards}
+        before = previous(engine, build)  # one reference for every board of the build
+        cells = {board: decide_cell(engine, build, board, before) for board in ran if boards is None or board in boards}
         with engine.begin() as connection:
             for board, cell in cells.items():
                 connection.execute(delete(GateRow).where(GateRow.build == build, GateRow.board == board))

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 from sqlalchemy import Engine
 
@@ -65,7 +66,14 @@ def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
     return out
 
 
-def step_text(points: Sequence[TrendPoint], step: Step) -> str:
+class Labelled(Protocol):
+    """A run's point as a step sentence names it (a TrendPoint, or a history's median on the dashboard)."""
+
+    label: str
+    build: str | None
+
+
+def step_text(points: Sequence[Labelled], step: Step) -> str:
     after = points[step.index]
     build = f" (build {after.build})" if after.build else ""
     return (
