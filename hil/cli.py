@@ -1,13 +1,7 @@
-"""`hil`: the entry points that are not pytest, as one command with subcommands.
+"""`hil`: the entry points that are not pytest, as one command with subcommands (`python -m hil` too).
 
-    hil catalogue                # the metric catalogue as Markdown tables
-    hil compare REF CANDIDATE    # the release gate: candidate build against reference build
-    hil serve                    # the results database as a web dashboard (hil.dashboard)
-    hil bench start              # the rehearsal bench (hil.bench)
-
-`python -m hil ...` is the same command. Each subcommand is a module's `main(argv, prog=...)`; a subcommand that
-is added registers one line in COMMANDS, and README's and docs/running.md's lists of commands are
-`commands_markdown()`'s output (tests/test_cli.py keeps them equal).
+Each subcommand is a module's `main(argv, prog=...)`, registered by one line in COMMANDS; README's and
+docs/running.md's lists of commands are `commands_markdown()`'s output (tests/test_cli.py keeps them equal).
 """
 
 from __future__ import annotations
@@ -50,14 +44,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def usage() -> str:
     width = max(len(name) for name in COMMANDS)
-    lines = [
-        "usage: hil COMMAND [ARGS...]   (hil COMMAND --help for a command's options; hil --version)",
-        "",
-        "hil's commands besides pytest (`hil run` is the performance suite, pytest itself):",
-        "",
-    ]
-    lines += [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
-    return "\n".join(lines)
+    rows = "\n".join(f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items())
+    return (
+        "usage: hil COMMAND [ARGS...]   (hil COMMAND --help for a command's options; hil --version)\n\n"
+        f"hil's commands besides pytest (`hil run` is the performance suite, pytest itself):\n\n{rows}"
+    )
 
 
 def commands_markdown() -> str:

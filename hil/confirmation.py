@@ -1,14 +1,10 @@
 """Confirm a suspected regression: run the test again after a power cycle before calling it.
 
-A comparison with the baseline that finds a regression may still be this run's bad luck (a boot that
-trained DDR lower, a busy lab PC). So, as production performance dashboards do, the suspicion is
-re-measured: the test's first attempt is not reported, the pair is power-cycled, and the test runs
-again; `hil.verdict.baseline.confirm` then calls a regression only when both attempts agree, and
-stores the first attempt beside the second.
-
-Each attempt runs with the item's parent as "next item", so pytest tears down only the item's own
-(function-scoped) fixtures and the board stays set up for the second; once the item is done, the
-teardown the real next item needs is done here.
+A regression found against the baseline may be this run's bad luck (a boot that trained DDR lower, a busy lab
+PC): the test's first attempt is not reported, the pair is power-cycled and the test runs again;
+`hil.verdict.baseline.confirm` calls a regression only when both attempts agree, and stores the first beside the
+second. Each attempt runs with the item's parent as "next item", so pytest tears down only the item's own
+(function-scoped) fixtures and the board stays set up; the teardown the real next item needs is done here.
 """
 
 from __future__ import annotations

@@ -21,8 +21,7 @@ class InventoryError(HilError):
 
     def __init__(self, path: str, key: str, problem: str) -> None:
         self.path, self.key, self.problem = path, key, problem
-        where = f"{path}: {key}" if key else path
-        super().__init__(f"{where}: {problem}")
+        super().__init__(f"{path}: {key}: {problem}" if key else f"{path}: {problem}")
 
 
 class VlabImageError(HilError):

@@ -95,8 +95,8 @@ class Facts:
         """Which board it was, flat (the results database's board_identity): where it ran, and each board's
         architecture, kernel, boot loader, build, model, serial number, MAC and place, where known."""
         per_board = ("arch", "kernel", "bootloader", "build", *_IDENTITY)
-        flat = self.to_dict()
-        return {key: flat[key] for key in flat if key == "lab" or ("." in key and key.split(".")[0] in per_board)}
+        flat = self.to_dict().items()
+        return {key: value for key, value in flat if key == "lab" or ("." in key and key.split(".")[0] in per_board)}
 
     def to_dict(self) -> dict[str, Any]:
         """The flat dict results.json holds (module docstring)."""
@@ -116,14 +116,12 @@ class Facts:
         facts = cls()
         for key, value in flat.items():
             name, _, target = key.partition(".")
-            if not isinstance(value, str):
-                facts.notes[key] = value
-            elif not target and name in _TYPED:
+            text = isinstance(value, str)
+            if text and not target and name in _TYPED:
                 setattr(facts, name, value)
-            elif target and name in _BOARD:
-                setattr(facts.board(target), name, value)
-            elif target and name in _IDENTITY:
-                setattr(facts.board(target).identity, name, value)
+            elif text and target and name in _PER_BOARD:
+                board = facts.board(target)
+                setattr(board.identity if name in _IDENTITY else board, name, value)
             else:
                 facts.notes[key] = value
         return facts

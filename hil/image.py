@@ -1,8 +1,7 @@
 """hil's one board-image builder. The virtual lab's image (hil.vlab.image) and the rehearsal board's SD card
-(hil.bench.image) are each a `Builder`: its inputs (kernel, packages, files: their hash names its cache
-directory) and how it fills its directory from them. What they share is here: the cache under
-~/.cache/hil/<name> with one builder at a time, the staging and manifest of a build, the kernel modules and
-the PC's tools it needs, the record of a built image and the command line (`python -m hil.<name>.image`).
+(hil.bench.image) are each a `Builder`: its inputs (their hash names its cache directory) and how it fills its
+directory from them. Shared here: the cache under ~/.cache/hil/<name> with one builder at a time, a build's
+staging and manifest, the kernel modules and PC tools it needs, and the command line (`python -m hil.<name>.image`).
 """
 
 from __future__ import annotations
@@ -25,6 +24,33 @@ from hil.errors import VlabImageError
 
 HIL = Path(__file__).resolve().parent
 TOOL_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# Kernel modules of what both lab boards measure (modprobe adds their dependencies): the USB gadget stack over
+# dummy_hcd (a virtual UDC and host controller in one kernel) and its host side, NVMe, loop devices, and the file
+# systems the host side of the MSC gadget formats its disk with (usb.msc.fs.*): FAT32 with its code page and
+# charset, and ext2/ext4 (Debian's kernel serves ext2 from ext4).
+MEASURED_MODULES = (
+    "configfs",
+    "dummy_hcd",
+    "libcomposite",
+    "usb_f_mass_storage",
+    "usb_f_ecm",
+    "usb_f_ncm",
+    "usb_f_rndis",
+    "usb_f_fs",
+    "usb_f_hid",
+    "usb-storage",
+    "uas",
+    "sd_mod",
+    "cdc_ether",
+    "rndis_host",
+    "cdc_ncm",
+    "nvme",
+    "loop",
+    "vfat",
+    "nls_cp437",
+    "nls_ascii",
+    "ext4",
+)
 
 
 @dataclass(frozen=True)

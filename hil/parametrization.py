@@ -3,18 +3,15 @@
     @hil.matrix("bs", quick=["64K", "1M"], full=["4K", "64K", "128K", "512K", "1M"], ids="bs={}")
     def test_msc_throughput(pair, perf, bs): ...
 
-`pytest --matrix full` runs every value; the default (`quick`) runs the representative subset. The
-quick values must be a subset of the full ones, so a quick run's result keys always exist in a full
-run's baseline.
-
-A pair narrows this in boards.yaml: `matrix: full` leaves it out of quick runs (unless `--board` names
-it), `only: {bs: [1M]}` keeps just those values of a parameter on it (`runs_on_pair`), and `quick_only`
-does the same in quick runs only.
+`pytest --matrix full` runs every value; the default (`quick`) runs the representative subset, a subset of the
+full one so that a quick run's result keys always exist in a full run's baseline. A pair narrows this in
+boards.yaml: `matrix: full`, `only`, `quick_only` (docs/boards-yaml.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import fnmatch
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -42,9 +39,18 @@ def parametrize(metafunc: pytest.Metafunc, size: str) -> None:
         metafunc.parametrize(name, values, ids=[template.format(v) if template else str(v) for v in values])
 
 
-def pair_in_run(pair_matrix: str, size: str, *, named: bool) -> bool:
-    """Whether a pair whose boards.yaml says `matrix: pair_matrix` runs at this --matrix size."""
-    return named or SIZES.index(size) >= SIZES.index(pair_matrix)
+def pairs_in_run(boards: Mapping[str, Any], patterns: list[str], size: str) -> list[str]:
+    """The pairs `patterns` (shell-style; none: all) select that run at this --matrix size (`matrix: full` in
+    boards.yaml: only in full runs, unless a pattern names it); LookupError naming patterns no pair matches."""
+    unknown = [p for p in patterns if not fnmatch.filter(boards, p)]
+    if unknown:
+        raise LookupError(", ".join(unknown))
+    return [
+        name
+        for name, board in boards.items()
+        if (not patterns or any(fnmatch.fnmatch(name, p) for p in patterns))
+        and (name in patterns or SIZES.index(size) >= SIZES.index(board.config.matrix))
+    ]
 
 
 def runs_on_pair(params: dict[str, Any], only: dict[str, list[Any]]) -> bool:
@@ -69,12 +75,9 @@ def known_values(items: Sequence[pytest.Item]) -> dict[str, dict[str, set[str]]]
 
 
 def unknown_selections(only: dict[str, list[Any]], known: dict[str, set[str]], *, whole_suite: bool) -> list[str]:
-    """What a pair's `only`/`quick_only` names that none of its cases has: a typo deselects silently.
-
-    A parameter no case of the pair has is reported only when the whole suite was collected (a run of one
-    file collects a part of the pair's cases) and its cases have parameters at all (a suite of its own that
-    has none cannot be checked). Values: with the whole suite, each must be one of the parameter's; in a
-    part of it, the list may name values of the cases left out (`direction: [read, in, tx]` serves MSC, HID
+    """What a pair's `only`/`quick_only` names that none of its cases has: a typo deselects silently. A parameter
+    no case has is reported only when the whole suite was collected and its cases have parameters at all; in a
+    part of the suite, a list may name values of the cases left out (`direction: [read, in, tx]` serves MSC, HID
     and the network at once), so only a list none of whose values was collected is reported."""
     problems = []
     for name, values in only.items():

@@ -121,8 +121,7 @@ class Perf:
             )
             integrity = _verify(verify, results)
         # the check's runs: its companions' too; recorded on the virtual clock, where the PC's load is no reason
-        pc_load = self._pc_load(results[0], None if virtual else specs[0].pc_load_max)
-        point = self._operating_point(results[0])
+        pc_load, point = self._lab_state(results[0], None if virtual else specs[0].pc_load_max)
         warned: set[str] = set()  # the metrics of one check share their runs: one warning for all
         for index, (spec, result) in enumerate(zip(specs, results, strict=True)):
             result.facts = known.copy()
@@ -161,25 +160,16 @@ class Perf:
             result.facts.cpu_saturated = ", ".join(saturated)
             log.warning("%s %s: CPU at its limit during the transfer: %s", self.pair.name, result.metric, saturated[0])
 
-    def _pc_load(self, result: MetricResult, bound: float | None) -> PcLoad | None:
-        """The lab PC's CPU use outside hil over the counted samples (hil.verdict.final, rule 1)."""
-        load = pcload.summary(result.samples, bound)
-        if load is None:
-            return None
-        pc_load = PcLoad(*load, bound=bound)
-        if pc_load.busy:
-            log.warning("%s %s: %s", self.pair.name, result.metric, pc_load.note)
-        return pc_load
-
-    def _operating_point(self, result: MetricResult) -> OperatingPoint | None:
-        """The measuring board's operating point over the counted samples (hil.verdict.final, rule 1)."""
-        held = operating_point.summary(result.samples)
-        if held is None:
-            return None
-        point = OperatingPoint(held[0], tuple(held[1]))
-        if point.moves:
-            log.warning("%s %s: %s", self.pair.name, result.metric, point.note)
-        return point
+    def _lab_state(self, result: MetricResult, bound: float | None) -> tuple[PcLoad | None, OperatingPoint | None]:
+        """The lab PC's CPU use outside hil and the measuring board's operating point over the counted samples
+        (hil.verdict.final, rule 1), each warned of when it is off."""
+        load, held = pcload.summary(result.samples, bound), operating_point.summary(result.samples)
+        pc_load = None if load is None else PcLoad(*load, bound=bound)
+        point = None if held is None else OperatingPoint(held[0], tuple(held[1]))
+        for condition in (pc_load, point):
+            if condition is not None and condition.off:
+                log.warning("%s %s: %s", self.pair.name, result.metric, condition.note)
+        return pc_load, point
 
     def _note_interface_errors(self, result: MetricResult, warned: set[str]) -> None:
         """Error and drop counters of the measured interface over every run (warm-up included), and a

@@ -12,7 +12,6 @@ python -m hil.pipeline summary reports/vlab-hs --status 1
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import re
 import sys
@@ -48,15 +47,10 @@ def branches(inventory: LoadedInventory | str, select: str = "", matrix: str = "
     A pair that runs only in the full matrix (`matrix: full`) has no branch in a quick run unless named."""
     inventory = load_inventory(inventory) if isinstance(inventory, str) else inventory
     patterns = [p for p in re.split(r"[\s,]+", select) if p]
-    unknown = [p for p in patterns if not fnmatch.filter(inventory.boards, p)]
-    if unknown:
-        raise InventoryError(str(inventory.path), "", f"no pair matches {', '.join(unknown)}")
-    wanted = [
-        name
-        for name, board in inventory.boards.items()
-        if (not patterns or any(fnmatch.fnmatch(name, p) for p in patterns))
-        and parametrization.pair_in_run(board.config.matrix, matrix, named=name in patterns)
-    ]
+    try:
+        wanted = parametrization.pairs_in_run(inventory.boards, patterns, matrix)
+    except LookupError as exc:
+        raise InventoryError(str(inventory.path), "", f"no pair matches {exc.args[0]}") from None
     groups: dict[str, list[str]] = {}
     for name, group in board_groups(inventory.boards.values()).items():
         if name in wanted:
@@ -67,10 +61,7 @@ def branches(inventory: LoadedInventory | str, select: str = "", matrix: str = "
 def summary(reports_dir: Path, status: int, label: str = "") -> str:
     """One line for the build summary: the branch, what its exit status means, and the metrics that did not pass."""
     label = label or reports_dir.name
-    try:
-        meaning = _MEANING[HilExit(status)]
-    except ValueError:
-        meaning = f"exit status {status}"
+    meaning = _MEANING.get(status, f"exit status {status}")
     try:
         document = json.loads(read_text(reports_dir / RESULTS_FILE))
         results, run = document["results"], document.get("run")

@@ -1,14 +1,9 @@
-"""hil's pytest plugin: board inventory -> lab control -> measurement -> verdict -> report.
-
-Options, the `pair` and `perf` fixtures, the parametrization of tests over the board pairs of
-boards.yaml (and over the quick or full parameter matrix), and one worker per board under
-pytest-xdist. Measuring is `hil.perf`; rendering and storing results is the report plugin's job
-(hil.report.pytest_report).
-"""
+"""hil's pytest plugin: options, the `pair` and `perf` fixtures, the parametrization of tests over the board pairs
+of boards.yaml and the quick or full parameter matrix, and one worker per board under pytest-xdist. Measuring is
+hil.perf's job; rendering and storing results the report plugin's (hil.report.pytest_report)."""
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import logging
 import os
@@ -51,9 +46,7 @@ TOOLS_MARKER = "hil_tools"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("hil", "hil board pairs and sampling")
-    group.addoption(
-        "--boards", default=None, metavar="PATH", help="board inventory (default: boards.yaml in the rootdir)"
-    )
+    group.addoption("--boards", metavar="PATH", help="board inventory (default: boards.yaml in the rootdir)")
     group.addoption(
         "--board",
         action="append",
@@ -62,15 +55,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only on this pair (repeatable, shell-style patterns allowed)",
     )
     group.addoption(
-        "--samples",
-        type=int,
-        default=None,
-        metavar="N",
-        help="take exactly N samples per metric instead of sampling adaptively",
+        "--samples", type=int, metavar="N", help="take exactly N samples per metric instead of sampling adaptively"
     )
     group.addoption(
         "--build",
-        default=None,
         metavar="MANIFEST",
         help="the build under test (a build manifest, hil.build): put on every board before its first power-on, "
         "checked after every boot, named in every result",
@@ -90,25 +78,17 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
+    for marker in (
         f"{METRICS_MARKER}(*names): catalogue metrics a test measures; it runs on the pairs whose boards.yaml "
         "entry sets any of them",
-    )
-    config.addinivalue_line(
-        "markers",
         f"{TOOLS_MARKER}(**roles): programs a test runs on each role, e.g. hil_tools(rc=['fio']); a board that "
         "lacks any of them is one ERROR naming them all, before any sample (hil's own programs are deployed)",
-    )
-    config.addinivalue_line(
-        "markers", f"{matrix.MARKER}(name, quick, full, ids): a parameter with a quick and a full set of values"
-    )
-    config.addinivalue_line(
-        "markers",
+        f"{matrix.MARKER}(name, quick, full, ids): a parameter with a quick and a full set of values",
         f"{UNAVAILABLE_MARKER}(why): why(board, params) says why a case cannot run on a pair (a reason) or None; "
         "such cases are skipped with that reason at collection, before any board is touched (a function is "
         f"the marker's only argument: write pytest.mark.{UNAVAILABLE_MARKER}.with_args(why))",
-    )
+    ):
+        config.addinivalue_line("markers", marker)
     samples = config.getoption("samples")
     if samples is not None and samples < 2:
         raise pytest.UsageError("--samples must be at least 2 (a spread needs two samples)")
@@ -126,9 +106,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[INVENTORY] = load_inventory(path, lg_env=_lg_env(config))
     except InventoryError as exc:
         raise pytest.UsageError(f"invalid board inventory: {exc}") from None
-    config.pluginmanager.register(VirtualClockFirst(config.stash[INVENTORY]), "hil-virtual-clock-first")
     shown = path.resolve().relative_to(config.rootpath) if path.resolve().is_relative_to(config.rootpath) else path
-    config.stash[RUN_IDENTITY]["inventory"] = {"path": str(shown), "sha256": _sha256(path)}
+    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    config.stash[RUN_IDENTITY]["inventory"] = {"path": str(shown), "sha256": sha256}
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -147,10 +127,6 @@ def _load_build(config: pytest.Config) -> None:
         raise pytest.UsageError(f"invalid --build: {exc}") from None
     config.stash[BUILD] = build
     config.stash[RUN_IDENTITY]["build"] = build.identity()
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -182,12 +158,9 @@ def _lg_env(config: pytest.Config) -> Path | None:
 
 
 def _schedule_per_board(config: pytest.Config) -> None:
-    """Every test of a board on one worker, whatever `-n` chose (see hil.scheduling).
-
-    `-n N` alone means `--dist load`, which would send two workers to the same board. hil switches the
-    controller to `loadgroup`; workers re-parse the command line, so each worker is told to put the
-    `xdist_group` of every test into its node id, which is what `loadgroup` schedules by.
-    """
+    """Every test of a board on one worker, whatever `-n` chose (hil.scheduling): `--dist loadgroup`, not the `load`
+    that would send two workers to one board; workers re-parse the command line, so each is told to put every
+    test's `xdist_group` into its node id, which `loadgroup` schedules by."""
     if hasattr(config, "workerinput"):
         config.option.loadgroup = True
         # The controller stops a worker with SIGINT (execnet) and kills it 5 s later; a worker that inherited
@@ -197,8 +170,7 @@ def _schedule_per_board(config: pytest.Config) -> None:
         return
     if not config.getoption("numprocesses", None):
         return
-    dist = config.getoption("dist", "no")
-    if dist == "each":
+    if config.getoption("dist", "no") == "each":
         raise pytest.UsageError("--dist each would send every worker to every board: hil schedules per board")
     config.option.dist = "loadgroup"
 
@@ -211,9 +183,7 @@ def _inventory(config: pytest.Config) -> LoadedInventory:
 
 
 def _wanted_metrics(definition: Any, inventory: LoadedInventory) -> set[str]:
-    names: set[str] = set()
-    for marker in definition.iter_markers(METRICS_MARKER):
-        names.update(marker.args)
+    names = {name for marker in definition.iter_markers(METRICS_MARKER) for name in marker.args}
     for name in names:
         try:
             inventory.catalogue.metric(name)
@@ -223,25 +193,19 @@ def _wanted_metrics(definition: Any, inventory: LoadedInventory) -> set[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    matrix.parametrize(metafunc, metafunc.config.getoption("matrix"))
+    size = metafunc.config.getoption("matrix")
+    matrix.parametrize(metafunc, size)
     if "board_pair" not in metafunc.fixturenames:
         return
     inventory = _inventory(metafunc.config)
-    patterns = metafunc.config.getoption("board")
-    unknown = [p for p in patterns if not fnmatch.filter(inventory.boards, p)]
-    if unknown:
+    try:
+        selected = matrix.pairs_in_run(inventory.boards, metafunc.config.getoption("board"), size)
+    except LookupError as exc:
         raise pytest.UsageError(
-            f"--board {', '.join(unknown)}: no such pair in {inventory.path} (pairs: {', '.join(inventory.boards)})"
-        )
+            f"--board {exc.args[0]}: no such pair in {inventory.path} (pairs: {', '.join(inventory.boards)})"
+        ) from None
     wanted = _wanted_metrics(metafunc.definition, inventory)
-    size = metafunc.config.getoption("matrix")
-    names = [
-        name
-        for name, board in inventory.boards.items()
-        if (not patterns or any(fnmatch.fnmatch(name, p) for p in patterns))
-        and (not wanted or wanted & set(board.config.metrics))
-        and matrix.pair_in_run(board.config.matrix, size, named=name in patterns)
-    ]
+    names = [name for name in selected if not wanted or wanted & set(inventory.boards[name].config.metrics)]
     if not names:  # pytest's empty parameter set would skip it as "NOTSET", saying nothing of why
         why = f"no pair of {inventory.path.name} in this run measures {', '.join(sorted(wanted)) or 'it'}"
         held = [n for n, b in inventory.boards.items() if wanted & set(b.config.metrics) and b.config.matrix == "full"]
@@ -251,55 +215,52 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("board_pair", names, indirect=True, scope="session")
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (its worker's hook appends them to node ids)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+# A wrapper: the groups are set before any other implementation runs (pytest-xdist's worker appends them to the node
+# ids), the order after all of them (pytest's own grouping by pair: board_pair is session-scoped).
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
     inventory = config.stash.get(INVENTORY, None)
     if inventory is None:
-        return
-    _keep_only_the_pairs_values(config, items, inventory)
-    _skip_where_unavailable(items, inventory)
-    groups = board_groups(inventory.boards.values())
-    for item in items:
-        callspec = getattr(item, "callspec", None)
-        name = callspec.params.get("board_pair") if callspec is not None else None
-        if name in groups:
-            item.add_marker(pytest.mark.xdist_group(name=f"board:{groups[name]}"))
+        return (yield)
+    _select_cases(config, items, inventory)
+    yield
+    # The virtual-clock pairs' tests, each speed together, before those of virtual pairs on the real clock: the
+    # virtual board reboots to change its clock (hil.lab.board.provision.use_clock), once per clock in a run instead
+    # of at every change of family (5 times in the quick suite).
+    items.sort(key=lambda item: _clock_order(inventory, item))
 
 
-class VirtualClockFirst:
-    """The virtual-clock pairs' tests, each speed together, before those of virtual pairs on the real clock, once
-    pytest grouped them by pair: the virtual board reboots to change its clock (hil.lab.board.provision.use_clock),
-    once per clock in a run instead of at every change of family (5 times in the quick suite)."""
-
-    def __init__(self, inventory: LoadedInventory) -> None:
-        self.inventory = inventory
-
-    @pytest.hookimpl(trylast=True)  # after pytest's own grouping (board_pair is session-scoped)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        items.sort(key=self._clock_order)
-
-    def _clock_order(self, item: pytest.Item) -> tuple[bool, int]:
-        callspec = getattr(item, "callspec", None)
-        board = self.inventory.boards.get(callspec.params.get("board_pair")) if callspec is not None else None
-        if board is None or not board.config.vlab:
-            return False, 0
-        return board.config.clock == "real", board.config.virtual_mips
+def _clock_order(inventory: LoadedInventory, item: pytest.Item) -> tuple[bool, int]:
+    board = inventory.boards.get(getattr(getattr(item, "callspec", None), "params", {}).get("board_pair"))
+    if board is None or not board.config.vlab:
+        return False, 0
+    return board.config.clock == "real", board.config.virtual_mips
 
 
-def _keep_only_the_pairs_values(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:
+def _select_cases(config: pytest.Config, items: list[pytest.Item], inventory: LoadedInventory) -> None:
     """Deselect the cases a pair's `only` (and in quick runs its `quick_only`) in boards.yaml leaves out
-    (hil.parametrization)."""
+    (hil.parametrization); skip those a `hil_unavailable` marker says cannot run on their pair (the lab layer says
+    why); put the others in their board's pytest-xdist group (hil.scheduling)."""
     quick = config.getoption("matrix") == "quick"
     _check_selections(config, items, inventory)
+    groups = board_groups(inventory.boards.values())
     kept, dropped = [], []
     for item in items:
         params = dict(getattr(getattr(item, "callspec", None), "params", {}))
-        board = inventory.boards.get(params.pop("board_pair", None))
-        keep = board is None or (
+        name = params.pop("board_pair", None)
+        board = inventory.boards.get(name)
+        if board is not None and not (
             matrix.runs_on_pair(params, board.config.only)
             and (not quick or matrix.runs_on_pair(params, board.config.quick_only))
-        )
-        (kept if keep else dropped).append(item)
+        ):
+            dropped.append(item)
+            continue
+        kept.append(item)
+        if name in groups:
+            item.add_marker(pytest.mark.xdist_group(name=f"board:{groups[name]}"))
+        why = (marker.args[0](board, params) for marker in item.iter_markers(UNAVAILABLE_MARKER) if board)
+        if reason := next(filter(None, why), None):
+            item.add_marker(pytest.mark.skip(reason=reason))
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
@@ -310,18 +271,15 @@ def _check_selections(config: pytest.Config, items: list[pytest.Item], inventory
     has is an error: a typo (`bs=4k`, `direcion=tx`) would deselect, or leave a band unused, without a word."""
     # Whole suite: only directories given (no file, no ::node), so each pair's every test module is collected.
     whole_suite = all(Path(arg.split("::")[0]).is_dir() and "::" not in arg for arg in config.args)
-    known = matrix.known_values(items)
-    problems = []
-    for name, board in inventory.boards.items():
-        if name not in known:
-            continue  # none of its cases collected: nothing to check against
-        for key in ("only", "quick_only"):
-            for problem in matrix.unknown_selections(getattr(board.config, key), known[name], whole_suite=whole_suite):
-                problems.append(f"{inventory.where('pairs', name, key)}: {problem}")
+    known = matrix.known_values(items)  # a pair none of whose cases were collected: nothing to check against
     # A band's selector only against the whole stock suite's cases: a part of it, or a lab's own cases, may lack a
     # parameter or a value the stock cases measure the metric at.
     stock = matrix.known_values(_whole_stock_suite(items))
+    problems = []
     for name, board in inventory.boards.items():
+        for key in ("only", "quick_only") if name in known else ():
+            for problem in matrix.unknown_selections(getattr(board.config, key), known[name], whole_suite=whole_suite):
+                problems.append(f"{inventory.where('pairs', name, key)}: {problem}")
         for metric, settings in board.config.metrics.items() if name in stock else ():
             for selector in settings.params:
                 # the clock is added to a result's key when measuring: no case parameter
@@ -344,31 +302,13 @@ def _whole_stock_suite(items: list[pytest.Item]) -> list[pytest.Item]:
     return stock if {paths[item] for item in stock} == modules else []
 
 
-def _skip_where_unavailable(items: list[pytest.Item], inventory: LoadedInventory) -> None:
-    """Skip the cases a `hil_unavailable` marker says cannot run on their pair (the lab layer says why)."""
-    for item in items:
-        params = dict(getattr(getattr(item, "callspec", None), "params", {}))
-        board = inventory.boards.get(params.pop("board_pair", None))
-        if board is None:
-            continue
-        for marker in item.iter_markers(UNAVAILABLE_MARKER):
-            reason = marker.args[0](board, params)
-            if reason:
-                item.add_marker(pytest.mark.skip(reason=reason))
-                break
-
-
 _LOST_GROUPS = pytest.StashKey[str]()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """On a worker: notice when pytest-xdist did not carry the board groups into the node ids.
-
-    pytest-xdist 3.8 groups by a suffix it writes into each node id; pytest 9.2 ignores that write
-    (pytest-xdist#1386), and the tests of one board would then spread over workers without a word.
-    Every test of such a worker then errors before its fixtures (its board) are set up.
-    """
+    """On a worker: notice when pytest-xdist did not carry the board groups into the node ids (pytest 9.2 ignores
+    the suffix pytest-xdist 3.8 writes, pytest-xdist#1386), so every test errors before its board is set up."""
     if not hasattr(session.config, "workerinput"):
         return
     lost = [item.nodeid for item in session.items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
@@ -422,11 +362,8 @@ _LIVE: list[Environments] = []  # this process's session environments, for pytes
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-    """Ctrl-C or SIGTERM: give the places back first, before the session's teardown.
-
-    A pytest-xdist worker is interrupted only once its controller is shutting it down, and killed 5 s
-    later: the fixtures' teardown at the end of the session may come too late to release its places.
-    """
+    """Ctrl-C or SIGTERM: give the places back before the session's teardown, which may come too late on a
+    pytest-xdist worker (interrupted only once its controller shuts it down, and killed 5 s later)."""
     for environments in _LIVE:
         environments.release_all()
 
@@ -490,9 +427,7 @@ def perf(
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
     """With --baseline, a suspected regression is re-measured after a power cycle (hil.confirmation)."""
-    if not confirmation.enabled(item.config):
-        return None
-    return confirmation.run_with_confirmation(item, nextitem)
+    return confirmation.run_with_confirmation(item, nextitem) if confirmation.enabled(item.config) else None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -506,14 +441,9 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     except (HilError, MeasurementError) as exc:  # a BoardTimeout already marked its board (Role.run)
         raise MeasurementErrorOutcome(f"{type(exc).__name__}: {exc}") from exc
     except pytest.fail.Exception as exc:
-        # pytest-timeout's signal method fails the test from inside whatever command was running:
-        # the board may be mid-command, so the next test power-cycles it.
-        if "from pytest-timeout" in str(exc):  # its own message: "Timeout (>1200.0s) from pytest-timeout."
-            _mark_pair_suspect(item, "pytest-timeout expired")
+        # pytest-timeout's signal method fails the test ("Timeout (>1200.0s) from pytest-timeout.") from inside
+        # whatever command was running: the board may be mid-command, so the next test power-cycles it.
+        pair = getattr(item, "funcargs", {}).get("board_pair")
+        if "from pytest-timeout" in str(exc) and isinstance(pair, BoardPair):
+            pair.mark_suspect("pytest-timeout expired")
         raise
-
-
-def _mark_pair_suspect(item: pytest.Item, reason: str) -> None:
-    pair = getattr(item, "funcargs", {}).get("board_pair")
-    if isinstance(pair, BoardPair):
-        pair.mark_suspect(reason)

@@ -1,13 +1,12 @@
-"""hil's board-side programs (hil/tools: one C file per program, preload/*.c LD_PRELOAD libraries), built for
-a board's architecture with hil/tools/Makefile, the one build every user of them shares: the deployment to a
-board (hil.lab.board.deploy), the tests, and a lab admin by hand (`make -C hil/tools CC=... OUT=...`).
+"""hil's board-side programs (hil/tools: one C file per program, preload/*.c LD_PRELOAD libraries), built for a
+board's architecture with hil/tools/Makefile: the one build the deployment (hil.lab.board.deploy), the tests and
+a lab admin by hand (`make -C hil/tools CC=... OUT=...`) share.
 
     build = programs.build("aarch64")   # cached under ~/.cache/hil/programs/aarch64-<hash>/
     build.files                          # {"bin/v4l2_fps": Path, ..., "lib/ffs_superspeed.so": Path}
 
-Programs are static (no library to find on the board); the preload libraries link against the board's glibc.
-The build is named by a hash of the sources, the Makefile and the compiler's version: a changed source builds
-(and deploys) again; an unchanged one is reused.
+Programs are static (no library to find on the board); the preload libraries link against the board's glibc. A
+build is named by a hash of the sources, the Makefile and the compiler's version.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """`--boards PATH` (any hil option with a path, space form): give pytest back its rootdir and ini file.
 
-pytest finds its rootdir and ini file before it knows any plugin's options, so in `--boards PATH` it
-takes PATH for a test path: the rootdir moves to PATH's directory, the repository's pytest.ini (its
-testpaths, addopts, timeouts) is ignored and the wrong tests are collected. `--boards=PATH` is not
-affected. Once hil's options are known (pytest_load_initial_conftests, before conftests and
-collection), the discovery is redone without PATH and the addopts of the right ini file are put in
-place of the wrong one's. It uses pytest internals: pyproject.toml pins pytest, and
-tests/test_rootdir.py fails if a new pytest breaks this.
+pytest finds its rootdir and ini file before it knows any plugin's options, so in `--boards PATH` it takes PATH
+for a test path: the rootdir moves to PATH's directory and the repository's pytest.ini is ignored
+(`--boards=PATH` is not affected). Once hil's options are known (pytest_load_initial_conftests), the discovery
+is redone without PATH and the right ini file's addopts replace the wrong one's. It uses pytest internals:
+pyproject.toml pins pytest, and tests/test_rootdir.py fails if a new pytest breaks this.
 """
 
 from __future__ import annotations
@@ -16,24 +14,12 @@ import copy
 import pytest
 from _pytest.config.findpaths import determine_setup
 
-
-def space_form_value(args: list[str], option: str) -> str | None:
-    """The value of `option VALUE` (two arguments) in args, None when absent or given as option=VALUE."""
-    for index, arg in enumerate(args[:-1]):
-        if arg == "--":
-            return None
-        if arg == option:
-            return args[index + 1]
-    return None
-
-
 PATH_OPTIONS = ("--boards", "--hil-reports")
 
 
-def repair(
-    config: pytest.Config, parser: pytest.Parser, args: list[str], options: tuple[str, ...] = PATH_OPTIONS
-) -> None:
-    if all(space_form_value(args, option) is None for option in options):
+def repair(config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    head = args[: args.index("--")] if "--" in args[:-1] else args[:-1]  # where `option VALUE` may stand
+    if not any(option in head for option in PATH_OPTIONS):
         return
     ns = config.known_args_namespace  # parsed with hil's options known: PATH is no test path here
     rootpath, inipath, inicfg, ignored = determine_setup(

@@ -1,8 +1,6 @@
-"""Building a board's root filesystem on the PC: a skeleton, files installed with their modes, busybox with
-its applets, ELF files and the shared libraries they need, and an initramfs (cpio) of the result.
-
-The virtual lab's image (hil.vlab.image, the PC's own x86 binaries) and the rehearsal board's SD card
-(hil.bench.image, Debian's arm64 binaries) are both built from these.
+"""Building a board's root filesystem on the PC: a skeleton, files installed with their modes, busybox with its
+applets, ELF files and the shared libraries they need, and an initramfs (cpio) of the result; for the virtual
+lab's image (hil.vlab.image, the PC's own x86 binaries) and the rehearsal board's card (hil.bench.image, arm64).
 """
 
 from __future__ import annotations
@@ -20,9 +18,6 @@ from hil.errors import VlabImageError
 SKELETON = ("usr/bin", "usr/sbin", "usr/lib", "etc", "root", "proc", "sys", "dev", "tmp", "run", "mnt", "var/run")
 # Debian 12 is merged-/usr: libraries are listed as /lib/..., binaries live in /usr/bin.
 MERGED_USR = (("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"))
-
-# ELF e_machine values of the architectures hil meets, by `uname -m` name.
-ELF_MACHINES = {"x86_64": 62, "aarch64": 183, "armv7l": 40, "riscv64": 243}
 
 
 def make_skeleton(root: Path, *, extra_dirs: tuple[str, ...] = (), lib64: bool = False) -> None:
@@ -77,8 +72,7 @@ def elf_machine(path: Path) -> int | None:
 
 
 def _dynamic(path: Path) -> tuple[list[str], list[str], str | None]:
-    """(NEEDED sonames, RUNPATH/RPATH entries, program interpreter) of an ELF file, read with binutils'
-    readelf."""
+    """(NEEDED sonames, RUNPATH/RPATH entries, program interpreter) of an ELF file, read by binutils' readelf."""
     proc = subprocess.run(["readelf", "-d", "-l", "-W", str(path)], capture_output=True, text=True, check=False)
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", proc.stdout)
     interpreter = re.search(r"Requesting program interpreter: ([^\]]+)\]", proc.stdout)

@@ -1,10 +1,8 @@
 """Which tests must run in one process: all tests of a board, under pytest-xdist.
 
-Two workers must never drive the same board. Pairs that share a target of a real lab (the same labgrid
-environment file and target name) form one group, and a group runs on one worker (`--dist loadgroup`
-and an `xdist_group` marker per test). Pairs on the virtual lab are their own groups: each worker boots
-its own QEMU, so two virtual pairs can run side by side. Pairs on labgrid places share a group when they
-name the same place.
+Two workers must never drive the same board: pairs that share a target of a real lab (the same labgrid
+environment file and target name) or name the same place form one group, which runs on one worker (`--dist
+loadgroup`, an `xdist_group` marker per test). Each virtual pair is its own group: each worker boots its own QEMU.
 """
 
 from __future__ import annotations

@@ -8,10 +8,12 @@ after a reboot or a long time is never taken for the service and never signalled
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +31,16 @@ def emulator_name(board: str) -> str:
 
 class ServiceError(RuntimeError):
     """A service cannot be started or stopped as asked; the message says why."""
+
+
+def default_run_dir(name: str) -> Path:
+    return Path(tempfile.gettempdir()) / f"{name}-{os.getuid()}"
+
+
+def read_state(run_dir: Path) -> dict | None:
+    """The state.json a lab service's command keeps in its run directory, None when it has none."""
+    path = run_dir / "state.json"
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def free_port() -> int:
@@ -87,6 +99,26 @@ def alive(pid: int, start_time: str | None = None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def terminate(process: subprocess.Popen | None, timeout: float) -> bool:
+    """SIGTERM to a child, SIGKILL after `timeout` (a frozen one answers nothing); False when it was not running."""
+    if process is None or process.poll() is not None:
+        return False
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+    return True
+
+
+def stop_recorded(run_dir: Path, processes: list[tuple[str, int, str | None]], timeout: float) -> list[str]:
+    """Stop each (what, pid, start time) in turn (`stop`), then forget run_dir's state; what was running."""
+    stopped = [what for what, pid, start_time in processes if stop(pid, timeout=timeout, start_time=start_time)]
+    (run_dir / "state.json").unlink(missing_ok=True)
+    return stopped
 
 
 def stop(pid: int, *, timeout: float, start_time: str | None = None) -> bool:

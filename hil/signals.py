@@ -1,9 +1,8 @@
-"""SIGTERM and SIGHUP end a run the way Ctrl-C does.
+"""SIGTERM and SIGHUP (a Jenkins abort, a closed terminal) end a run the way Ctrl-C does.
 
-A Jenkins abort sends SIGTERM, a closed terminal SIGHUP; Python's default for both is to die on the
-spot: QEMU orphaned, gadgets left bound, results.json unfinished, JUnit and HTML from the previous run.
-pytest already does everything right for Ctrl-C (fixtures torn down, reports written, exit status 2),
-so these signals become a KeyboardInterrupt, and the run record names the signal.
+Python's default for both is to die on the spot: QEMU orphaned, gadgets left bound, results.json unfinished.
+pytest already does everything right for Ctrl-C, so these signals become a KeyboardInterrupt; the run record
+names the signal.
 """
 
 from __future__ import annotations

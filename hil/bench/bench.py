@@ -6,28 +6,19 @@ server, SSH over Ethernet), for rehearsing the real-board path without hardware.
     hil bench fault pdu http500    # rehearse a fault: pdu {none,http500,silent}, relay OUTLET, serial {up,down}
     hil bench stop                 # stops everything it started
 
-Two boards, each on an outlet of the power switch and a port of the serial server:
-
-| board           | outlet | serial (RFC 2217)  | SSH              | what it plays                        |
-|-----------------|--------|--------------------|------------------|--------------------------------------|
-| `rboard`        | 0      | 127.0.0.1:18301    | 127.0.0.1:18322  | an EVB on the lab network            |
-| `rboard-serial` | 1      | 127.0.0.1:18302    | none             | a board whose only link is its UART  |
-
-The power switch (a Digital Loggers controller's REST API, user admin, password 1234) is on 127.0.0.1:18380.
-examples/rehearsal-env.yaml is the labgrid environment of both boards, with labgrid's own resources and
-drivers only. `start` prints `export LG_HIL_BENCH=<run dir>`: the env file finds the bench's SSH key there.
-A bench killed outright is cleaned up by the next `start` or `stop`, from the processes its state recorded.
+Two boards (BOARDS), each on an outlet of the power switch (a Digital Loggers controller's REST API) and a port
+of the serial server (RFC 2217): `rboard`, an EVB on the lab network (SSH), and `rboard-serial`, a board whose
+only link is its UART. examples/rehearsal-env.yaml is the labgrid environment of both, with labgrid's own
+resources and drivers only; it finds the bench's SSH key in the run directory `start` exports as LG_HIL_BENCH.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import subprocess
 import sys
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -45,25 +36,9 @@ BOARDS = {
 PDU_USER, PDU_PASSWORD = "admin", "1234"
 
 
-def default_run_dir() -> Path:
-    return Path(tempfile.gettempdir()) / f"hil-bench-{os.getuid()}"
-
-
-def read_state(run_dir: Path) -> dict | None:
-    path = run_dir / "state.json"
-    return json.loads(path.read_text()) if path.is_file() else None
-
-
-def _recorded(state: dict) -> list[tuple[str, int, str | None]]:
-    """(what, pid, start time) of every process the bench's state names: the service, then its boards."""
-    found = [("service", state["pid"], state.get("start_time"))]
-    found += [(f"board {name}", pid, start) for name, (pid, start) in state.get("qemu", {}).items()]
-    return found
-
-
 def running(run_dir: Path) -> dict | None:
     """The state of the bench running from run_dir, or None."""
-    state = read_state(run_dir)
+    state = services.read_state(run_dir)
     if state is None or not services.alive(state["pid"], state.get("start_time")):
         return None
     return state
@@ -74,7 +49,8 @@ def start(run_dir: Path) -> dict:
     if running(run_dir) is not None:
         raise services.ServiceError(f"a bench is already running from {run_dir} (`hil bench stop` first)")
     stop(run_dir)  # what a killed bench left (by its record)
-    for port in [PDU_PORT, *(spec["serial_port"] for spec in BOARDS.values()), *_ssh_ports()]:
+    ports = [PDU_PORT, *(spec[kind] for kind in ("serial_port", "ssh_port") for spec in BOARDS.values())]
+    for port in filter(None, ports):
         if services.port_open(port):
             raise services.ServiceError(f"port {port} of this PC is taken: another bench or program holds it")
     from hil.bench.image import ensure_image
@@ -118,10 +94,6 @@ def start(run_dir: Path) -> dict:
     return state
 
 
-def _ssh_ports() -> list[int]:
-    return [spec["ssh_port"] for spec in BOARDS.values() if spec["ssh_port"] is not None]
-
-
 def _tail(path: Path, lines: int = 15) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.is_file() else "(no log)"
 
@@ -129,16 +101,13 @@ def _tail(path: Path, lines: int = 15) -> str:
 def stop(run_dir: Path) -> list[str]:
     """Stop the service and any board its state recorded (a bench killed outright leaves its boards' QEMUs
     only if the kernel's parent-death signal did not reach them); returns what was stopped."""
-    state = read_state(run_dir)
+    state = services.read_state(run_dir)
     if state is None:
         return []
-    stopped = [
-        what
-        for what, pid, start_time in _recorded(state)
-        if services.stop(pid, timeout=STOP_TIMEOUT_S, start_time=start_time)
-    ]
-    (run_dir / "state.json").unlink(missing_ok=True)
-    return stopped
+    boards = [(f"board {name}", pid, start) for name, (pid, start) in state.get("qemu", {}).items()]
+    return services.stop_recorded(
+        run_dir, [("service", state["pid"], state.get("start_time")), *boards], STOP_TIMEOUT_S
+    )
 
 
 def control(path: str, request: dict, *, timeout: float = 10.0) -> dict:
@@ -164,13 +133,8 @@ def fault(kind: str, value: str) -> dict:
             raise services.ServiceError("serial takes up or down")
         answer = control("serial", {"enabled": value == "up"})
         if value == "up":
-            for spec in BOARDS.values():
-                services.wait_for(
-                    f"serial port {spec['serial_port']}",
-                    lambda p=spec["serial_port"]: services.port_open(p),
-                    30,
-                    Path(),
-                )
+            for port in (spec["serial_port"] for spec in BOARDS.values()):
+                services.wait_for(f"serial port {port}", lambda p=port: services.port_open(p), 30, Path())
         return answer
     raise services.ServiceError(f"unknown fault kind {kind!r}: pdu, relay or serial")
 
@@ -181,7 +145,9 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawTextHelpFormatter,
     )
-    parser.add_argument("--run-dir", type=Path, default=default_run_dir(), help="state, SD cards, keys and logs")
+    parser.add_argument(
+        "--run-dir", type=Path, default=services.default_run_dir("hil-bench"), help="state, SD cards, keys and logs"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("start", help="start the bench; prints `export LG_HIL_BENCH=...` (use with eval)")
     commands.add_parser("stop", help="stop everything the bench started")

@@ -1,12 +1,10 @@
-"""One board on the rehearsal bench: an arm64 QEMU machine that lives as long as the bench, like an EVB on a
-desk. Its power is a relay of the bench's network power switch (hil.bench.pdu): off stops the machine at once
-(no shutdown, the way a board dies when its outlet opens), on resets it and lets it run from U-Boot, as a cold
-start does. Its SD card, its NVMe drive, its boot flash (a file flashrom's dummy programmer writes, the board's
-second virtio disk) and what was written to them stay, as on a real board.
-
-Its UART is a pseudo-terminal that exists whether the board is powered or not (the USB-serial cable on the
-bench), served to the network by ser2net; its Ethernet is QEMU's user network with the SSH port forwarded to a
-port of this PC (the lab's switch). A board `network: false` has no Ethernet at all: files go over its console.
+"""One board on the rehearsal bench: an arm64 QEMU machine that lives as long as the bench, like an EVB on a desk.
+Its power is a relay of the bench's network power switch (hil.bench.pdu): off stops the machine at once (no
+shutdown, as when its outlet opens), on resets it and lets it run from U-Boot, as a cold start does. Its SD card,
+NVMe drive and boot flash (a file flashrom's dummy programmer writes, the board's second virtio disk) keep what
+was written. Its UART is a pty that exists whether the board is powered or not (the USB-serial cable), served by
+ser2net; its Ethernet is QEMU's user network with SSH forwarded to a port of this PC. A board `network: false`
+has no Ethernet at all: files go over its console.
 """
 
 from __future__ import annotations
@@ -54,15 +52,9 @@ class BenchBoard:
 
     def command(self) -> list[str]:
         nvme = self.run_dir / f"{self.name}-nvme.img"
+        user = f"user,id=eth,ipv6=off,hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,tftp={self.tftp_root}"
         net = (
-            [
-                "-netdev",
-                f"user,id=eth,ipv6=off,hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,tftp={self.tftp_root}",
-                "-device",
-                "virtio-net-pci,netdev=eth",
-            ]
-            if self.ssh_port is not None
-            else ["-nic", "none"]
+            ["-netdev", user, "-device", "virtio-net-pci,netdev=eth"] if self.ssh_port is not None else ["-nic", "none"]
         )
         return [
             shutil.which("qemu-system-aarch64") or "qemu-system-aarch64",
@@ -101,9 +93,7 @@ class BenchBoard:
             raise LabError("qemu-system-aarch64 is missing on the lab PC: apt-get install qemu-system-arm")
         with (self.run_dir / f"{self.name}-nvme.img").open("wb") as disk:
             disk.truncate(self.nvme_mb * 1024 * 1024)
-        with self.boot_flash.open("wb") as flash:  # erased, as a new chip
-            for _ in range(self.flash_mb):
-                flash.write(b"\xff" * (1024 * 1024))
+        self.boot_flash.write_bytes(b"\xff" * (self.flash_mb << 20))  # erased, as a new chip
         self.qmp_socket.unlink(missing_ok=True)
         self.tftp_root.mkdir(parents=True, exist_ok=True)
         with (self.run_dir / f"{self.name}.qemu.log").open("ab") as output:
@@ -146,11 +136,4 @@ class BenchBoard:
     def remove(self) -> None:
         """Take the board off the bench: its machine ends (SIGTERM, SIGKILL after 5 s)."""
         process, self.process, self.qmp = self.process, None, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        services.terminate(process, 5)

@@ -76,8 +76,7 @@ class Ser2net:
             self.stopping.wait(0.5)
 
     def set_enabled(self, request: dict) -> dict:
-        enabled = bool(request["enabled"])
-        self.enabled = enabled
+        self.enabled = enabled = bool(request["enabled"])
         if not enabled:
             self.stop()
         log.warning("serial server %s", "up" if enabled else "down (connections refused)")
@@ -86,12 +85,7 @@ class Ser2net:
     def stop(self) -> None:
         with self.lock:
             process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        services.terminate(process, 5)
 
 
 def run(config: dict) -> None:

@@ -1,12 +1,7 @@
 """Debian packages of another architecture, fetched and unpacked without installing them (no root needed
 beyond what `apt-get update` already did): the rehearsal board's kernel and userland come from Debian's
-arm64 archive, exactly as a BSP team's rootfs build takes them from a distribution.
-
-    packages = closure(["fio", "iperf3"], "arm64")     # name -> version, with the libraries they depend on
-    debs = download(packages, "arm64", cache)           # cached .deb files (apt-get download)
-    unpack(debs, sysroot)                               # dpkg -x each
-
-The machine must know the architecture (`dpkg --add-architecture arm64 && apt-get update`: scripts/setup.sh).
+arm64 archive, exactly as a BSP team's rootfs build takes them from a distribution. The machine must know the
+architecture (`dpkg --add-architecture arm64 && apt-get update`: scripts/setup.sh).
 """
 
 from __future__ import annotations

@@ -3,18 +3,13 @@ U-Boot boots, as a BSP team's image for an EVB.
 
     python -m hil.bench.image            # build (or reuse) and print the image directory
 
-The card (`sd.img`, MBR):
-- partition 1, `BOOT` (ext2, what U-Boot reads): `Image` (Debian's arm64 kernel), `initrd.img` (busybox and
-  the modules that mount the root filesystem: the disk controller and ext4 are modules in Debian's kernel)
-  and `extlinux/extlinux.conf`, which U-Boot's distro boot (`run bootcmd`) finds and boots;
-- partition 2, `rootfs` (ext4): busybox init and getty on the serial console, dash, coreutils dd/date, fio,
-  iperf3, dropbear (SSH) with OpenSSH's sftp-server, lrzsz (files over the console), kernel modules for the
-  USB gadget and host stacks, NVMe and virtio networking, and room in /var/lib/hil for what hil deploys
-  there. It is persistent: what is written survives power cycles.
-
-Everything comes from Debian's arm64 archive (hil.bench.debian); nothing of hil's own is on the card (hil
-puts its programs there itself, as on any board). Cached under ~/.cache/hil/bench/ (HIL_BENCH_CACHE) by a
-hash of its inputs: package versions, this builder and the board's files.
+The card (`sd.img`, MBR): partition 1, `BOOT` (ext2, what U-Boot reads), holds `Image` (Debian's arm64 kernel),
+`initrd.img` (busybox and the modules that mount the root filesystem: the disk controller and ext4 are modules in
+Debian's kernel) and the `extlinux/extlinux.conf` U-Boot's distro boot (`run bootcmd`) boots; partition 2,
+`rootfs` (ext4, persistent across power cycles), holds busybox init and getty on the serial console, PROGRAMS
+with their libraries, ROOTFS_MODULES and room in /var/lib/hil for what hil deploys (nothing of hil's own is on
+the card). Everything comes from Debian's arm64 archive (hil.bench.debian). Cached under ~/.cache/hil/bench/
+(HIL_BENCH_CACHE) by a hash of its inputs: package versions, this builder and the board's files.
 """
 
 from __future__ import annotations
@@ -27,7 +22,7 @@ from pathlib import Path
 from hil import rootfs
 from hil.bench import debian
 from hil.errors import VlabImageError
-from hil.image import Builder, Image, install_modules, sources, which
+from hil.image import MEASURED_MODULES, Builder, Image, install_modules, sources, which
 
 BUILDER_VERSION = 1
 HERE = Path(__file__).resolve().parent
@@ -60,34 +55,8 @@ PROGRAMS = (
 LIBRARY_DIRS = ["lib/aarch64-linux-gnu", "usr/lib/aarch64-linux-gnu", "lib", "usr/lib"]
 # The initramfs mounts the root filesystem: the disk's virtio controller and ext4.
 INITRAMFS_MODULES = ("virtio_pci", "virtio_blk", "ext4")
-# What the board's measurements use (dependencies are added): the gadget stack over dummy_hcd, the USB host
-# side of it, NVMe on PCIe, the Ethernet SSH goes over, filesystems the MSC cases format.
-ROOTFS_MODULES = (
-    "configfs",
-    "dummy_hcd",
-    "libcomposite",
-    "usb_f_mass_storage",
-    "usb_f_ecm",
-    "usb_f_ncm",
-    "usb_f_rndis",
-    "usb_f_fs",
-    "usb_f_hid",
-    "usb-storage",
-    "uas",
-    "sd_mod",
-    "cdc_ether",
-    "rndis_host",
-    "cdc_ncm",
-    "nvme",
-    "virtio_net",
-    "virtio_pci",
-    "virtio_blk",
-    "loop",
-    "vfat",
-    "nls_cp437",
-    "nls_ascii",
-    "ext4",
-)
+# What the board's measurements use, and the virtio devices its disks and its Ethernet (SSH) are on.
+ROOTFS_MODULES = (*MEASURED_MODULES, "virtio_net", "virtio_pci", "virtio_blk")
 HOSTNAME = "rboard"
 BOOT_MB = 48
 ROOT_MB = 896

@@ -4,16 +4,11 @@ bench's boards exactly as it would a lab's PDU:
 
     NetworkPowerPort: {model: digitalloggers_restapi, host: 'http://admin:1234@127.0.0.1:18380', index: 0}
 
-What labgrid's backend sends, and what this answers (Digital Loggers' REST API, restapi.pdf):
-- `GET /restapi/relay/outlets/=N/state/` -> `[true]` or `[false]` (JSON, a list of the matched outlets);
-- `PUT /restapi/relay/outlets/=N/state/` with form data `value=true|false` -> 204, the outlet switched;
-- both behind HTTP Digest authentication (MD5, qop=auth), with an `X-CSRF` header on writes, as the
-  controller demands; a wrong password is a 401, an outlet it does not have a 404.
-
-Switching an outlet calls its board's `power(on)`: the board dies at once, mid-write if it was writing.
-For the faults a lab meets, the switch can be told (over the bench's control path, `POST /hil/fault`) to
-answer 500 to everything, to stop answering at all, or to keep an outlet's relay from closing (the switch
-reports the outlet on; the board never gets power). Other bench controls register under `/hil/<name>`.
+As the controller (restapi.pdf): `GET /restapi/relay/outlets/=N/state/` answers `[true]` or `[false]`, `PUT` with
+form data `value=true|false` switches the outlet (204), both behind HTTP Digest authentication (MD5, qop=auth),
+writes with an `X-CSRF` header. Switching an outlet calls its board's `power(on)`: the board dies at once. The
+bench's control path (`POST /hil/fault`) makes the switch answer 500, answer nothing, or keep an outlet's relay
+from closing (reported on, no power); other bench controls register under `/hil/<name>`.
 """
 
 from __future__ import annotations
@@ -54,14 +49,12 @@ class PowerSwitch:
     fault: str = "none"
     dead_relays: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    switched: list[tuple[float, int, bool]] = field(default_factory=list)  # (time, outlet, on), for the log
     controls: dict[str, Callable[[dict], dict]] = field(default_factory=dict)  # POST /hil/<name>: the bench's
 
     def set(self, index: int, on: bool) -> None:
         with self.lock:
             outlet = self.outlets[index]
             outlet.on = on
-            self.switched.append((time.time(), index, on))
             if on and index in self.dead_relays:
                 log.warning("outlet %d (%s): relay stuck open, the board gets no power", index, outlet.name)
                 return

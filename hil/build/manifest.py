@@ -1,17 +1,7 @@
-"""A build manifest: the named set of images a release is made of, checked and hashed before any board is touched.
-
-    name: bsp-2026.11-rc1          # names the build in every result: letters, digits, . _ + -
-    version: "2026.11-rc1"         # optional, free text
-    images:                        # kernel, initramfs, dtb, rootfs, bootloader (paths relative to the manifest)
-      kernel: vmlinuz              # or {file: vmlinuz, sha256: <64 hex digits>} to pin it
-      initramfs: initramfs.cpio
-    kernel_args: "usb-storage.quirks=1d6b:0104:m"   # appended to the board's boot arguments
-    expect: {kernel_release: 6.1.0-56-amd64}       # what `uname -r` must say
-
-Every problem is a BuildError naming the file, the key and what is wrong: an unknown key, a missing, empty or
-unreadable image, a pinned hash that does not match, a kernel argument hil reserves. hil appends
-`hil.build=NAME` to the kernel arguments so the board itself can say which build it booted; an x86 bzImage
-says its kernel release in its header, which then must agree with `expect.kernel_release`.
+"""A build manifest (docs/release-gate.md): the named set of images a release is made of, checked and hashed
+before any board is touched. Every problem is a BuildError naming the file, the key and what is wrong. hil
+appends `hil.build=NAME` to the kernel arguments so that the board itself can say which build it booted; an x86
+bzImage says its kernel release in its header, which then must agree with `expect.kernel_release`.
 """
 
 from __future__ import annotations
@@ -31,7 +21,6 @@ from hil.inventory import yamlfile
 
 IMAGE_KINDS = ("kernel", "initramfs", "dtb", "rootfs", "bootloader")
 RESERVED_ARG = "hil.build="  # the board's own proof of what it booted (hil.build.boardview)
-_CHUNK = 1 << 20
 
 BuildName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
@@ -167,18 +156,13 @@ def _image(manifest: Path, kind: str, spec: str | _PinnedImage) -> Image:
     key = f"images/{kind}"
     if not file.is_file():
         raise BuildError(manifest, key, f"{file}: no such file" if not file.exists() else f"{file}: not a file")
-    digest = hashlib.sha256()
-    size = 0
     try:
         with file.open("rb") as stream:
-            while chunk := stream.read(_CHUNK):
-                digest.update(chunk)
-                size += len(chunk)
+            sha256, size = hashlib.file_digest(stream, "sha256").hexdigest(), stream.tell()
     except OSError as exc:
         raise BuildError(manifest, key, f"{file}: cannot read: {exc.strerror}") from None
     if size == 0:
         raise BuildError(manifest, key, f"{file}: empty")
-    sha256 = digest.hexdigest()
     if pinned.sha256 is not None and pinned.sha256 != sha256:
         raise BuildError(manifest, f"{key}/sha256", f"{file} has SHA-256 {sha256}, the manifest pins {pinned.sha256}")
     return Image(kind, file, sha256, size)

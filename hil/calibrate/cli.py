@@ -271,11 +271,8 @@ def _propose(args: argparse.Namespace, run_ids: list[str]) -> int:
     proposals, edits = plan(runs, board, loaded, (args.min_factor, args.max_factor))
     sources = {name: metric.source for name, metric in loaded.boards[board].config.metrics.items()}
     print(f"\n{board}: {len(runs)} runs ({', '.join(run_ids)})\n\n{table(proposals, sources)}")
-    for line in not_passed(runs, board):
-        print(f"WARNING {board} {line}")
-    for proposal in proposals:
-        for warning in proposal.warnings:
-            print(f"WARNING {board} {warning}")
+    for warning in not_passed(runs, board) + [warning for proposal in proposals for warning in proposal.warnings]:
+        print(f"WARNING {board} {warning}")
     text = path.read_text(encoding="utf-8")
     edited = edit_inventory(text, board, edits)
     for edit in edits:

@@ -70,10 +70,7 @@ class _Parser:
                 end = self.node().end
                 continue
             key = self.events[self.at]
-            if isinstance(key, yaml.ScalarEvent):
-                self.at += 1
-            else:
-                self.node()  # a complex key: no key boards.yaml has
+            self.node()  # past the key (a complex key, which no boards.yaml has, is named "")
             value = self.node()
             entries[str(getattr(key, "value", ""))] = (key.start_mark.index, value)
             end = value.end
@@ -109,8 +106,7 @@ class _Edits:
             return "its band is nominal with tolerance"
         if any(node.entries[key][1].anchor in self.aliased for key in values if key in node.entries):
             return "a value is shared through a YAML anchor"
-        keys = [node.entries[key][0] for key in node.entries]
-        indent = _column(self.text, keys[0]) if keys else 0
+        indent = _column(self.text, next(iter(node.entries.values()))[0]) if node.entries else 0
         added = []
         for key, value in values.items():
             if key in node.entries:

@@ -7,8 +7,8 @@ import argparse
 from hil.catalogue import CATALOGUE, Catalogue
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+def _row(cells: tuple[str, ...]) -> str:
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
 
 
 def markdown(catalogue: Catalogue = CATALOGUE) -> str:
@@ -21,15 +21,11 @@ def markdown(catalogue: Catalogue = CATALOGUE) -> str:
             ceiling = metric.ceiling.describe() if metric.ceiling else "none"
             if metric.floor:  # the standard's least (USB 2.0 resume timing): a sample below it is a FAIL
                 ceiling = f"floor {metric.floor.describe()}"
-            cells = (
-                f"`{metric.name}`",
-                metric.unit,
-                metric.direction.value,
-                ceiling,
-                metric.seed,
-                metric.description,
+            lines.append(
+                _row(
+                    (f"`{metric.name}`", metric.unit, metric.direction.value, ceiling, metric.seed, metric.description)
+                )
             )
-            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     lines += ["", "| Setting | Type | Default | Range | What it sets |", "|---|---|---|---|---|"]
     for family in catalogue.families:
         for setting in family.settings:
@@ -40,8 +36,7 @@ def markdown(catalogue: Catalogue = CATALOGUE) -> str:
                 bounds = f"{low}..{high}"
             else:
                 bounds = ""
-            cells = (f"`{setting.name}`", setting.kind.__name__, str(setting.default), bounds, setting.help)
-            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+            lines.append(_row((f"`{setting.name}`", setting.kind.__name__, str(setting.default), bounds, setting.help)))
     return "\n".join(lines) + "\n"
 
 

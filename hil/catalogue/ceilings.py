@@ -43,6 +43,9 @@ class UsbBus:
         return f"USB {self.transfer} per speed"
 
 
+BULK = UsbBus(ceilings.Transfer.BULK)  # most rates cross a USB link in bulk transfers
+
+
 @dataclass(frozen=True)
 class UsbNetwork:
     """A USB network interface: the USB bulk bound, or a USB Ethernet adapter's PHY if that is lower."""

@@ -8,8 +8,7 @@ companion `<metric>.cpu_busiest` a band in boards.yaml gets it measured from the
 
 from __future__ import annotations
 
-from hil.catalogue.model import Metric
-from hil.verdict.spec import Direction
+from hil.catalogue.model import Metric, lower
 
 CPU_SEED = (
     'seed 001 "USB mass storage Average CPU Load measurement" (busy time, not idle and not io: "~ < 25%"); '
@@ -24,12 +23,11 @@ def companion(metric: str) -> str:
 
 
 def cpu_busiest(metric: str, *, seed: str) -> Metric:
-    return Metric(
+    return lower(
         companion(metric),
+        seed,
+        f"the runs of {metric}: the measuring role's busiest core, % busy (not idle, not iowait)",
         unit="%",
-        direction=Direction.LOWER,
         reads=READS,
-        seed=seed,
-        description=f"the runs of {metric}: the measuring role's busiest core, % busy (not idle, not iowait)",
         check_cv=False,  # a load's spread says nothing about the transfer's stability: its band alone decides
     )

@@ -62,6 +62,25 @@ class Metric:
         return quantity(self.unit)
 
 
+def rate(
+    name: str,
+    seed: str,
+    description: str,
+    *,
+    ceiling: CeilingRule | None = None,
+    unit: str = "MB/s",
+    reads: str = "throughput",
+    **more: Any,
+) -> Metric:
+    """The common kind of metric: higher is better, a tool's throughput in MB/s unless told otherwise."""
+    return Metric(name, unit, Direction.HIGHER, reads, seed, description, ceiling, **more)
+
+
+def lower(name: str, seed: str, description: str, *, unit: str, reads: str, **more: Any) -> Metric:
+    """A lower-is-better metric: a latency, a loss, a load."""
+    return Metric(name, unit, Direction.LOWER, reads, seed, description, **more)
+
+
 @dataclass(frozen=True)
 class Setting:
     """A typed value a family reads from a pair's `settings` in boards.yaml (with a default).

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import UsbNetwork
-from hil.catalogue.model import Family, Metric, Setting
-from hil.verdict.spec import Direction
+from hil.catalogue.model import Family, Setting, lower, rate
 
 SEED = 'seed 004 "iperf2 回环测试" (server side: iperf -u -s -i 1; client: iperf -u -c MODEM -b 50M [-P 10])'
 
@@ -37,8 +36,6 @@ def _addresses_fit(values: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class ModemSettings:
-    """modem.loopback's settings, typed (`pair.settings(ModemSettings)`); help and bounds: the Settings below."""
-
     address: str
     board_address: str
     interface: str
@@ -54,61 +51,55 @@ LOOPBACK = Family(
     name="modem.loopback",
     title="Cellular modem data interface in loopback (rmnet over USB), UDP from the board reflected back to it",
     metrics=(
-        Metric(
+        # The reflected copies cross the modem's USB link towards the board.
+        rate(
             "modem.loopback.throughput",
+            SEED,
+            "the copies the modem sent back, as the board's iperf 2 server received them, streams summed",
+            ceiling=UsbNetwork(),
             unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbNetwork(),  # the reflected copies cross the modem's USB link towards the board
-            seed=SEED,
             needs=("modem.loopback.loss",),
-            description="the copies the modem sent back, as the board's iperf 2 server received them, streams summed",
         ),
-        Metric(
+        lower(
             "modem.loopback.jitter",
+            SEED,
+            "the same runs: the server's jitter, the worst stream's",
             unit="ms",
-            direction=Direction.LOWER,
             reads="jitter",
-            seed=SEED,
-            description="the same runs: the server's jitter, the worst stream's",
             check_cv=False,
         ),
-        Metric(
+        lower(
             "modem.loopback.loss",
+            SEED,
+            "the same runs: datagrams of which no copy came back",
             unit="%",
-            direction=Direction.LOWER,
             reads="loss",
-            seed=SEED,
-            description="the same runs: datagrams of which no copy came back",
             check_cv=False,
         ),
-        Metric(
+        rate(
             "modem.loopback.out_of_order",
-            unit="count",
-            direction=Direction.HIGHER,
-            reads="out_of_order_per_datagram",
-            seed=SEED,
-            description="the same runs: datagrams the server counted out of order, per datagram sent: each copy after "
+            SEED,
+            "the same runs: datagrams the server counted out of order, per datagram sent: each copy after "
             "the first is one (modem.replication - 1 when every copy came back; the seed's 41251 a second)",
+            unit="count",
+            reads="out_of_order_per_datagram",
             check_cv=False,
         ),
-        Metric(
+        rate(
             "modem.loopback.knee",
-            unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="knee",
-            seed=f"{SEED}: -b 50M, then 100M, 150M",
-            description="the highest rate a stream offered (modem.sweep_step_mbps, twice that, ... up to "
+            f"{SEED}: -b 50M, then 100M, 150M",
+            "the highest rate a stream offered (modem.sweep_step_mbps, twice that, ... up to "
             "modem.sweep_top_mbps) whose loss stayed inside modem.loopback.loss's band; 0: the first step lost more",
+            unit="Mbit/s",
+            reads="knee",
             check_cv=False,
         ),
-        Metric(
+        lower(
             "modem.loopback.cpu_busiest",
+            f"{SEED}; mpstat -P ALL 2",
+            "the same runs: the board's busiest core, % busy (not idle, not iowait): where the rate stops",
             unit="%",
-            direction=Direction.LOWER,
             reads="cpu_busiest",
-            seed=f"{SEED}; mpstat -P ALL 2",
-            description="the same runs: the board's busiest core, % busy (not idle, not iowait): where the rate stops",
             check_cv=False,
         ),
     ),

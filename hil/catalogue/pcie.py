@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import PcieBus
-from hil.catalogue.model import Family, Metric, Setting
-from hil.verdict.spec import Direction
+from hil.catalogue.model import Family, Setting, lower, rate
 
 SEED = "seed 002"
 
@@ -26,8 +25,6 @@ def _bar_access_fits(values: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class PcieSettings:
-    """pcie's settings, typed (`pair.settings(PcieSettings)`); help and bounds: the Settings below."""
-
     ep_bdf: str
     dma_tool: str
     dma_side: str
@@ -44,57 +41,38 @@ PCIE = Family(
     name="pcie",
     title="PCIe root complex + endpoint",
     metrics=(
-        Metric(
-            "pcie.dma.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=PcieBus(),
-            seed=f'{SEED} §4 "DMA Interface 吞吐率" (标准 EP 测试)',
-            description="controller DMA writes local memory across the link (pcie-dw-dmatest or pci-epf-test)",
+        *(
+            rate(
+                f"pcie.dma.{op}",
+                f'{SEED} §4 "DMA Interface 吞吐率" (标准 EP 测试)',
+                f"controller DMA {op}s {whose} memory across the link (pcie-dw-dmatest or pci-epf-test)",
+                ceiling=PcieBus(),
+            )
+            for op, whose in (("write", "local"), ("read", "remote"))
         ),
-        Metric(
-            "pcie.dma.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=PcieBus(),
-            seed=f'{SEED} §4 "DMA Interface 吞吐率" (标准 EP 测试)',
-            description="controller DMA reads remote memory across the link (pcie-dw-dmatest or pci-epf-test)",
+        *(
+            rate(
+                f"pcie.bar.{op}",
+                f'{SEED} §5 "Bar Interface 吞吐率"',
+                f"root complex CPU {verb} the endpoint's BAR, mmap of sysfs resourceN (resource_mmap_test)",
+                ceiling=PcieBus(),
+                reads=op,
+            )
+            for op, verb in (("store", "stores into"), ("load", "loads from"))
         ),
-        Metric(
-            "pcie.bar.store",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="store",
-            ceiling=PcieBus(),
-            seed=f'{SEED} §5 "Bar Interface 吞吐率"',
-            description="root complex CPU stores into the endpoint's BAR, mmap of sysfs resourceN (resource_mmap_test)",
-        ),
-        Metric(
-            "pcie.bar.load",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="load",
-            ceiling=PcieBus(),
-            seed=f'{SEED} §5 "Bar Interface 吞吐率"',
-            description="root complex CPU loads from the endpoint's BAR, mmap of sysfs resourceN (resource_mmap_test)",
-        ),
-        Metric(
+        lower(
             "pcie.irq.elbi",
+            f'{SEED} §6 "中断响应速率-ELBI"',
+            "time per ELBI interrupt the endpoint takes, RC raising them back to back (kernel log)",
             unit="µs",
-            direction=Direction.LOWER,
             reads="latency",
-            seed=f'{SEED} §6 "中断响应速率-ELBI"',
-            description="time per ELBI interrupt the endpoint takes, RC raising them back to back (kernel log)",
         ),
-        Metric(
+        lower(
             "pcie.irq.msi",
+            f'{SEED} §7 "中断响应速率-MSI"',
+            "time per MSI the root complex takes, EP raising them back to back (kernel log)",
             unit="µs",
-            direction=Direction.LOWER,
             reads="latency",
-            seed=f'{SEED} §7 "中断响应速率-MSI"',
-            description="time per MSI the root complex takes, EP raising them back to back (kernel log)",
         ),
     ),
     settings=(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from hil.catalogue.model import Family, Metric, Setting
+
+T = TypeVar("T")
 
 
 class UnknownName(KeyError):
@@ -17,9 +19,12 @@ class UnknownName(KeyError):
         return str(self.args[0])
 
 
-def _suggest(name: str, known: Iterable[str]) -> str:
+def _find(kind: str, known: Mapping[str, T], name: str) -> T:
+    """known[name], else UnknownName suggesting close names."""
+    if name in known:
+        return known[name]
     close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(close)}?)" if close else ""
+    raise UnknownName(f"unknown {kind} {name!r}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
 
 
 @dataclass(frozen=True)
@@ -28,13 +33,12 @@ class Catalogue:
 
     def __post_init__(self) -> None:
         seen: dict[str, str] = {}
+        prefixes: dict[str, str] = {}
         for family in self.families:
             for name in [m.name for m in family.metrics] + [s.name for s in family.settings]:
                 if name in seen:
                     raise ValueError(f"{name} is defined twice (families {seen[name]} and {family.name})")
                 seen[name] = family.name
-        prefixes: dict[str, str] = {}
-        for family in self.families:
             for setting in family.settings:
                 owner = prefixes.setdefault(setting.prefix, family.name)
                 if owner != family.name:
@@ -49,16 +53,10 @@ class Catalogue:
         return {setting.name: setting for family in self.families for setting in family.settings}
 
     def metric(self, name: str) -> Metric:
-        try:
-            return self.metrics[name]
-        except KeyError:
-            raise UnknownName(f"unknown metric {name!r}{_suggest(name, self.metrics)}") from None
+        return _find("metric", self.metrics, name)
 
     def setting(self, name: str) -> Setting:
-        try:
-            return self.settings[name]
-        except KeyError:
-            raise UnknownName(f"unknown setting {name!r}{_suggest(name, self.settings)}") from None
+        return _find("setting", self.settings, name)
 
     def family_viewed_by(self, view: type) -> Family:
         """The family whose settings `view` reads."""

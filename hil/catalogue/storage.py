@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.catalogue.ceilings import PcieBus
-from hil.catalogue.model import Family, Metric, Setting
-from hil.verdict.spec import Direction
+from hil.catalogue.model import Family, Metric, Setting, lower, rate
 
 SEED = 'seed 002 §8.1.1 "fio 模拟 crystalmark"'
 CASES = {"seq1m_q32t1": "SEQ1M Q32T1 (bs 1M, queue depth 32, 1 thread)", "rnd4k_q32t1": "RND4K Q32T1 (bs 4K random)"}
@@ -21,46 +20,38 @@ CASES = {"seq1m_q32t1": "SEQ1M Q32T1 (bs 1M, queue depth 32, 1 thread)", "rnd4k_
 
 def _rate(case: str, direction: str) -> Metric:
     verb = "reads" if direction == "read" else "writes"
-    return Metric(
+    return rate(
         f"nvme.{case}.{direction}",
-        unit="MB/s",
-        direction=Direction.HIGHER,
-        reads="throughput",
+        f"{SEED}, §8.2 tables",
+        f"fio {verb} the raw namespace (target=raw) or a file of its ext4/f2fs (target=ext4|f2fs), {CASES[case]}, "
+        "direct I/O, libaio (psync without it)",
         ceiling=PcieBus(),
-        seed=f"{SEED}, §8.2 tables",
-        description=(
-            f"fio {verb} the raw namespace (target=raw) or a file of its ext4/f2fs (target=ext4|f2fs), {CASES[case]}, "
-            "direct I/O, libaio (psync without it)"
+    )
+
+
+def _rnd4k(direction: str) -> tuple[Metric, ...]:
+    """RND4K's rate, IOPS and p99 completion latency, from one fio run."""
+    return (
+        _rate("rnd4k_q32t1", direction),
+        rate(
+            f"nvme.rnd4k_q32t1.{direction}_iops",
+            f"{SEED}, §8.2 tables (IOPS (K))",
+            f"I/O operations per second of the RND4K Q32T1 {direction} run",
+            unit="IOPS",
+            reads="iops",
         ),
-    )
-
-
-def _iops(direction: str) -> Metric:
-    return Metric(
-        f"nvme.rnd4k_q32t1.{direction}_iops",
-        unit="IOPS",
-        direction=Direction.HIGHER,
-        reads="iops",
-        seed=f"{SEED}, §8.2 tables (IOPS (K))",
-        description=f"I/O operations per second of the RND4K Q32T1 {direction} run",
-    )
-
-
-def _p99(direction: str) -> Metric:
-    return Metric(
-        f"nvme.rnd4k_q32t1.{direction}_p99",
-        unit="ms",
-        direction=Direction.LOWER,
-        reads="latency_p99",
-        seed=SEED,
-        description=f"99th percentile completion latency (fio clat) of the RND4K Q32T1 {direction} run",
+        lower(
+            f"nvme.rnd4k_q32t1.{direction}_p99",
+            SEED,
+            f"99th percentile completion latency (fio clat) of the RND4K Q32T1 {direction} run",
+            unit="ms",
+            reads="latency_p99",
+        ),
     )
 
 
 @dataclass(frozen=True)
 class NvmeSettings:
-    """nvme's settings, typed (`pair.settings(NvmeSettings)`); help and bounds: the Settings below."""
-
     device: str
     size_mb: int
     runtime_s: int
@@ -73,12 +64,8 @@ NVME = Family(
     metrics=(
         _rate("seq1m_q32t1", "read"),
         _rate("seq1m_q32t1", "write"),
-        _rate("rnd4k_q32t1", "read"),
-        _iops("read"),
-        _p99("read"),
-        _rate("rnd4k_q32t1", "write"),
-        _iops("write"),
-        _p99("write"),
+        *_rnd4k("read"),
+        *_rnd4k("write"),
     ),
     settings=(
         Setting("nvme.device", str, "/dev/nvme0n1", "namespace fio runs on (raw: its data is overwritten)"),
@@ -94,13 +81,8 @@ LOCAL_SEED = 'seed 000 "USB Disk 传输速率分析" step 4 (the RK3399 eMMC: dd
 
 def _local(direction: str) -> Metric:
     how = "writes a file (dd, then sync: its time counted)" if direction == "write" else "reads the file back"
-    return Metric(
-        f"storage.local.{direction}",
-        unit="MB/s",
-        direction=Direction.HIGHER,
-        reads="throughput",
-        seed=LOCAL_SEED,
-        description=f"the board {how} on its own eMMC/SD filesystem, caches dropped first",
+    return rate(
+        f"storage.local.{direction}", LOCAL_SEED, f"the board {how} on its own eMMC/SD filesystem, caches dropped first"
     )
 
 
@@ -119,8 +101,6 @@ def _one_place(values: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class LocalSettings:
-    """storage.local's settings, typed (`pair.settings(LocalSettings)`); help and bounds: the Settings below."""
-
     role: str
     device: str
     dir: str

@@ -14,8 +14,6 @@ SEED = 'seed 000 §2.3 "USB Camera 性能分析", table 2-1'
 
 @dataclass(frozen=True)
 class CameraSettings:
-    """usb.camera's settings, typed (`pair.settings(CameraSettings)`); help and bounds: the Settings below."""
-
     device: str
     frames: int
     frame_timeout_s: int

@@ -6,29 +6,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hil.catalogue.ceilings import UsbBus, UsbFrames, UsbInterrupt
+from hil.catalogue.ceilings import BULK, UsbFrames, UsbInterrupt
 from hil.catalogue.cpu import CPU_SEED, cpu_busiest
-from hil.catalogue.model import Family, Metric, Setting
-from hil.verdict.ceilings import Transfer
-from hil.verdict.spec import Direction
+from hil.catalogue.model import Family, Metric, Setting, SettingsCheck, lower, rate
 
 
-def _transfer_fits_backing_store(values: Mapping[str, Any]) -> str | None:
-    if values["msc.transfer_mb"] > values["msc.backing_mb"]:
-        return (
-            f"msc.transfer_mb ({values['msc.transfer_mb']}) is larger than msc.backing_mb "
-            f"({values['msc.backing_mb']}): dd would run off the end of the disk"
-        )
-    return None
+def _fits_backing_store(name: str, why: str) -> SettingsCheck:
+    def check(values: Mapping[str, Any]) -> str | None:
+        if values[name] > values["msc.backing_mb"]:
+            return f"{name} ({values[name]}) is larger than msc.backing_mb ({values['msc.backing_mb']}): {why}"
+        return None
 
-
-def _file_fits_backing_store(values: Mapping[str, Any]) -> str | None:
-    if values["msc.fs_transfer_mb"] > values["msc.backing_mb"]:
-        return (
-            f"msc.fs_transfer_mb ({values['msc.fs_transfer_mb']}) is larger than msc.backing_mb "
-            f"({values['msc.backing_mb']}): the file cannot fit on the disk"
-        )
-    return None
+    return check
 
 
 def _backing_dir_absolute(values: Mapping[str, Any]) -> str | None:
@@ -40,8 +29,6 @@ def _backing_dir_absolute(values: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class MscSettings:
-    """usb.msc's settings, typed (`pair.settings(MscSettings)`); help and bounds: the Settings below."""
-
     backing_mb: int
     backing_dir: str
     transfer_mb: int
@@ -58,70 +45,49 @@ MSC = Family(
     name="usb.msc",
     title="USB mass-storage gadget",
     metrics=(
-        Metric(
+        rate(
             "usb.msc.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed='seed 000 "USB MSC 传输速率分析"; seed 001 (raw reads)',
-            description="host reads the gadget's raw disk with dd, O_DIRECT, caches dropped",
+            'seed 000 "USB MSC 传输速率分析"; seed 001 (raw reads)',
+            "host reads the gadget's raw disk with dd, O_DIRECT, caches dropped",
+            ceiling=BULK,
         ),
-        Metric(
+        rate(
             "usb.msc.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed='seed 000 "USB MSC 传输速率分析"; seed 001 (sync writes)',
-            description="host writes the gadget's raw disk with dd, O_DIRECT and conv=fsync",
+            'seed 000 "USB MSC 传输速率分析"; seed 001 (sync writes)',
+            "host writes the gadget's raw disk with dd, O_DIRECT and conv=fsync",
+            ceiling=BULK,
         ),
-        Metric(
+        rate(
             "usb.msc.hdparm.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed='seed 001 (raw reads: "hdparm -tT /dev/sdi", its -t)',
-            description=(
-                "hdparm -t on the gadget's raw disk: buffered sequential reads (2 MiB requests through the page "
-                "cache's readahead) for about 3 s, buffers flushed first"
-            ),
+            'seed 001 (raw reads: "hdparm -tT /dev/sdi", its -t)',
+            "hdparm -t on the gadget's raw disk: buffered sequential reads (2 MiB requests through the page "
+            "cache's readahead) for about 3 s, buffers flushed first",
+            ceiling=BULK,
         ),
         cpu_busiest("usb.msc.read", seed=CPU_SEED),
         cpu_busiest("usb.msc.write", seed=CPU_SEED),
         # A filesystem's page cache, readahead and metadata sit in the path: a procedure and figures of
         # their own (seed 001 gives both), so metrics of their own rather than a setting of the raw ones.
-        Metric(
+        rate(
             "usb.msc.fs.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed='seed 001 "Throughput with the filesystem involved" (Linux host)',
-            description=(
-                "host reads a file back from the gadget's disk, formatted (msc.fs) and mounted, the disk re-attached "
-                "(unmounted, off the bus and on, remounted) and caches dropped before each read"
-            ),
+            'seed 001 "Throughput with the filesystem involved" (Linux host)',
+            "host reads a file back from the gadget's disk, formatted (msc.fs) and mounted, the disk re-attached "
+            "(unmounted, off the bus and on, remounted) and caches dropped before each read",
+            ceiling=BULK,
         ),
-        Metric(
+        rate(
             "usb.msc.fs.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed='seed 001 "Throughput with the filesystem involved", synchronous transfer (sync time added)',
-            description="host writes a file with dd on the mounted disk, then sync: bytes / (dd time + sync time)",
+            'seed 001 "Throughput with the filesystem involved", synchronous transfer (sync time added)',
+            "host writes a file with dd on the mounted disk, then sync: bytes / (dd time + sync time)",
+            ceiling=BULK,
         ),
-        Metric(
+        # No link ceiling: dd's time alone ends when the page cache took the data, not when the link carried it.
+        rate(
             "usb.msc.fs.write.async",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="async_throughput",
-            # No link ceiling: dd's time alone ends when the page cache took the data, not when the link carried it.
-            seed='seed 001 "Throughput with the filesystem involved", asynchronous transfer (dd bs=102400, no sync)',
-            description="the same runs as usb.msc.fs.write, dd's time alone: bytes / dd time (the page cache's rate "
+            'seed 001 "Throughput with the filesystem involved", asynchronous transfer (dd bs=102400, no sync)',
+            "the same runs as usb.msc.fs.write, dd's time alone: bytes / dd time (the page cache's rate "
             "until it throttles, seed 001's asynchronous figure beside its synchronous one)",
+            reads="async_throughput",
         ),
     ),
     settings=(
@@ -150,7 +116,11 @@ MSC = Family(
             65536,
         ),
     ),
-    checks=(_transfer_fits_backing_store, _file_fits_backing_store, _backing_dir_absolute),
+    checks=(
+        _fits_backing_store("msc.transfer_mb", "dd would run off the end of the disk"),
+        _fits_backing_store("msc.fs_transfer_mb", "the file cannot fit on the disk"),
+        _backing_dir_absolute,
+    ),
 )
 
 
@@ -162,34 +132,30 @@ UVC_SEED = 'seed 000 "UVC Gadget 传输配置方式", tables 3-3 to 3-6'
 
 def _frame_metric(prefix: str, what: str, seed: str, subject: str, transfer_param: str | None = None) -> Metric:
     if what == "fps":
-        return Metric(
+        return rate(
             f"{prefix}.fps",
-            unit="fps",
-            direction=Direction.HIGHER,
-            reads="fps",
-            seed=seed,
-            needs=(f"{prefix}.corrupt",),
+            seed,
+            f"frames per second {subject}, from V4L2 buffer timestamps (first to last of >= 300 frames)",
             ceiling=UsbFrames(transfer_param=transfer_param),
-            description=f"frames per second {subject}, from V4L2 buffer timestamps (first to last of >= 300 frames)",
+            unit="fps",
+            reads="fps",
+            needs=(f"{prefix}.corrupt",),
         )
-    return Metric(
+    return lower(
         f"{prefix}.{what}",
-        unit="frames",
-        direction=Direction.LOWER,
-        reads=what,
-        seed=seed,
-        check_cv=False,  # 0 in a healthy run: its spread says nothing about stability
-        description={
+        seed,
+        {
             "dropped": f"frames lost between the first and the last frame {subject} (V4L2 sequence number gaps)",
             "corrupt": f"frames {subject} flagged bad, of a wrong size (YUYV) or without SOI/EOI markers (MJPEG)",
         }[what],
+        unit="frames",
+        reads=what,
+        check_cv=False,  # 0 in a healthy run: its spread says nothing about stability
     )
 
 
 @dataclass(frozen=True)
 class UvcSettings:
-    """usb.uvc's settings, typed (`pair.settings(UvcSettings)`); help and bounds: the Settings below."""
-
     frames: int
     frame_timeout_s: int
     bulk: bool
@@ -230,8 +196,6 @@ HID_SEED = 'seed 000 "USB Gadget HID 传输速率分析" (report_length 512/1024
 
 @dataclass(frozen=True)
 class HidSettings:
-    """usb.hid's settings, typed (`pair.settings(HidSettings)`); help and bounds: the Settings below."""
-
     reports: int
 
 
@@ -240,23 +204,19 @@ HID = Family(
     name="usb.hid",
     title="USB HID gadget",
     metrics=(
-        Metric(
+        rate(
             "usb.hid.in",
-            unit="kB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
+            HID_SEED,
+            "gadget writes numbered input reports to /dev/hidgN, host reads /dev/hidrawN (hid_throughput)",
             ceiling=UsbInterrupt(),
-            seed=HID_SEED,
-            description="gadget writes numbered input reports to /dev/hidgN, host reads /dev/hidrawN (hid_throughput)",
+            unit="kB/s",
         ),
-        Metric(
+        rate(
             "usb.hid.out",
-            unit="kB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
+            HID_SEED,
+            "host writes output reports to /dev/hidrawN, gadget reads /dev/hidgN (hid_throughput)",
             ceiling=UsbInterrupt(),
-            seed=HID_SEED,
-            description="host writes output reports to /dev/hidrawN, gadget reads /dev/hidgN (hid_throughput)",
+            unit="kB/s",
         ),
     ),
     settings=(Setting("hid.reports", int, 2000, "reports moved per sample (the first is not timed)", 2, 10_000_000),),
@@ -265,8 +225,6 @@ HID = Family(
 
 @dataclass(frozen=True)
 class MtpSettings:
-    """usb.mtp's settings, typed (`pair.settings(MtpSettings)`); help and bounds: the Settings below."""
-
     object_mb: int
     timeout_s: int
 
@@ -276,23 +234,17 @@ MTP = Family(
     name="usb.mtp",
     title="USB MTP gadget",
     metrics=(
-        Metric(
+        rate(
             "usb.mtp.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed='seed 000 "USB MTP 传输速率分析", table 3-1 (Read: board -> PC)',
-            description="host copies one large object off the board's MTP responder (mtp-getfile), timed on the host",
+            'seed 000 "USB MTP 传输速率分析", table 3-1 (Read: board -> PC)',
+            "host copies one large object off the board's MTP responder (mtp-getfile), timed on the host",
+            ceiling=BULK,
         ),
-        Metric(
+        rate(
             "usb.mtp.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed='seed 000 "USB MTP 传输速率分析", table 3-1 (Write: PC -> board)',
-            description="host copies one large object to the board's MTP responder (mtp-sendfile), timed on the host",
+            'seed 000 "USB MTP 传输速率分析", table 3-1 (Write: PC -> board)',
+            "host copies one large object to the board's MTP responder (mtp-sendfile), timed on the host",
+            ceiling=BULK,
         ),
     ),
     settings=(

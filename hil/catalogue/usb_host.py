@@ -12,10 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hil.catalogue.ceilings import UsbBus
-from hil.catalogue.model import Family, Metric, Setting
-from hil.verdict.ceilings import Transfer
-from hil.verdict.spec import Direction, Floor
+from hil.catalogue.ceilings import BULK
+from hil.catalogue.model import Family, Setting, lower, rate
+from hil.verdict.spec import Floor
 
 DISK_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 2: dd)'
 CP_SEED = 'seed 000 "USB Disk 传输速率分析" (方法 1: cp); seed 001 (sync time added)'
@@ -46,8 +45,6 @@ def _together_are_other_disks(values: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class DiskSettings:
-    """usb.disk's settings, typed (`pair.settings(DiskSettings)`); help and bounds: the Settings below."""
-
     serial: str
     protocol: str
     transfer_mb: int
@@ -73,103 +70,67 @@ DISK = Family(
     name="usb.disk",
     title="USB disk on the board (the board is the USB host)",
     metrics=(
-        Metric(
+        rate(
             "usb.disk.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed=DISK_SEED,
-            description="board reads the USB disk's raw device with dd, O_DIRECT, caches dropped; UAS or BOT recorded",
+            DISK_SEED,
+            "board reads the USB disk's raw device with dd, O_DIRECT, caches dropped; UAS or BOT recorded",
+            ceiling=BULK,
         ),
-        Metric(
+        rate(
             "usb.disk.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed=DISK_SEED,
-            description="board writes the USB disk's raw device with dd, O_DIRECT and conv=fsync; UAS or BOT recorded",
+            DISK_SEED,
+            "board writes the USB disk's raw device with dd, O_DIRECT and conv=fsync; UAS or BOT recorded",
+            ceiling=BULK,
         ),
         # Filesystems on both sides and cp's own block size sit in the path (the seed's "actual" copy rate,
         # compared with dd's when it falls short): metrics of their own, as usb.msc.fs.* beside usb.msc.*.
-        Metric(
+        rate(
             "usb.disk.cp.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed=CP_SEED,
-            description="board copies a file with cp from the USB disk (formatted disk.fs, mounted) into disk.cp_dir, "
+            CP_SEED,
+            "board copies a file with cp from the USB disk (formatted disk.fs, mounted) into disk.cp_dir, "
             "caches dropped: bytes / (cp time + sync time), timed on the board; UAS or BOT recorded",
+            ceiling=BULK,
         ),
-        Metric(
+        rate(
             "usb.disk.cp.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbBus(Transfer.BULK),
-            seed=CP_SEED,
-            description="board copies a file with cp from disk.cp_dir onto the USB disk's filesystem, caches dropped: "
+            CP_SEED,
+            "board copies a file with cp from disk.cp_dir onto the USB disk's filesystem, caches dropped: "
             "bytes / (cp time + sync time), timed on the board; UAS or BOT recorded",
+            ceiling=BULK,
         ),
         # Several disks on one host at once: each disk's rate (parameter disk=<serial>) and the host's sum.
         # No ceiling: the disks may hang on different controllers, and each dd's own figure is a bus share.
-        Metric(
-            "usb.disk.together.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            seed=TOGETHER_SEED,
-            description="one disk's rate (disk=<serial>) while the board reads every disk of disk.serial and "
-            "disk.together at once, as usb.disk.read does: bytes / that dd's own seconds",
+        *(
+            rate(
+                f"usb.disk.together.{op}",
+                TOGETHER_SEED,
+                f"one disk's rate (disk=<serial>) while the board {op}s every disk of disk.serial and "
+                f"disk.together at once, as usb.disk.{op} does: bytes / that dd's own seconds",
+            )
+            for op in ("read", "write")
         ),
-        Metric(
-            "usb.disk.together.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            seed=TOGETHER_SEED,
-            description="one disk's rate (disk=<serial>) while the board writes every disk of disk.serial and "
-            "disk.together at once, as usb.disk.write does: bytes / that dd's own seconds",
-        ),
-        Metric(
+        rate(
             "usb.disk.together.total.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            seed=TOGETHER_SEED,
-            description="the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
+            TOGETHER_SEED,
+            "the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
             "to the last one's end",
         ),
-        Metric(
+        rate(
             "usb.disk.together.total.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            seed=TOGETHER_SEED,
-            description="the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
+            TOGETHER_SEED,
+            "the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
             "to the last one's end (conv=fsync: the writes are on the disks)",
         ),
         # The same disk on the lab PC (the pair's peer role): what the disk gives without the board's USB path.
         # No ceiling: the PC's port is not the pair's link (its speed is checked to be the same).
-        Metric(
-            "usb.disk.pc.read",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            seed=PC_SEED,
-            description="the lab PC (the pair's peer) reads the same disk (disk.pc_serial, else disk.serial) as "
-            "usb.disk.read does on the board: raw device, dd, O_DIRECT, caches dropped",
-        ),
-        Metric(
-            "usb.disk.pc.write",
-            unit="MB/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            seed=PC_SEED,
-            description="the lab PC (the pair's peer) writes the same disk (disk.pc_serial, else disk.serial) as "
-            "usb.disk.write does on the board: raw device, dd, O_DIRECT and conv=fsync",
+        *(
+            rate(
+                f"usb.disk.pc.{op}",
+                PC_SEED,
+                f"the lab PC (the pair's peer) {op}s the same disk (disk.pc_serial, else disk.serial) as "
+                f"usb.disk.{op} does on the board: raw device, dd, O_DIRECT{how}",
+            )
+            for op, how in (("read", ", caches dropped"), ("write", " and conv=fsync"))
         ),
     ),
     settings=(
@@ -233,8 +194,6 @@ USB2_RESUME = Floor(30.0, "ms", "USB 2.0 §7.1.7.7: resume signalling TDRSMDN >=
 
 @dataclass(frozen=True)
 class ResumeSettings:
-    """usb.resume's settings, typed (`pair.settings(ResumeSettings)`); help and bounds: the Settings below."""
-
     serial: str
     autosuspend_ms: int
     sleep: str
@@ -246,25 +205,23 @@ RESUME = Family(
     name="usb.resume",
     title="USB resume on the board: runtime, and with the whole board suspended",
     metrics=(
-        Metric(
+        lower(
             "usb.resume.time",
+            "seed 003 (USB resume timing: tdrsmdn, trsmrcy, trstrcy)",
+            "runtime resume of an autosuspended USB device: rpm_resume to its return (rpm tracepoints)",
             unit="ms",
-            direction=Direction.LOWER,
             reads="resume_time",
             floor=USB2_RESUME,
-            seed="seed 003 (USB resume timing: tdrsmdn, trsmrcy, trstrcy)",
-            description="runtime resume of an autosuspended USB device: rpm_resume to its return (rpm tracepoints)",
         ),
-        Metric(
+        # No floor: after a suspend to RAM the host controller may have lost power, and the device is
+        # then reset (reset-resume), not resumed: USB 2.0's resume signalling is not what is timed.
+        lower(
             "usb.resume.system",
-            unit="ms",
-            direction=Direction.LOWER,
-            reads="system_resume",
-            # No floor: after a suspend to RAM the host controller may have lost power, and the device is
-            # then reset (reset-resume), not resumed: USB 2.0's resume signalling is not what is timed.
-            seed="seed 003 (USB resume timing), with the board suspended and woken by its RTC (rtcwake)",
-            description="the USB device's resume callback while the whole board resumes from `resume.sleep`, "
+            "seed 003 (USB resume timing), with the board suspended and woken by its RTC (rtcwake)",
+            "the USB device's resume callback while the whole board resumes from `resume.sleep`, "
             "woken by its RTC: usb_dev_resume's time as the kernel logs it (pm_print_times)",
+            unit="ms",
+            reads="system_resume",
         ),
     ),
     settings=(

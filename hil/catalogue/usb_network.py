@@ -18,12 +18,25 @@ from typing import Any
 
 from hil.catalogue.ceilings import UsbNetwork
 from hil.catalogue.cpu import CPU_SEED, cpu_busiest
-from hil.catalogue.model import Family, Metric, Setting
-from hil.verdict.spec import Direction
+from hil.catalogue.model import Family, Metric, Setting, lower, rate
 
 IPERF = 'seed 000 "USB Ethernet 传输速率分析" (iperf), "USB Rndis 传输速率分析"'
 UDP = 'seed 000 "USB Ethernet 传输速率分析": UDP at the link rate, then at the measured rate'
 KNEE = "seed 004: the offered UDP rate raised step by step (-b 50M, 100M, 150M ...) until the loss passes its band"
+
+
+def _tcp_metrics(prefix: str, seed: str, ceiling: UsbNetwork, tx: str, rx: str) -> tuple[Metric, ...]:
+    """iperf3's TCP runs each way (`tx` and `rx` say which that is)."""
+    return tuple(
+        rate(
+            f"{prefix}.tcp.{name}",
+            seed,
+            f"iperf3 -J TCP, {way}: the receiver's throughput",
+            ceiling=ceiling,
+            unit="Mbit/s",
+        )
+        for name, way in (("tx", tx), ("rx", rx))
+    )
 
 
 def _udp_metrics(prefix: str) -> tuple[Metric, ...]:
@@ -31,50 +44,27 @@ def _udp_metrics(prefix: str) -> tuple[Metric, ...]:
     is spread, not an unstable link (the virtual lab's runs spread 17-243% around medians of 0.01-0.17 ms on
     a quiet machine), so its band alone decides."""
     return (
-        Metric(
+        rate(
             f"{prefix}.udp.throughput",
-            unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
+            UDP,
+            "iperf3 -J UDP at the rate a first run at the link rate measured: the receiver's throughput",
             ceiling=UsbNetwork(phy_mbit_param="link_mbps"),
-            seed=UDP,
+            unit="Mbit/s",
             needs=(f"{prefix}.udp.loss",),
-            description="iperf3 -J UDP at the rate a first run at the link rate measured: the receiver's throughput",
         ),
-        Metric(
-            f"{prefix}.udp.jitter",
-            unit="ms",
-            direction=Direction.LOWER,
-            reads="jitter",
-            seed=UDP,
-            description="the same UDP runs: jitter the receiver measured",
-            check_cv=False,
-        ),
-        Metric(
-            f"{prefix}.udp.loss",
-            unit="%",
-            direction=Direction.LOWER,
-            reads="loss",
-            seed=UDP,
-            description="the same UDP runs: datagrams lost",
-            check_cv=False,
-        ),
-        Metric(
-            f"{prefix}.udp.out_of_order",
-            unit="count",
-            direction=Direction.LOWER,
-            reads="out_of_order",
-            seed=UDP,
-            description="the same UDP runs: datagrams that arrived out of order",
-            check_cv=False,
+        *(
+            lower(f"{prefix}.udp.{reads}", UDP, f"the same UDP runs: {what}", unit=unit, reads=reads, check_cv=False)
+            for reads, unit, what in (
+                ("jitter", "ms", "jitter the receiver measured"),
+                ("loss", "%", "datagrams lost"),
+                ("out_of_order", "count", "datagrams that arrived out of order"),
+            )
         ),
     )
 
 
 @dataclass(frozen=True)
 class NetSettings:
-    """usb.net's settings, typed (`pair.settings(NetSettings)`); help and bounds: the Settings below."""
-
     duration_s: int
     udp_start_mbps: float
     carrier_timeout_s: int
@@ -87,35 +77,17 @@ NET = Family(
     name="usb.net",
     title="USB network gadget (ECM, NCM, RNDIS)",
     metrics=(
-        Metric(
-            "usb.net.tcp.tx",
-            unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbNetwork(),
-            seed=IPERF,
-            description="iperf3 -J TCP, gadget to host: the receiver's throughput",
-        ),
-        Metric(
-            "usb.net.tcp.rx",
-            unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbNetwork(),
-            seed=IPERF,
-            description="iperf3 -J TCP, host to gadget: the receiver's throughput",
-        ),
+        *_tcp_metrics("usb.net", IPERF, UsbNetwork(), "gadget to host", "host to gadget"),
         cpu_busiest("usb.net.tcp.tx", seed=CPU_SEED),
         cpu_busiest("usb.net.tcp.rx", seed=CPU_SEED),
         *_udp_metrics("usb.net"),
-        Metric(
+        rate(
             "usb.net.udp.knee",
-            unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="knee",
-            seed=KNEE,
-            description="the highest offered UDP rate whose loss stays inside usb.net.udp.loss's band (one sweep "
+            KNEE,
+            "the highest offered UDP rate whose loss stays inside usb.net.udp.loss's band (one sweep "
             "of net.udp_sweep_step_mbps steps per sample)",
+            unit="Mbit/s",
+            reads="knee",
             check_cv=False,
         ),
     ),
@@ -166,8 +138,6 @@ ETHERNET_SEED = 'seed 000 "USB Ethernet 传输速率分析" (iperf, board as cli
 # The board is the USB host of an Ethernet adapter; its peer is the lab PC at the other end of the cable.
 @dataclass(frozen=True)
 class EthernetSettings:
-    """usb.ethernet's settings, typed (`pair.settings(EthernetSettings)`); help and bounds: the Settings below."""
-
     serial: str
     board_address: str
     peer_address: str
@@ -183,23 +153,12 @@ ETHERNET = Family(
     name="usb.ethernet",
     title="USB Ethernet adapter on the board (the board is the USB host, the lab PC its peer)",
     metrics=(
-        Metric(
-            "usb.ethernet.tcp.tx",
-            unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbNetwork(phy_mbit_param="link_mbps"),
-            seed=ETHERNET_SEED,
-            description="iperf3 -J TCP, board to PC through the adapter: the receiver's throughput",
-        ),
-        Metric(
-            "usb.ethernet.tcp.rx",
-            unit="Mbit/s",
-            direction=Direction.HIGHER,
-            reads="throughput",
-            ceiling=UsbNetwork(phy_mbit_param="link_mbps"),
-            seed=ETHERNET_SEED,
-            description="iperf3 -J TCP, PC to board through the adapter: the receiver's throughput",
+        *_tcp_metrics(
+            "usb.ethernet",
+            ETHERNET_SEED,
+            UsbNetwork(phy_mbit_param="link_mbps"),
+            "board to PC through the adapter",
+            "PC to board through the adapter",
         ),
         *_udp_metrics("usb.ethernet"),
     ),

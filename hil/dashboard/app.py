@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from hil.dashboard import queries
 from hil.db import convert, gates
-from hil.db.gates import CompareError, Side, compare_sides
+from hil.db.gates import CompareError, compare_sides
 from hil.records.files import UnreadableJson, read_json
 from hil.records.store import RESULTS_FILE, StoredRun
 from hil.report.compare import GATE_COLOUR, html
@@ -143,7 +143,6 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
         reference, reference_run = query.get("reference") or None, query.get("reference_run") or None
         if reference is None and reference_run is None:
             reference, reference_run = gates.previous(engine, candidate)
-        label = reference if reference_run is None else f"run {reference_run}"
         show = query.get("show") if query.get("show") in {str(g) for g in Gate} else None
         context = {
             "board": board,
@@ -152,21 +151,17 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             "reference_build": reference or "",
             "reference_run": reference_run,
         }
-        if label is None:
+        found = gates.sides(engine, candidate, (reference, reference_run), board)
+        if found is None:
             return _html("message.html", 404, title="no reference", message=f"nothing stored before {candidate}")
-        where = f" on {board}" if board else ""
-        sides = [
-            gates.side_runs(engine, reference, reference_run, board),
-            gates.side_runs(engine, candidate, None, board),
-        ]
-        for name, runs in zip((label, candidate), sides, strict=True):
-            if not runs:
-                return _missing(f"no complete run of {name}{where}")
+        for side in found:
+            if not side.runs:
+                return _missing(f"no complete run of {side.label}" + (f" on {board}" if board else ""))
         try:
-            comparison = compare_sides(Side(label, sides[0]), Side(candidate, sides[1]))
+            comparison = compare_sides(*found)
         except CompareError as exc:
             return _html("message.html", 409, title="not comparable", message=str(exc), **context)
-        metrics = {(r.board, key_of(r)): r.metric for runs in sides for stored in runs for r in stored.results}
+        metrics = {(r.board, key_of(r)): r.metric for side in found for stored in side.runs for r in stored.results}
         return HTMLResponse(html(comparison, nav=True, url=url, gate_colours=GATE_COLOUR, metrics=metrics, **context))
 
     def run_page(request: Request) -> Response:
@@ -204,17 +199,10 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
 
 
 def _point(row: queries.HistoryRow) -> TrendPoint:
-    result = row.result
-    stats = result.stats or {}
-    return TrendPoint(
-        convert.iso(row.started)[:16].replace("T", " ") if row.started else "",
-        stats["median"],
-        stats["ci_low"],
-        stats["ci_high"],
-        Band(**result.band) if result.band else None,
-        Verdict(result.verdict),
-        row.build,
-    )
+    result, stats = row.result, row.result.stats or {}
+    label = convert.iso(row.started)[:16].replace("T", " ") if row.started else ""
+    band, verdict = Band(**result.band) if result.band else None, Verdict(result.verdict)
+    return TrendPoint(label, stats["median"], stats["ci_low"], stats["ci_high"], band, verdict, row.build)
 
 
 def local_report(reports_dir: Path, run_id: str) -> Path | None:

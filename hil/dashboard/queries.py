@@ -1,11 +1,8 @@
 """What each dashboard page reads from the results database, in queries bounded by the page.
 
-The matrix counts verdicts per build and board in one grouped query over one page of builds and reads their
-stored gates (hil.db.gates) in one more; a history reads
-one metric's rows through the (board, metric, params_key, run_started) index, newest first, a page at a time;
-a gate loads the samples of two builds' runs, on one board when asked. Nothing here loads every run.
-Only complete runs are shown (hil.db.write marks a run complete once all its results are in), except on
-a run's own page, which says when it is not.
+The matrix counts verdicts per build and board in one grouped query over a page of builds and reads their stored
+gates in one more; a history reads one metric's rows through the history index, a page at a time; a gate loads
+two builds' runs, on one board when asked. Only complete runs are shown, except on a run's own page.
 """
 
 from __future__ import annotations
@@ -79,15 +76,8 @@ def matrix(engine: Engine, page: int) -> tuple[list[MatrixRow], list[str], bool]
 
 def page_of(engine: Engine, build: str) -> int | None:
     """The matrix page that shows `build` (None: no complete run of it): the rows whose last run is newer, by PAGE."""
-    last = select(func.max(Run.started)).where(Run.complete, Run.build_name == build).scalar_subquery()
-    solo = gates.SOLO_RUN
-    newer = (
-        select(Run.build_name, solo)
-        .where(Run.complete, or_(Run.build_name.is_(None), Run.build_name != build))
-        .group_by(Run.build_name, solo)
-        .having(func.max(Run.started) > last)
-        .subquery()
-    )
+    last = gates.build_started(build, func.max)
+    newer = gates.other_rows(build, Run.build_name, gates.SOLO_RUN).having(func.max(Run.started) > last).subquery()
     with engine.connect() as connection:
         if connection.scalar(select(last)) is None:
             return None
@@ -145,7 +135,4 @@ def medians(engine: Engine, board: str, metric: str, key: str) -> list[Median]:
 def run(engine: Engine, run_id: str) -> tuple[StoredRun, bool] | None:
     """A run with all its results and samples, and whether it is complete; None when there is no such run."""
     found = read.runs_by_id(engine, [run_id], complete_only=False)
-    if not found:
-        return None
-    with engine.connect() as connection:
-        return found[0], bool(connection.scalar(select(Run.complete).where(Run.id == run_id)))
+    return (found[0], read.is_complete(engine, run_id)) if found else None

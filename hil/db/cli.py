@@ -1,14 +1,9 @@
 """`hil db`: the results database's upkeep.
 
-    hil db upgrade                 # create the schema, or take an earlier one to this hil's (Alembic)
-    hil db import PATH...          # results.json files, history/ and baselines/ directories; a bad file is
-                                   # skipped, named
-    hil db export DIR              # every run back as a results.json document: DIR/<run-id>.json
-    hil db push                    # deliver the runs spooled under reports/db-spool/ while the database was down
-    hil db gates [BUILD...]        # decide again the stored gates the dashboard's matrix shows
-
-The database: --hil-db URL, else $HIL_DB, else reports/hil.db (--hil-reports DIR moves reports/).
-Exit status: 0 done, 1 something was skipped or not delivered, 4 the database cannot be opened.
+Subcommands: upgrade (the schema, Alembic), import (results.json files, history/ and baselines/ directories; a
+bad file is skipped, named), export, push (the runs spooled while the database was down), gates (decide the
+stored gates again). Exit status: 0 done, 1 something was skipped or not delivered, 4 the database cannot be
+opened.
 """
 
 from __future__ import annotations
@@ -23,13 +18,13 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from hil.db import baselines, gates, migrate, read
 from hil.db.convert import with_added_params
-from hil.db.engine import NOT_HIL, DatabaseError, add_options, connect, describe, engine_for, resolve_url
+from hil.db.engine import NOT_HIL, DatabaseError, add_options, connect, describe, engine_for, first_line, resolve_url
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
 from hil.db.write import check_figures, check_run_id, push, write_run
 from hil.records.exitcodes import HilExit
 from hil.records.files import atomic_write_text, dumps
-from hil.records.store import SCHEMA, ResultsFileError, load_run
+from hil.records.store import ResultsFileError, document, load_run
 
 GATES_STORED = "0005"  # the revision from which each build's gate is stored (hil.db.gates)
 
@@ -80,8 +75,7 @@ def _import(args: argparse.Namespace) -> int:
             skipped += 1
             continue
         except (SQLAlchemyError, ValueError, TypeError) as exc:  # a value the columns cannot hold: this file only
-            first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
-            print(f"hil db import: skipped {path}: not storable: {first}", file=sys.stderr)
+            print(f"hil db import: skipped {path}: not storable: {first_line(exc)}", file=sys.stderr)
             skipped += 1
             continue
         if not written:
@@ -112,8 +106,8 @@ def _export(args: argparse.Namespace) -> int:
             print(f"hil db export: skipped {exc}", file=sys.stderr)
             skipped += 1
             continue
-        document = {"schema": SCHEMA, "run": stored.run.to_dict(), "results": [r.to_dict() for r in stored.results]}
-        atomic_write_text(args.directory / f"{stored.run.id}.json", dumps(document, indent=1))
+        document_text = dumps(document(stored.run, stored.results), indent=1)
+        atomic_write_text(args.directory / f"{stored.run.id}.json", document_text)
     print(f"{args.directory}: {len(runs) - skipped} run(s), skipped {skipped}")
     return HilExit.OK if not skipped else HilExit.GATE_FAILED
 

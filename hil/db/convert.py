@@ -13,7 +13,7 @@ from typing import Any
 from hil.facts import Facts
 from hil.records.files import jsonable
 from hil.records.store import InventoryIdentity, RunInfo
-from hil.verdict.result import MetricResult, metric_key
+from hil.verdict.result import MetricResult, Sample, metric_key
 
 
 def moment(text: str) -> datetime:
@@ -72,30 +72,9 @@ def judged_by(result: MetricResult) -> dict[str, Any]:
     }
 
 
-_RESULT_FIELDS = [
-    "metric",
-    "board",
-    "params",
-    "unit",
-    "direction",
-    "band",
-    "max_cv",
-    "verdict",
-    "reason",
-    "stop_reason",
-    "stats",
-    "side",
-    "ceiling",
-    "efficiency",
-    "baseline",
-    "facts",
-    "started",
-    "finished",
-    "test_id",
-    "error_output",
-    "min_effect",
-    "min_run_spread",
-]
+# MetricResult's fields kept in a column of the same name: all but its samples, which are rows of their own.
+_RESULT_FIELDS = [f.name for f in fields(MetricResult) if f.name not in ("samples", "warmup")]
+_SAMPLE_FIELDS = [f.name for f in fields(Sample)]
 
 
 def with_added_params(result: MetricResult) -> MetricResult:
@@ -143,11 +122,5 @@ def metric_result(row: Any, samples: Sequence[Any]) -> MetricResult:
 
 
 def _sample(row: Any) -> dict[str, Any]:
-    return {
-        "value": row.value,
-        "started": row.started,
-        "duration_s": row.duration_s,
-        "raw": row.raw,
-        "details": row.details,
-        "observed": row.observed,
-    }
+    present = getattr(row, "_fields", _SAMPLE_FIELDS)  # a Core row of a gate's read holds the values alone
+    return {name: getattr(row, name) for name in _SAMPLE_FIELDS if name in present}

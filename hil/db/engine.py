@@ -73,9 +73,8 @@ def _scrub(text: str, url: URL) -> str:
 
 def _sqlite_pragmas(connection: sqlite3.Connection, _record: Any) -> None:
     cursor = connection.cursor()
-    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
-    cursor.execute("PRAGMA journal_mode = WAL")
-    cursor.execute("PRAGMA foreign_keys = ON")
+    for pragma in (f"busy_timeout = {BUSY_TIMEOUT_S * 1000}", "journal_mode = WAL", "foreign_keys = ON"):
+        cursor.execute(f"PRAGMA {pragma}")
     cursor.close()
 
 
@@ -88,8 +87,7 @@ def engine_for(url: str | URL) -> Engine:
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":
-        file = _sqlite_file(parsed)
-        if file is not None:
+        if (file := _sqlite_file(parsed)) is not None:
             file.parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_S})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -117,7 +115,7 @@ def open_db(url: str | URL, *, create: bool = True, upgrade: bool = False) -> En
         raise
     except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
         engine.dispose()
-        raise DatabaseError(f"{describe(url)}: cannot be opened: {_scrub(_first_line(exc), make_url(url))}") from None
+        raise DatabaseError(f"{describe(url)}: cannot be opened: {_scrub(first_line(exc), make_url(url))}") from None
     return engine
 
 
@@ -164,7 +162,8 @@ def _make_schema(engine: Engine, url: str | URL, revision: str | None, *, create
         )
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first line of what a database error says (its driver's message, when it wraps one)."""
     inner = getattr(exc, "orig", None) or exc
     return (str(inner).strip().splitlines() or [type(inner).__name__])[0]
 

@@ -2,10 +2,9 @@
 metric is, and decided by hil.verdict.gate; and each build's gate per board, stored when its runs are in.
 
 `hil compare`, `--reference-build` and the dashboard's gate page render compare_sides' Comparison. The
-dashboard's matrix shows the stored gates: the gate of a build on a board against the build before it
-(`previous`: the newest build, or run without one, whose last run started before the build's first), which is
-the gate page's default reference. A gate is decided again whenever a run of the build or of its reference is
-stored (`refresh`: after a run, a `hil db import`, a `hil db push`).
+dashboard's matrix shows the stored gates: a build's gate on a board against the build before it (`previous`),
+the gate page's default reference, decided again whenever a run of the build or of its reference is stored
+(`refresh`: after a run, a `hil db import`, a `hil db push`).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, case, delete, func, insert, or_, select
+from sqlalchemy import Engine, Select, case, delete, func, insert, or_, select
 
 from hil.db import read
 from hil.db.convert import judged_by
@@ -39,14 +38,10 @@ class CompareError(ValueError):
 
 @dataclass
 class Side:
-    """The runs of one build: a label, the runs, and what they were (build identity, inventory)."""
+    """The runs of one side of a comparison (a build's, or one run), and how the gate names it."""
 
     label: str
     runs: list[StoredRun]
-
-    @property
-    def run_ids(self) -> list[str]:
-        return [stored.run.id for stored in self.runs]
 
 
 @dataclass
@@ -68,7 +63,7 @@ class Comparison:
 
 def load_side(build: str, engine: Engine) -> Side:
     """Every complete run of `build` in the database; CompareError when it has none."""
-    runs = read.runs_of_build(engine, build)
+    runs = read.runs_of_build(engine, build, values_only=True)  # a gate decides on values
     if not runs:
         raise CompareError(f"no run of build {build!r} stored in the results database")
     return Side(build, runs)
@@ -77,7 +72,7 @@ def load_side(build: str, engine: Engine) -> Side:
 def _identity(side: Side) -> dict[str, Any]:
     builds = {json.dumps(stored.run.build, sort_keys=True) for stored in side.runs}
     build = side.runs[0].run.build if len(builds) == 1 else None
-    return {"label": side.label, "build": build, "runs": side.run_ids}
+    return {"label": side.label, "build": build, "runs": [stored.run.id for stored in side.runs]}
 
 
 def _name(stored: StoredRun) -> str:
@@ -175,32 +170,46 @@ def compare_sides(
 # --- the stored gates: one per build and board --------------------------------------------------------
 
 
+def build_started(build: str, first_or_last: Any) -> Any:
+    """When `build`'s first (func.min) or last (func.max) complete run started, as a scalar subquery."""
+    return select(first_or_last(Run.started)).where(Run.build_name == build, Run.complete).scalar_subquery()
+
+
+def other_rows(build: str, *columns: Any) -> Select[Any]:
+    """`columns` of the matrix rows (a build, or a run without one) but `build`'s, grouped by row."""
+    others = or_(Run.build_name.is_(None), Run.build_name != build)
+    return select(*columns).where(Run.complete, others).group_by(Run.build_name, SOLO_RUN)
+
+
 def previous(engine: Engine, build: str) -> tuple[str | None, str | None]:
     """The default reference of a build: the newest matrix row (build, or run without one) whose last run
     started before the build's first; (None, None) when there is none."""
-    first = select(func.min(Run.started)).where(Run.build_name == build, Run.complete).scalar_subquery()
-    solo = SOLO_RUN
     last = func.max(Run.started)
-    query = (
-        select(Run.build_name, solo)
-        .where(Run.complete, or_(Run.build_name.is_(None), Run.build_name != build))
-        .group_by(Run.build_name, solo)
-        .having(last < first)
-        .order_by(last.desc())
-        .limit(1)
-    )
+    query = other_rows(build, Run.build_name, SOLO_RUN).having(last < build_started(build, func.min))
     with engine.connect() as connection:
-        found = connection.execute(query).first()
+        found = connection.execute(query.order_by(last.desc()).limit(1)).first()
     return (found[0], found[1]) if found else (None, None)
 
 
-def side_runs(engine: Engine, build: str | None, run_id: str | None, board: str | None = None) -> list[StoredRun]:
+def _side(engine: Engine, label: str, build: str | None, run_id: str | None, board: str | None) -> Side:
     """The newest GATE_RUNS complete runs of `build` (or the one run `run_id`), oldest first, with their results
     (on `board` only, when given) and samples."""
     runs = select(Run.id).where(Run.complete, Run.build_name == build if run_id is None else Run.id == run_id)
     if board is not None:
         runs = runs.where(select(Result.id).where(Result.run_id == Run.id, Result.board == board).exists())
-    return read.newest_runs(engine, runs, GATE_RUNS, board)
+    return Side(label, read.newest_runs(engine, runs, GATE_RUNS, board))
+
+
+def sides(
+    engine: Engine, candidate: str, before: tuple[str | None, str | None], board: str | None = None
+) -> tuple[Side, Side] | None:
+    """The reference and candidate sides of `candidate`'s gate against `before` (a build, or (None, run id)), as a
+    stored or shown gate compares them; None when there is no reference."""
+    reference, reference_run = before
+    label = reference if reference_run is None else f"run {reference_run}"
+    if label is None:
+        return None
+    return _side(engine, label, reference, reference_run, board), _side(engine, candidate, candidate, None, board)
 
 
 @dataclass(frozen=True)
@@ -214,18 +223,17 @@ class CellGate:
 
 def decide_cell(engine: Engine, build: str, board: str, before: tuple[str | None, str | None]) -> CellGate:
     """`build`'s gate on `board` against `before`, the build before it (`previous`), as the gate page decides it."""
-    reference, reference_run = before
-    label = reference if reference_run is None else f"run {reference_run}"
-    if label is None:
+    found = sides(engine, build, before, board)
+    if found is None:
         return CellGate(Gate.INCOMPLETE, "no reference: nothing stored before this build", None)
-    sides = side_runs(engine, reference, reference_run, board), side_runs(engine, build, None, board)
-    if not sides[0]:
-        return CellGate(Gate.INCOMPLETE, f"no reference: {label} did not run on {board}", label)
+    reference, candidate = found
+    if not reference.runs:
+        return CellGate(Gate.INCOMPLETE, f"no reference: {reference.label} did not run on {board}", reference.label)
     try:
-        comparison = compare_sides(Side(label, sides[0]), Side(build, sides[1]))
+        comparison = compare_sides(reference, candidate)
     except CompareError as exc:
-        return CellGate(Gate.INCOMPLETE, f"not comparable: {exc}", label)
-    return CellGate(comparison.gate, _cell_summary(comparison.rows), label)
+        return CellGate(Gate.INCOMPLETE, f"not comparable: {exc}", reference.label)
+    return CellGate(comparison.gate, _cell_summary(comparison.rows), reference.label)
 
 
 def _cell_summary(rows: list[Row]) -> str:
@@ -271,34 +279,18 @@ def refresh(engine: Engine, builds: set[str], boards: set[str] | None = None) ->
         with engine.begin() as connection:
             for board, cell in cells.items():
                 connection.execute(delete(GateRow).where(GateRow.build == build, GateRow.board == board))
-                connection.execute(
-                    insert(GateRow).values(
-                        build=build,
-                        board=board,
-                        gate=str(cell.gate),
-                        summary=cell.summary,
-                        reference=cell.reference,
-                        decided=datetime.now(UTC),
-                    )
-                )
-                stored += 1
+                row = {"build": build, "board": board, "gate": str(cell.gate), "summary": cell.summary}
+                connection.execute(insert(GateRow).values(**row, reference=cell.reference, decided=datetime.now(UTC)))
+        stored += len(cells)
     return stored
 
 
 def _next(engine: Engine, build: str) -> str | None:
     """The build whose reference `build` is: the oldest build whose first run started after `build`'s last."""
-    last = select(func.max(Run.started)).where(Run.build_name == build, Run.complete).scalar_subquery()
     first = func.min(Run.started)
-    query = (
-        select(Run.build_name)
-        .where(Run.complete, Run.build_name.is_not(None), Run.build_name != build)
-        .group_by(Run.build_name)
-        .having(first > last)
-        .order_by(first)
-        .limit(1)
-    )
+    query = other_rows(build, Run.build_name).where(Run.build_name.is_not(None))
     with engine.connect() as connection:
-        found = connection.scalar(query)
+        found = connection.scalar(query.having(first > build_started(build, func.max)).order_by(first).limit(1))
     return found if found is not None and previous(engine, found) == (build, None) else None
 
 

@@ -15,10 +15,13 @@ from hil.db import convert
 from hil.db.schema import Result, Run, SampleRow
 from hil.records.store import StoredRun
 
+_GATE_COLUMNS = ("result_id", "position", "warmup", "value", "started", "duration_s")
 _BATCH = 500  # run ids per IN (...): SQLite binds at most 32766 parameters, PostgreSQL 65535
 
 
-def _runs(engine: Engine, query: Select[Any], *, samples: bool = True, board: str | None = None) -> list[StoredRun]:
+def _runs(
+    engine: Engine, query: Select[Any], *, samples: bool = True, board: str | None = None, values_only: bool = False
+) -> list[StoredRun]:
     # Core rows, not ORM objects: a comparison reads thousands of results, and building mapped instances
     # for them cost more than the query (benchmarks/results_db.py).
     results, sample_table = Result.__table__, SampleRow.__table__
@@ -34,7 +37,9 @@ def _runs(engine: Engine, query: Select[Any], *, samples: bool = True, board: st
             for row in connection.execute(select(results).where(*mine).order_by(results.c.ordinal)):
                 by_run[row.run_id].append(row)
             if samples:
-                joined = select(sample_table).join(results, sample_table.c.result_id == results.c.id)
+                # values_only: what a gate reads of a sample; its tool output and facts are most of a read's time
+                columns = [sample_table.c[name] for name in _GATE_COLUMNS] if values_only else [sample_table]
+                joined = select(*columns).join(results, sample_table.c.result_id == results.c.id)
                 for sample in connection.execute(joined.where(*mine)):
                     sample_rows.setdefault(sample.result_id, []).append(sample)
     return [
@@ -46,9 +51,10 @@ def _runs(engine: Engine, query: Select[Any], *, samples: bool = True, board: st
     ]
 
 
-def runs_of_build(engine: Engine, build: str) -> list[StoredRun]:
-    """Every complete run of build `build` (run.build.name), with samples."""
-    return _runs(engine, select(Run.__table__).where(Run.build_name == build, Run.complete))
+def runs_of_build(engine: Engine, build: str, *, values_only: bool = False) -> list[StoredRun]:
+    """Every complete run of build `build` (run.build.name), with samples (their values alone: `values_only`)."""
+    query = select(Run.__table__).where(Run.build_name == build, Run.complete)
+    return _runs(engine, query, values_only=values_only)
 
 
 def runs_by_id(engine: Engine, run_ids: Sequence[str], *, complete_only: bool = True) -> list[StoredRun]:
@@ -71,6 +77,11 @@ def history(engine: Engine, *, samples: bool = False, limit: int | None = None) 
         newest = select(Run.id).where(Run.complete).order_by(Run.started.desc(), Run.id.desc()).limit(limit)
         query = query.where(Run.id.in_(newest))
     return _runs(engine, query, samples=samples)
+
+
+def is_complete(engine: Engine, run_id: str) -> bool:
+    with engine.connect() as connection:
+        return bool(connection.scalar(select(Run.complete).where(Run.id == run_id)))
 
 
 def all_runs(engine: Engine) -> list[StoredRun]:

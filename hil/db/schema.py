@@ -1,9 +1,7 @@
-"""The results database's tables: runs, their results, and each result's samples.
+"""The results database's tables: runs, their results and samples, baselines and stored gates.
 
-A run row is written when the run starts and marked `complete` once every result it reported is in
-(hil.db.write): readers that decide gates see complete runs only, never half a run. A result and its
-samples go in one transaction, keyed by (run, ordinal): a retried or replayed write changes nothing.
-Changing a table means a new migration under migrations/versions (`hil db upgrade` applies it).
+How a run is written (complete once all its results are in) is hil.db.write's. Changing a table means a new
+migration under migrations/versions (`hil db upgrade` applies it).
 """
 
 from __future__ import annotations

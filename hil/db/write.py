@@ -1,13 +1,10 @@
 """Writing runs as their results arrive: one transaction per result, idempotent, spooled when it cannot.
 
-Visibility: the run row goes in when the run starts (complete = false), each result with its samples in
-one transaction keyed by (run id, ordinal), and `finish` records how many results the run reported and
-marks the run complete once that many are in. Gate readers (hil.db.read) see complete runs only: never
-half a run. A replayed write (`hil db push`, `hil db import` of the same file twice, a retried branch)
-inserts nothing twice: the keys are unique and conflicts are skipped.
-
-When the database fails mid-run, the writer stops trying (a run must not wait on a dead server per
-result) and appends what it could not deliver to the run's spool file; `hil db push` replays it.
+The run row goes in when the run starts (complete = false), each result with its samples in one transaction
+keyed by (run id, ordinal), and `finish` marks the run complete once every result it reported is in: gate
+readers (hil.db.read) never see half a run. A replayed write (`hil db push`, an import twice) inserts nothing
+twice: the keys are unique and conflicts are skipped. When the database fails mid-run the writer stops trying
+(a run must not wait on a dead server per result) and spools what it could not deliver for `hil db push`.
 """
 
 from __future__ import annotations
@@ -24,8 +21,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 
 from hil.db import convert
-from hil.db.engine import DatabaseError, database_named, describe
-from hil.db.read import runs_by_id
+from hil.db.engine import DatabaseError, database_named, describe, first_line
+from hil.db.read import is_complete, runs_by_id
 from hil.db.schema import Result, Run, SampleRow
 from hil.db.spool import Spool
 from hil.records.store import RunInfo
@@ -51,10 +48,9 @@ def insert_result(connection: Connection, info: RunInfo, ordinal: int, result: M
         .returning(Result.id)
     )
     result_id = connection.execute(statement).scalar()
-    if result_id is not None:  # None: this result was written before, its samples with it
-        samples = convert.sample_values(result, result_id)
-        if samples:
-            connection.execute(insert_into(connection, SampleRow), samples)
+    # None: this result was written before, its samples with it
+    if result_id is not None and (samples := convert.sample_values(result, result_id)):
+        connection.execute(insert_into(connection, SampleRow), samples)
 
 
 def finish_run(connection: Connection, info: RunInfo, result_count: int, bands: dict[str, Any]) -> None:
@@ -107,7 +103,7 @@ def _same_as_stored(engine: Engine, info: RunInfo, results: list[MetricResult], 
         return False
     if _content(stored[0].run, stored[0].results) == _content(info, results):
         return True
-    complete = "" if _complete(engine, info.id) else " (incomplete: `hil db push` its spool)"
+    complete = "" if is_complete(engine, info.id) else " (incomplete: `hil db push` its spool)"
     raise StoredRunConflict(
         f"{where}run {info.id} is stored already{complete} with other content (build "
         f"{(stored[0].run.build or {}).get('name')!r}, {len(stored[0].results)} results; this one: build "
@@ -154,11 +150,6 @@ def write_run(engine: Engine, info: RunInfo, results: list[MetricResult]) -> boo
     return True
 
 
-def _complete(engine: Engine, run_id: str) -> bool:
-    with engine.connect() as connection:
-        return bool(connection.scalar(select(Run.complete).where(Run.id == run_id)))
-
-
 class RunWriter:
     """The live writer of one run (the report plugin's): begin, add per result, finish."""
 
@@ -176,9 +167,7 @@ class RunWriter:
                     work(connection)
                 return
             except SQLAlchemyError as exc:
-                inner = getattr(exc, "orig", None) or exc
-                first = (str(inner).strip().splitlines() or [type(inner).__name__])[0]
-                self.failure = f"{describe(self.engine.url)}: {action} failed: {first}"
+                self.failure = f"{describe(self.engine.url)}: {action} failed: {first_line(exc)}"
                 self.engine.dispose()
                 # push needs the run before its results, and the database it is for
                 self.spool.append({"run": self.info.to_dict(), "database": database_named(self.engine.url)})
@@ -215,7 +204,7 @@ def push(engine: Engine, spool_path: Path) -> RunInfo:
     try:
         # Delivered before, complete: the same run again (nothing to write), or another one under its id.
         ordered = [results[ordinal] for ordinal in sorted(results)]
-        if _complete(engine, info.id) and _same_as_stored(engine, info, ordered, f"{spool_path}: "):
+        if is_complete(engine, info.id) and _same_as_stored(engine, info, ordered, f"{spool_path}: "):
             spool_path.unlink()
             return info
         with engine.begin() as connection:
@@ -223,8 +212,7 @@ def push(engine: Engine, spool_path: Path) -> RunInfo:
             for ordinal, result in sorted(results.items()):
                 insert_result(connection, info, ordinal, result)
             if finished is not None:
-                final, count = finished
-                finish_run(connection, final, count, bands_of(results.values()))
+                finish_run(connection, *finished, bands_of(results.values()))
     except SQLAlchemyError as exc:
         raise DatabaseError(f"{describe(engine.url)}: {spool_path} not delivered: {exc.__class__.__name__}") from None
     spool_path.unlink()

@@ -1,13 +1,10 @@
-"""After a missed verdict, where the rate went: the seeds' triage, run on the board that missed.
+"""After a missed verdict, where the rate went: the seeds' triage, run on the board that missed (docs/failures.md).
 
-A test case that can be diagnosed hands `perf.check` a diagnosis (`diagnosis=`, e.g. a
-hil.diagnose.storage.StorageDiagnosis of the disk it measured). When a metric of the check misses (a FAIL or
-UNSTABLE outside its band, a REGRESSION: a BLOCKED release is made of those), the diagnosis runs once, after
-the verdict and outside the samples, within `--diagnose-s` seconds (a step started before the bound finishes;
-later ones are left out, saying so), and its lines go into each missed result's facts as `diagnosis`:
-results.json and the HTML report show them under the result. A check that passes costs nothing;
-`--no-diagnose` turns it off. A suspected regression that is re-measured is diagnosed after its second
-attempt only. A diagnosis that fails says so in its last line: it never changes a verdict.
+A test case that can be diagnosed hands `perf.check` a diagnosis (`diagnosis=`). When a metric of the check misses,
+the diagnosis runs once, after the verdict and outside the samples, within `--diagnose-s` seconds (a step started
+before the bound finishes; later ones are left out, saying so), and its lines go into each missed result's facts as
+`diagnosis`. A suspected regression that is re-measured is diagnosed after its second attempt only. A diagnosis
+that fails says so in its last line: it never changes a verdict.
 """
 
 from __future__ import annotations

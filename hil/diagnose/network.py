@@ -1,15 +1,10 @@
 """Where a network figure loses its rate: the receive path of the end that receives, during one more run of
-the check's tool (seed 004's triage, seed 000 §2.2's for USB Ethernet).
+the check's tool (seed 004's triage, seed 000 §2.2's for USB Ethernet; docs/failures.md shows a real one).
 
-Seed 004 finds the core that stops a UDP rate (a core at its irq/softirq limit, `mpstat -P ALL`), then
-spreads the receive path with RPS and sizes the socket buffers (`net.core.rmem_*`). `NetworkDiagnosis` runs
-the check's transfer once more with the receiver's counters around it and says, one line each: the rate and
-loss of that run; the CPUs; where the kernel ran the receive path (NET_RX softirqs per CPU) and the RPS masks
-of the interface; its interrupt lines and their affinity; for UDP, the datagrams the receiving socket
-dropped for a full buffer (/proc/net/snmp RcvbufErrors) against its size; each role's operating point:
-
-    the receiving sockets dropped 5121 datagrams for a full buffer (RcvbufErrors), 871 were read
-    (net.core.rmem_default 4096, rmem_max 4096): the loss is in the receiving socket, not on the link
+One line each: the rate and loss of that run; the CPUs; where the kernel ran the receive path (NET_RX softirqs
+per CPU) and the interface's RPS masks; its interrupt lines and their affinity; for UDP, the datagrams the
+receiving socket dropped for a full buffer (/proc/net/snmp RcvbufErrors) against its size; each role's operating
+point.
 """
 
 from __future__ import annotations

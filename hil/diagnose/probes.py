@@ -1,13 +1,7 @@
-"""What the diagnosis reads on a role around a transfer: the block layer's counters, the interrupts, the CPUs,
-the network stack's.
-
-Files read around a transfer come in one command as sections (hil.measure.board_state); each file has a
-parser of its own (real outputs in tests/data/diagnose):
-- `/sys/block/<disk>/stat`: requests and sectors per direction, so the merged request size is their quotient;
-- `/proc/interrupts` and the interrupt lines of a device's controller (its PCI MSI vectors or its one `irq`,
-  found by walking up from the device's sysfs node), with each line's `smp_affinity_list`;
-- `/proc/softirqs`: where the kernel ran each kind of softirq (NET_RX: the receive path), per CPU;
-- `/proc/net/snmp`: the UDP counters, among them the datagrams a full socket receive buffer dropped.
+"""What the diagnosis reads on a role around a transfer, and a parser for each file (real outputs in
+tests/data/diagnose): the block layer's counters, /proc/interrupts and the interrupt lines of a device's
+controller, /proc/softirqs (NET_RX: where the kernel ran the receive path) and /proc/net/snmp's UDP counters.
+Files read around a transfer come in one command as sections (hil.measure.board_state).
 """
 
 from __future__ import annotations
@@ -15,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import takewhile
 
 from hil.lab.board import shell
 from hil.measure.parsing import ascii_int, without_kernel_messages
@@ -25,7 +20,8 @@ SECTOR = 512  # /sys/block/*/stat counts 512-byte sectors whatever the disk's ow
 
 @dataclass(frozen=True)
 class BlockStat:
-    """The read and write counters of /sys/block/<disk>/stat (Documentation/block/stat.rst)."""
+    """The read and write counters of /sys/block/<disk>/stat (Documentation/block/stat.rst): sectors over
+    requests is the merged request size."""
 
     read_ios: int
     read_sectors: int
@@ -65,11 +61,7 @@ def parse_interrupts(text: str) -> dict[str, InterruptLine]:
     for line in lines[1:]:
         irq, _, rest = line.partition(":")
         words = rest.split()
-        counts = []
-        for word in words[:columns]:
-            if not word.isdigit():
-                break
-            counts.append(ascii_int(word, f"IRQ {irq.strip()} count", text))
+        counts = [ascii_int(w, f"IRQ {irq.strip()} count", text) for w in takewhile(str.isdigit, words[:columns])]
         if not counts:  # ERR:/MIS: carry one total, not per-CPU counts: not a line a CPU handles
             continue
         found[irq.strip()] = InterruptLine(tuple(counts), " ".join(words[len(counts) :]))
@@ -81,12 +73,11 @@ def parse_interrupts(text: str) -> dict[str, InterruptLine]:
 def interrupt_deltas(
     before: Mapping[str, InterruptLine], after: Mapping[str, InterruptLine]
 ) -> dict[str, tuple[int, ...]]:
-    deltas = {}
-    for irq, line in after.items():
-        start = before.get(irq)
-        if start is not None and len(start.counts) == len(line.counts):
-            deltas[irq] = tuple(b - a for a, b in zip(start.counts, line.counts, strict=True))
-    return deltas
+    return {
+        irq: tuple(b - a for a, b in zip(before[irq].counts, line.counts, strict=True))
+        for irq, line in after.items()
+        if irq in before and len(before[irq].counts) == len(line.counts)
+    }
 
 
 def controller_script(node: str) -> str:

@@ -1,17 +1,12 @@
-"""Where a storage figure loses its rate: the same transfer through the layers beside it (seed 000's triage).
+"""Where a storage figure loses its rate: the same transfer through the layers beside it (seed 000's triage;
+docs/failures.md shows the steps and a real diagnosis).
 
-Seed 000 answers a slow USB disk by procedure: `cp` against `dd` on the file system against `dd` on the raw
-device against the board's own storage, the request size the block layer merges, the core saturated with
-interrupt work and the controller's interrupt affinity, the CPU frequencies. `StorageDiagnosis` runs those
-on the roles of the failed check, once, after its verdict, and says what each step found in one line:
-
-    the raw device reads 41 MB/s, the file system 23: the loss is above the block layer
-
-A USB disk on a board whose pair has the same disk on the lab PC (hil.lab.usb_host.pc_disk) is compared with
-it: the PC's raw device at the same block size tells a slow disk from a slow board (seed 000's note).
-Layers a check does not have are left out: a raw-disk check has no file system, a board-side disk has no
-far end. Nothing it does touches the data the check verified: file-system and board-side transfers use a
-scratch file of their own, removed after, and the raw device is written only where the check writes it.
+`StorageDiagnosis` runs dd on the raw device (with the block layer's, the interrupts' and the CPUs' counters around
+it), dd and cp on its file system, the board's own storage behind the link, the same disk on the lab PC
+(hil.lab.usb_host.pc_disk: a slow disk or a slow board) and each role's operating point, one line each; layers a
+check does not have are left out. Nothing it does touches the data the check verified: file-system and board-side
+transfers use a scratch file of their own, removed after, and the raw device is written only where the check
+writes it.
 """
 
 from __future__ import annotations
@@ -39,9 +34,6 @@ class FarEnd:
 
     role: Role
     directory: str  # the scratch file goes here, beside the backing file
-
-    def label(self) -> str:
-        return f"the board's storage ({self.directory} on {self.role.name})"
 
 
 @dataclass(frozen=True)
@@ -87,8 +79,7 @@ class StorageDiagnosis:
         snapshots = [board_state.script("before", files, controller), transfer, board_state.script("after", files)]
         output = self.role.run("; ".join(snapshots), timeout=120)
         before, after = (board_state.parse(output, tag) for tag in ("before", "after"))
-        rate = dd.parse(board_state.parse(output, "transfer")["dd"], expected_bytes=None).mb_per_s
-        rates["raw"] = rate
+        rates["raw"] = rate = dd.parse(board_state.parse(output, "transfer")["dd"], expected_bytes=None).mb_per_s
         lines = [
             f"the raw device {queue_of.disk} {_verb(direction)} {rate:.1f} MB/s ({self.block_size} blocks, dd direct)"
         ]
@@ -120,7 +111,8 @@ class StorageDiagnosis:
             rates["far"] = _file_rate(self.far.role, scratch, self.direction, self.mb)
         finally:
             self.far.role.run(shell.cmd("rm", "-f", scratch), timeout=30)
-        return [f"{self.far.label()} {_verb(self.direction)} {rates['far']:.1f} MB/s (a file there, dd)"]
+        far = f"the board's storage ({self.far.directory} on {self.far.role.name})"
+        return [f"{far} {_verb(self.direction)} {rates['far']:.1f} MB/s (a file there, dd)"]
 
     def _same_disk_on_the_pc(self, rates: dict[str, float]) -> list[str]:
         if self.on_the_pc is None:

@@ -47,12 +47,12 @@ class Problem:
 def check(inventory: Inventory, catalogue: Catalogue) -> list[Problem]:
     problems: list[Problem] = []
     for pair_name, pair in inventory.pairs.items():
-        where = ("pairs", pair_name)
         for name, config in pair.metrics.items():
-            problems += _sample_counts((*where, "metrics", name), config, inventory)
-            problems += _metric_problems((*where, "metrics", name), name, config, catalogue)
-            problems += _gate_problems((*where, "metrics", name), name, config, pair.metrics, catalogue, pair.link)
-        problems += _settings_problems((*where, "settings"), pair.settings, catalogue)
+            loc = ("pairs", pair_name, "metrics", name)
+            problems += _sample_counts(loc, config, inventory)
+            problems += _metric_problems(loc, name, config, catalogue)
+            problems += _gate_problems(loc, name, config, pair.metrics, catalogue, pair.link)
+        problems += _settings_problems(("pairs", pair_name, "settings"), pair.settings, catalogue)
     return problems
 
 
@@ -61,12 +61,13 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
         metric = catalogue.metric(name)
     except UnknownName as exc:
         return [Problem(loc, str(exc))]
-    if config.unit is not None and config.unit not in _units(metric):
+    known = units_of(metric.quantity)
+    if config.unit is not None and config.unit not in known:
         return [
             Problem(
                 (*loc, "unit"),
                 f"{config.unit!r} does not measure a {metric.quantity}: {name} is in {metric.unit}; "
-                f"give its band in one of {', '.join(_units(metric))}",
+                f"give its band in one of {', '.join(known)}",
             )
         ]
     problems = []
@@ -84,15 +85,15 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
         problems.append(
             Problem(loc, f"{name} is lower-is-better and has a minimum only: any figure above it passes; give a max")
         )
-    for layer_loc, layer in layers:
-        if layer.tolerance is not None and layer.tolerance.relative and layer.tolerance.value > WIDEST_TOLERANCE:
-            problems.append(
-                Problem(
-                    (*layer_loc, "tolerance"),
-                    f"a tolerance of {layer.tolerance.value * 100:g}% passes nearly anything from 0 to twice the "
-                    f"nominal: at most {WIDEST_TOLERANCE * 100:g}%",
-                )
-            )
+    problems += [
+        Problem(
+            (*layer_loc, "tolerance"),
+            f"a tolerance of {layer.tolerance.value * 100:g}% passes nearly anything from 0 to twice the "
+            f"nominal: at most {WIDEST_TOLERANCE * 100:g}%",
+        )
+        for layer_loc, layer in layers
+        if layer.tolerance is not None and layer.tolerance.relative and layer.tolerance.value > WIDEST_TOLERANCE
+    ]
     for layer_loc, layer in layers:
         if not layer.has_band:
             continue
@@ -131,8 +132,7 @@ def _gate_problems(
     if config.informative or name not in catalogue.metrics:
         return []
     metric = catalogue.metric(name)
-    problems = []
-    problems += _floors_above_ceiling(loc, name, config, metric, link)
+    problems = _floors_above_ceiling(loc, name, config, metric, link)
     # nominal +- tolerance has its top
     if needs_maximum(metric, link) and config.max is None and config.nominal is None:
         problems.append(
@@ -194,7 +194,6 @@ def _floors_above_ceiling(
 def _sample_counts(loc: tuple[str, ...], config: MetricConfig, inventory: Inventory) -> list[Problem]:
     """max_samples below min_samples as a case gets them (defaults, the metric, then its overrides) where the
     file wrote that max_samples: refused, not raised without a word (hil's built-in 20 is raised to the min)."""
-    problems = []
     defaults = inventory.defaults
     written = "max_samples" in defaults.model_fields_set or config.max_samples is not None
     metric_level = {**defaults.model_dump(), **config.model_dump(exclude_none=True)}
@@ -207,20 +206,15 @@ def _sample_counts(loc: tuple[str, ...], config: MetricConfig, inventory: Invent
         )
         for selector, override in config.params.items()
     ]
-    for layer_loc, settings, max_written in layers:
-        if max_written and settings["max_samples"] < settings["min_samples"]:
-            problems.append(
-                Problem(
-                    layer_loc,
-                    f"max_samples {settings['max_samples']} is below min_samples {settings['min_samples']} "
-                    "(after defaults and overrides): sampling would stop before it may decide",
-                )
-            )
-    return problems
-
-
-def _units(metric: Metric) -> tuple[str, ...]:
-    return units_of(metric.quantity)
+    return [
+        Problem(
+            layer_loc,
+            f"max_samples {settings['max_samples']} is below min_samples {settings['min_samples']} "
+            "(after defaults and overrides): sampling would stop before it may decide",
+        )
+        for layer_loc, settings, max_written in layers
+        if max_written and settings["max_samples"] < settings["min_samples"]
+    ]
 
 
 def _pointless(low: float | None, high: float | None, metric: Metric) -> str | None:

@@ -2,12 +2,9 @@
 
 Every problem becomes one InventoryError naming the file, the line, the key path and what is wrong, and
 it is raised before any board is touched. The passes, in order:
-1. the file is a regular file of bounded size, UTF-8, and the YAML parses (into a node tree: aliases
-   are not expanded yet), all three checked by hil.inventory.yamlfile (`--boards /dev/zero` is refused);
-2. the tree is bounded (yamlfile): nested at most MAX_DEPTH deep, aliases may not expand it beyond
-   MAX_NODES (a 300-byte file of nested aliases would otherwise take minutes to load); no key is given
-   twice, no string holds a control
-   character (a quoted "\\x15cmd\\r" still runs a command when typed on an interactive console);
+1. the file is a bounded regular file of UTF-8 YAML, parsed into a node tree (hil.inventory.yamlfile);
+2. the tree is bounded in depth and alias expansion (yamlfile); no key is given twice, no string holds a
+   control character (a quoted "\\x15cmd\\r" still runs a command when typed on an interactive console);
 3. the schema (hil.inventory.schema, pydantic): keys, types, band forms, links;
 4. the catalogue (hil.inventory.against_catalogue): metric names, band units and sense, settings;
 5. each pair's labgrid environment exists and has the targets its roles name (with a RemotePlace for a
@@ -37,18 +34,10 @@ from hil.verdict.spec import MetricSpec
 View = TypeVar("View")
 
 
-def _key_path(loc: tuple[Any, ...]) -> str:
-    return "/".join(str(part) for part in loc)
-
-
 def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     # pydantic puts the tagged-union tag ("link.usb.speed"), validator names and "[key]" (an invalid dict
     # key) in the location: drop them, users never typed them.
     return tuple(p for p in loc if p not in ("usb", "pcie", "[key]") and not str(p).startswith("function-"))
-
-
-def _entries(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
-    return list(node.value)
 
 
 def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
@@ -62,7 +51,7 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     line = node.start_mark.line + 1
     for part in loc:
         if isinstance(node, yaml.MappingNode):
-            entry = next(((key, value) for key, value in _entries(node) if key.value == str(part)), None)
+            entry = next(((key, value) for key, value in node.value if key.value == str(part)), None)
             if entry is None:
                 break
             line, node = entry[0].start_mark.line + 1, entry[1]
@@ -72,6 +61,13 @@ def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
         else:
             break
     return line
+
+
+def _where(tree: yaml.Node | None, loc: tuple[Any, ...]) -> str:
+    """'line N: key/path' for a problem at `loc` (N: the line of its deepest key the file has)."""
+    line = _line_of(tree, loc)
+    path = "/".join(str(part) for part in loc)
+    return f"line {line}: {path}" if line else path
 
 
 def _walk(
@@ -94,8 +90,8 @@ def _walk(
             yield from _walk(item, (*path, str(index)), seen)
 
 
-def _duplicate_key(tree: yaml.Node) -> tuple[int, str, int] | None:
-    """(line, key path, first line) of the first key given twice: YAML would silently keep the last one."""
+def _duplicate_key(tree: yaml.Node) -> tuple[str, str] | None:
+    """(where, problem) of the first key given twice: YAML would silently keep the last one."""
     for path, _, node in [((), None, tree), *_walk(tree)]:
         if not isinstance(node, yaml.MappingNode):
             continue
@@ -104,17 +100,25 @@ def _duplicate_key(tree: yaml.Node) -> tuple[int, str, int] | None:
             if isinstance(key, yaml.ScalarNode) and key.value != "<<":
                 line = key.start_mark.line + 1
                 if key.value in first_lines:
-                    return line, "/".join((*path, key.value)), first_lines[key.value]
+                    return (
+                        f"line {line}: {'/'.join((*path, key.value))}",
+                        f"given twice (first on line {first_lines[key.value]})",
+                    )
                 first_lines[key.value] = line
     return None
 
 
-def _control_character(tree: yaml.Node) -> tuple[int, str, str] | None:
-    """(line, key path, the offending text) of the first key or string holding a control character."""
+def _control_character(tree: yaml.Node) -> tuple[str, str] | None:
+    """(where, problem) of the first key or string holding a control character."""
     for path, key, node in [((), None, tree), *_walk(tree)]:
         for scalar in (key, node):
             if isinstance(scalar, yaml.ScalarNode) and any(ord(c) < 32 or ord(c) == 127 for c in scalar.value):
-                return scalar.start_mark.line + 1, "/".join(path), scalar.value
+                line = scalar.start_mark.line + 1
+                return (
+                    f"line {line}: {'/'.join(path)}" if path else f"line {line}",
+                    f"{scalar.value!r} holds a control character or line break: not allowed in any value "
+                    "(write long text on one line, or with '>-')",
+                )
     return None
 
 
@@ -178,7 +182,7 @@ class LoadedInventory:
 
     def where(self, *loc: str) -> str:
         """'line N: pairs/x/...' for a problem found after loading."""
-        return f"line {_line_of(self._tree, loc)}: {'/'.join(loc)}"
+        return _where(self._tree, loc)
 
     @functools.cached_property
     def _tree(self) -> yaml.Node | None:
@@ -197,7 +201,13 @@ def load_inventory(
     except yamlfile.YamlProblem as exc:
         raise _yaml_problem(path, exc) from None
     tree = _compose(path, text)
-    data = _construct(path, text, tree)
+    loader = yaml.SafeLoader(text)
+    try:
+        data = None if tree is None else loader.construct_document(tree)
+    except yaml.YAMLError as exc:
+        raise _yaml_problem(path, yamlfile.YamlProblem.of(exc)) from exc
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise InventoryError(str(path), "line 1", "must be a mapping with a 'pairs' key")
     try:
@@ -206,22 +216,9 @@ def load_inventory(
         raise _first_problem(path, tree, exc) from None
     problems = against_catalogue.check(inventory, catalogue)
     if problems:
-        raise _catalogue_problem(path, tree, problems)
+        raise _error(path, tree, problems)
 
-    boards = {}
-    for name, pair in inventory.pairs.items():
-        key = f"line {_line_of(tree, ('pairs', name, 'env'))}: pairs/{name}/env"
-        if lg_env is not None:
-            env_path = lg_env.resolve()
-        elif pair.env is None:
-            raise InventoryError(str(path), key, "no labgrid environment: set `env` or run with --lg-env (LG_ENV)")
-        else:
-            try:
-                env_path = envfiles.resolve(path, pair.env)
-            except ValueError as exc:
-                raise InventoryError(str(path), key, str(exc)) from None
-        _check_env(path, tree, name, env_path, pair)
-        boards[name] = Board(name=name, config=pair, env_path=env_path)
+    boards = {name: Board(name, pair, _env(path, tree, name, pair, lg_env)) for name, pair in inventory.pairs.items()}
     return LoadedInventory(path=path, inventory=inventory, boards=boards, catalogue=catalogue)
 
 
@@ -232,32 +229,10 @@ def _compose(path: Path, text: str) -> yaml.Node | None:
         raise _yaml_problem(path, exc) from None
     if tree is None:
         return None
-    duplicate = _duplicate_key(tree)
-    if duplicate:
-        line, key, first = duplicate
-        raise InventoryError(str(path), f"line {line}: {key}", f"given twice (first on line {first})")
-    control = _control_character(tree)
-    if control:
-        line, key, value = control
-        raise InventoryError(
-            str(path),
-            f"line {line}: {key}" if key else f"line {line}",
-            f"{value!r} holds a control character or line break: not allowed in any value "
-            "(write long text on one line, or with '>-')",
-        )
+    problem = _duplicate_key(tree) or _control_character(tree)
+    if problem:
+        raise InventoryError(str(path), *problem)
     return tree
-
-
-def _construct(path: Path, text: str, tree: yaml.Node | None) -> Any:
-    if tree is None:
-        return None
-    loader = yaml.SafeLoader(text)
-    try:
-        return loader.construct_document(tree)
-    except yaml.YAMLError as exc:
-        raise _yaml_problem(path, yamlfile.YamlProblem.of(exc)) from exc
-    finally:
-        loader.dispose()
 
 
 def _yaml_problem(path: Path, problem: yamlfile.YamlProblem) -> InventoryError:
@@ -265,31 +240,34 @@ def _yaml_problem(path: Path, problem: yamlfile.YamlProblem) -> InventoryError:
 
 
 def _first_problem(path: Path, tree: yaml.Node | None, exc: ValidationError) -> InventoryError:
-    problems = []
-    for error in exc.errors():
-        clean = _clean_loc(tuple(error["loc"]))
-        line = _line_of(tree, clean)
-        where = f"line {line}: " if line else ""
-        message = error["msg"].removeprefix("Value error, ")
-        if error["type"] == "extra_forbidden":
-            message = "unknown key (typo?)"
-        problems.append((where, _key_path(clean), message))
-    where, key, message = problems[0]
-    more = "".join(f"\n  also {k}: {m}" for _, k, m in problems[1:])
-    return InventoryError(str(path), f"{where}{key}", message + more)
+    problems = [
+        against_catalogue.Problem(
+            _clean_loc(tuple(error["loc"])),
+            "unknown key (typo?)" if error["type"] == "extra_forbidden" else error["msg"].removeprefix("Value error, "),
+        )
+        for error in exc.errors()
+    ]
+    return _error(path, tree, problems)
 
 
-def _catalogue_problem(path: Path, tree: yaml.Node | None, problems: list[against_catalogue.Problem]) -> InventoryError:
-    first = problems[0]
-    line = _line_of(tree, first.loc)
-    where = f"line {line}: " if line else ""
-    more = "".join(f"\n  also {_key_path(p.loc)}: {p.message}" for p in problems[1:])
-    return InventoryError(str(path), f"{where}{_key_path(first.loc)}", first.message + more)
+def _error(path: Path, tree: yaml.Node | None, problems: list[against_catalogue.Problem]) -> InventoryError:
+    """The first problem with its line, the others after it."""
+    more = "".join(f"\n  also {'/'.join(map(str, p.loc))}: {p.message}" for p in problems[1:])
+    return InventoryError(str(path), _where(tree, problems[0].loc), problems[0].message + more)
 
 
-def _check_env(path: Path, tree: yaml.Node | None, name: str, env_path: Path, pair: PairConfig) -> None:
-    loc = ("pairs", name, "env")
-    key = f"line {_line_of(tree, loc)}: pairs/{name}/env"
+def _env(path: Path, tree: yaml.Node | None, name: str, pair: PairConfig, lg_env: Path | None) -> Path:
+    """The pair's labgrid environment file, checked to have the targets (and places) its roles name."""
+    key = _where(tree, ("pairs", name, "env"))
+    if lg_env is not None:
+        env_path = lg_env.resolve()
+    elif pair.env is None:
+        raise InventoryError(str(path), key, "no labgrid environment: set `env` or run with --lg-env (LG_ENV)")
+    else:
+        try:
+            env_path = envfiles.resolve(path, pair.env)
+        except ValueError as exc:
+            raise InventoryError(str(path), key, str(exc)) from None
     if not env_path.is_file():
         raise InventoryError(str(path), key, f"labgrid environment {env_path} does not exist")
     try:
@@ -304,20 +282,19 @@ def _check_env(path: Path, tree: yaml.Node | None, name: str, env_path: Path, pa
     targets = (env.get("targets") if isinstance(env, dict) else None) or {}
     for role, role_cfg in pair.roles.items():
         if role_cfg.target not in targets:
-            role_key = f"line {_line_of(tree, ('pairs', name, 'roles', role, 'target'))}: pairs/{name}/roles/{role}"
             raise InventoryError(
                 str(path),
-                role_key + "/target",
+                _where(tree, ("pairs", name, "roles", role, "target")),
                 f"target {role_cfg.target!r} is not in {env_path.name} (targets: {', '.join(targets) or 'none'})",
             )
         if role_cfg.place is not None and not _has_remote_place(targets[role_cfg.target]):
-            role_key = f"line {_line_of(tree, ('pairs', name, 'roles', role, 'place'))}: pairs/{name}/roles/{role}"
             raise InventoryError(
                 str(path),
-                role_key + "/place",
+                _where(tree, ("pairs", name, "roles", role, "place")),
                 f"target {role_cfg.target!r} of {env_path.name} has no RemotePlace resource: a role on a place "
                 "needs one (hil sets its name to the place it reserved; see hil/vlab/remote-env.yaml)",
             )
+    return env_path
 
 
 def _has_remote_place(target: object) -> bool:

@@ -33,9 +33,8 @@ def _own_comments(model: type[BaseModel]) -> dict[str, str]:
     found: dict[str, str] = {}
     pending: list[str] = []
     for line in inspect.getsource(model).splitlines()[1:]:
-        stripped = line.strip()
         if line.startswith("    #"):
-            pending.append(stripped.lstrip("# ").rstrip())
+            pending.append(line.strip().lstrip("# ").rstrip())
             continue
         field = _FIELD.match(line)
         inline = line.partition("  # ")[2].strip() if field else ""
@@ -76,9 +75,7 @@ def _type(prop: dict[str, Any]) -> str:
 def _default(prop: dict[str, Any], required: bool) -> str:
     if required:
         return "required"
-    if "default" not in prop:
-        return ""
-    return f"`{json.dumps(prop['default'])}`"
+    return f"`{json.dumps(prop['default'])}`" if "default" in prop else ""
 
 
 def markdown() -> str:
@@ -104,9 +101,5 @@ def markdown() -> str:
     return "\n".join(out)
 
 
-def main() -> None:
-    print(markdown(), end="")
-
-
 if __name__ == "__main__":
-    main()
+    print(markdown(), end="")

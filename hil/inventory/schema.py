@@ -18,13 +18,11 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictFloat,
     StrictInt,
     ValidationInfo,
     field_validator,
     model_validator,
-)
-from pydantic import (
-    Strict as StrictMode,
 )
 
 from hil.inventory.tuning import TuningConfig
@@ -40,24 +38,30 @@ class Strict(BaseModel):
 
 
 # A number is written as a number: YAML's '3' (a string) or `true` is refused, not read as 3 or 1.
-Int = Annotated[int, StrictMode()]
-Number = Annotated[float, StrictMode()]
+Int = StrictInt
+Number = StrictFloat
+
+
+def _bare_number(value: object, expected: str, alternative: str, instead: str) -> float:
+    """A number written without its unit. One in (0, 1) is refused: is 0.05 meant as 5% or as 0.05 (%, MB/s...)?"""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{value!r} is {expected}")
+    if 0 < value < 1:
+        instead = instead.format(value)  # a template: `value` is known to be a number only here
+        raise ValueError(f"{value!r} is ambiguous: a fraction or {alternative}? write '{value * 100:g}%' or {instead}")
+    return float(value)
 
 
 def _percent(value: object) -> float:
-    """'5%' or 5 -> 0.05. A bare number below 1 is refused: is 0.05 meant as 5% or as 0.05%?"""
+    """'5%' or 5 -> 0.05."""
     if isinstance(value, str):
         match = PERCENT.match(value)
         if match is None:
             raise ValueError(f"{value!r} is not a percentage like '5%'")
         return float(match["number"]) / 100
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{value!r} is not a percentage like '5%' or a number of percent")
-    if 0 < value < 1:
-        raise ValueError(
-            f"{value!r} is ambiguous: a fraction or a number of percent? write '{value * 100:g}%' or '{value:g}%'"
-        )
-    return float(value) / 100
+    return (
+        _bare_number(value, "not a percentage like '5%' or a number of percent", "a number of percent", "'{:g}%'") / 100
+    )
 
 
 Percent = Annotated[float, Field(gt=0, le=1)]
@@ -82,14 +86,8 @@ def _tolerance(value: object) -> Tolerance:
         if match is not None:
             units.quantity(match["unit"])  # names the known units
             return Tolerance(value=float(match["number"]), relative=False, unit=match["unit"])
-        raise ValueError(f"{value!r} is neither a percentage ('10%') nor a quantity with its unit ('5 MB/s')")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{value!r} is neither a percentage ('10%') nor a quantity with its unit ('5 MB/s')")
-    if 0 < value < 1:
-        raise ValueError(
-            f"{value!r} is ambiguous: a fraction or an absolute value? write '{value * 100:g}%' or give its unit"
-        )
-    return Tolerance(value=float(value), relative=False)
+    expected = "neither a percentage ('10%') nor a quantity with its unit ('5 MB/s')"
+    return Tolerance(value=_bare_number(value, expected, "an absolute value", "give its unit"), relative=False)
 
 
 class Sampling(Strict):
@@ -170,10 +168,9 @@ class BandSettings(Sampling):
             raise ValueError("nominal and tolerance go together")
         if self.nominal is not None and (self.min is not None or self.max is not None):
             raise ValueError("give either min/max or nominal/tolerance, not both")
-        if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"min {self.min} is above max {self.max}")
-        if self.min is not None and self.max is not None and self.min == self.max:
-            raise ValueError(f"min and max are both {self.min}: a band of zero width passes nothing")
+        if self.min is not None and self.max is not None and self.min >= self.max:
+            equal = f"min and max are both {self.min}: a band of zero width passes nothing"
+            raise ValueError(equal if self.min == self.max else f"min {self.min} is above max {self.max}")
         if self.nominal == 0 and self.tolerance is not None and self.tolerance.relative:
             raise ValueError("nominal 0 with a relative tolerance is a band of zero width: give min/max")
         return self
@@ -372,6 +369,8 @@ RoleName = Literal["host", "device", "rc", "ep", "peer"]
 # labgrid's own rules for tag keys (labgrid.remote.common.TAG_KEY); values are kept to a plain charset.
 TagKey = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]+$")]
 TagValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+# Values of test parameters by parameter name, e.g. {bs: [1M], function: [ecm]}.
+ParamValues = dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], list[str | int]]
 
 
 class PlaceConfig(Strict):
@@ -441,14 +440,10 @@ class PairConfig(Strict):
     matrix: Literal["quick", "full"] = "quick"
     # Only these values of these test parameters on this pair, e.g. {bs: [1M], function: [ecm]}: its other
     # cases are deselected. Parameters not named here run all their values.
-    only: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], list[str | int]] = Field(
-        default_factory=dict
-    )
+    only: ParamValues = Field(default_factory=dict)
     # The same, in quick runs only: what the quick gate measures on this pair when other pairs cover the rest
     # (say which beside it); `--matrix full` runs every value.
-    quick_only: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], list[str | int]] = Field(
-        default_factory=dict
-    )
+    quick_only: ParamValues = Field(default_factory=dict)
 
     @field_validator("only", "quick_only")
     @classmethod
@@ -488,34 +483,25 @@ class PairConfig(Strict):
         return value
 
     @model_validator(mode="after")
-    def _remote_is_not_vlab(self) -> PairConfig:
+    def _consistent(self) -> PairConfig:
         if self.remote and self.vlab:
             raise ValueError(
                 "vlab: true builds and boots the virtual lab image on this machine; a pair on places runs on the "
                 "exporter's boards: remove vlab (start the lab with `python -m hil.vlab.lab start`)"
             )
-        return self
-
-    @model_validator(mode="after")
-    def _virtual_clock_is_vlab(self) -> PairConfig:
         if self.clock == "virtual" and not self.vlab:
             raise ValueError("clock: virtual is the virtual board's instruction-counted clock: vlab: true pairs only")
         if self.virtual_mips != 125 and self.clock != "virtual":
             raise ValueError("virtual_mips is the speed of the virtual clock: set clock: virtual with it")
+        unknown = sorted(set(self.tuning.roles or ()) - set(self.roles)) if self.tuning else []
+        if unknown:
+            raise ValueError(f"tuning names roles {unknown} the pair does not have (roles: {sorted(self.roles)})")
         return self
 
     @property
     def clock_name(self) -> str:
         """The clock as results name it: real, virtual (125 MIPS) or virtual-<speed>mips."""
         return self.clock if self.virtual_mips == 125 else f"{self.clock}-{self.virtual_mips}mips"
-
-    @model_validator(mode="after")
-    def _tuned_roles_exist(self) -> PairConfig:
-        if self.tuning is not None and self.tuning.roles is not None:
-            unknown = sorted(set(self.tuning.roles) - set(self.roles))
-            if unknown:
-                raise ValueError(f"tuning names roles {unknown} the pair does not have (roles: {sorted(self.roles)})")
-        return self
 
     @property
     def remote(self) -> bool:

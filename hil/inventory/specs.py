@@ -9,7 +9,7 @@ from typing import Any
 
 from hil.catalogue import Metric
 from hil.inventory.bands import band_of
-from hil.inventory.schema import BandSettings, Defaults, Link, PairConfig, parse_selector
+from hil.inventory.schema import BandSettings, Defaults, Link, PairConfig, Sampling, parse_selector
 from hil.verdict.spec import Band, Ceiling, MetricSpec
 
 
@@ -56,14 +56,9 @@ def spec_for(
         ]
         layers += [overrides for _, overrides in sorted(matching, key=lambda item: item[0])]
         for layer in layers:
-            chosen = layer.model_dump(
-                exclude_none=True, exclude={"unit", "informative", "source", "params", "direction"}
-            )
-            for key in ("min", "max", "nominal", "tolerance"):
-                chosen.pop(key, None)
             if layer.has_band:
                 band = merged_band(band, layer, cfg.unit, metric)
-            settings.update(chosen)
+            settings.update(layer.model_dump(exclude_none=True, include=set(Sampling.model_fields)))
     return MetricSpec(
         metric=metric.name,
         unit=metric.unit,

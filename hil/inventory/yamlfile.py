@@ -89,10 +89,15 @@ def _refuse_binary(node: yaml.Node, seen: set[int]) -> None:
     seen.add(id(node))
     if node.tag == BINARY:
         raise YamlProblem(node.start_mark.line + 1, "refused: !!binary gives bytes, and no value here is bytes")
-    children = [item for pair in node.value for item in pair] if isinstance(node, yaml.MappingNode) else node.value
-    if isinstance(node, yaml.CollectionNode):
-        for child in children:
-            _refuse_binary(child, seen)
+    for child in _children(node):
+        _refuse_binary(child, seen)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    """A mapping's keys and values, a sequence's items, nothing for a scalar or an alias."""
+    if isinstance(node, yaml.MappingNode):
+        return [item for pair in node.value for item in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
 
 
 def _check_depth(text: str) -> None:
@@ -117,14 +122,8 @@ def expanded_size(node: yaml.Node, memo: dict[int, float]) -> float:
     if key in memo:
         return memo[key]
     memo[key] = math.inf  # while inside this node: meeting it again means it contains itself
-    if isinstance(node, yaml.MappingNode):
-        size = 1 + sum(expanded_size(k, memo) + expanded_size(v, memo) for k, v in node.value)
-    elif isinstance(node, yaml.SequenceNode):
-        size = 1 + sum(expanded_size(item, memo) for item in node.value)
-    else:
-        size = 1
-    memo[key] = size
-    return size
+    memo[key] = 1 + sum(expanded_size(child, memo) for child in _children(node))
+    return memo[key]
 
 
 def check_file(path: Path) -> str:

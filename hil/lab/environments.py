@@ -1,7 +1,6 @@
-"""labgrid environments of a run: one per env file, shared by its pairs (the virtual lab's high-speed and
-super-speed pairs share one booted board), one of its own for a pair on places (hil.lab.board.places). The build
-under test goes on every board before its first power-on (hil.lab.board.provision); at the end every board is
-powered off and every place released."""
+"""labgrid environments of a run: one per env file, shared by its pairs, one of its own for a pair on places.
+The build under test goes on every board before its first power-on; at the end every board is powered off
+and every place released."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ class Environments:
         self.leases: list[places.Lease] = []  # held now: released by give_back or at cleanup
 
     def open(self, board: Board) -> BoardPair:
-        """The pair's roles on its targets; a pair on places first reserves and acquires them (waits at most
-        `wait_s` per place) and builds its Environment on them."""
+        """The pair's roles on its targets; a pair on places first reserves and acquires them."""
         lease = None
         if board.config.remote:
             if self.coordinator is None:

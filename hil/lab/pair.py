@@ -1,7 +1,4 @@
-"""A board pair at run time: its roles on labgrid targets, its link, its facts, the places it holds. What works on
-a pair lives by its job: opening and giving back (hil.lab.environments), the programs its tests need
-(hil.lab.board.deploy.require_tools), its facts for a result (hil.lab.pair_facts), a gadget on its USB link
-(hil.lab.usb_gadget.on_link)."""
+"""A board pair at run time: its roles on labgrid targets, its link, its facts, the places it holds."""
 
 from __future__ import annotations
 
@@ -81,8 +78,7 @@ class BoardPair:
         self.facts.note(notes)
 
     def settings(self, view: type[View], *, required: tuple[str, ...] = (), example: str = "") -> View:
-        """A family's settings on this pair, typed (boards.yaml's, validated at load, or the catalogue's defaults):
-        `pair.settings(MscSettings).transfer_mb`; see Board.settings."""
+        """A family's settings on this pair, typed: `pair.settings(MscSettings).transfer_mb`; see Board.settings."""
         return self.board.settings(view, required=required, example=example)
 
     def mark_suspect(self, reason: str) -> None:
@@ -98,8 +94,7 @@ class BoardPair:
             role.stop_backgrounds()
 
     def prepare(self) -> None:
-        """Before each test: every role answers (booting or power-cycling it) on the pair's clock, the link's UDC is
-        loaded as declared."""
+        """Before each test: every role answers on the pair's clock, the link's UDC is loaded as declared."""
         if self.lease is not None and self.lease.released:
             raise LabError(f"{self.name}: its places were released (the run was interrupted)")
         for role in one_per_board(self.roles.values()):

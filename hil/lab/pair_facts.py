@@ -15,9 +15,7 @@ if TYPE_CHECKING:
 
 
 def facts_now(pair: BoardPair) -> Facts:
-    """The pair's facts, a copy: each board identified once per boot (its architecture, kernel, model, serial
-    number and MAC: hil.lab.board.identify, one command), its boot loader, build and last boot as its strategy
-    knows them."""
+    """The pair's facts, a copy: each board identified once per boot, its boot loader, build and last boot."""
     facts, link = pair.facts, pair.link
     if facts.link is None:  # as boards.yaml declares it (what it negotiated is BoardPair.record_link's)
         usb = isinstance(link, UsbLink)

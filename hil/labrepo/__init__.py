@@ -2,11 +2,9 @@
 
     hil init lab        # lab/: boards.yaml, env.yaml, pytest.ini, Jenkinsfile, requirements.txt, README.md, cases/
 
-The inventory has a virtual lab pair that runs as made and one real pair to fill in. requirements.txt installs
-this hil from its wheel, copied into wheels/ (the one pip installed it from, or `--wheel`), and every package it
-needs at the tested versions (hil's requirements-run.lock), each file with its SHA-256: pip checks each against
-it and takes nothing any index serves under these names (a bare `hil==0.1.0` would install whatever an index
-publishes as hil). Files that exist are never overwritten: the command stops, naming them.
+The inventory has a virtual lab pair that runs as made and one real pair to fill in. requirements.txt pins this
+hil's wheel, copied into wheels/, and every package it needs, each by its SHA-256 (docs/lab-repository.md says
+why). Files that exist are never overwritten: the command stops, naming them.
 """
 
 from __future__ import annotations
@@ -72,10 +70,8 @@ def make(directory: Path, wheel: Path | None = None) -> list[Path]:
     for name in files:
         target = directory / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        if name == Path(REQUIREMENTS):
-            target.write_text(requirements(wheel), "utf-8")
-        else:
-            target.write_text((TEMPLATE / name).read_text(encoding="utf-8").replace(VERSION_MARK, __version__), "utf-8")
+        text = (TEMPLATE / name).read_text(encoding="utf-8").replace(VERSION_MARK, __version__)
+        target.write_text(requirements(wheel) if name == Path(REQUIREMENTS) else text, "utf-8")
     if wheel is not None:
         (directory / "wheels").mkdir(exist_ok=True)
         shutil.copyfile(wheel, directory / wheels[0])

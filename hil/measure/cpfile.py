@@ -1,17 +1,13 @@
 """A large file copied with the role's own `cp`, as seed 000 measures a USB disk "by copying a large file
 and timing it" (方法 1: `echo 3 > /proc/sys/vm/drop_caches; time cp <disk>/test /sdcard/.`).
 
-One copy is one command on the role: the previous copy removed, the page cache flushed and dropped
-(untimed: the source must come from its medium), then the clock (coreutils `date +%s%N`) read before cp,
-after cp and after the `sync` that follows it. The rate is the bytes over cp's time plus the sync's: a
-copy counts once it is on its destination (seed 001: "add up the real time of sync"; a copy into RAM
-has nothing to flush). Timed on the role in one command line: a console round trip costs milliseconds.
-The same command prints the copy's size (`stat -c %s`), which must be the source's; cp prints nothing
-when it works, so any line it prints is an error.
+One command on the role per copy: caches flushed and dropped (untimed: the source must come from its medium),
+then the clock (`date +%s%N`) read before cp, after it and after the `sync` that follows: a copy counts once
+it is on its destination (seed 001: "add up the real time of sync"). cp prints nothing when it works, so any
+line it prints is an error; the copy's size (`stat -c %s`) must be the source's.
 
-The copy's content is compared with its source once per case, after the timed copies (`perf.check`'s
-verify: caches dropped first so the last copy is read back from its medium): comparing every copy would
-read both files again. A copy that differs is corrupted data (hil.measure.integrity), a FAIL.
+The content is compared with the source once per case, after the timed copies (`perf.check`'s verify):
+comparing every copy would read both files again. A copy that differs is corrupted data, a FAIL.
 """
 
 from __future__ import annotations
@@ -83,8 +79,7 @@ def copy_command(source: str, copy: str, *, expected_bytes: int) -> str:
 def parse(output: str, *, expected_bytes: int) -> FileCopy:
     """The timing line `copy_command` prints, alone: a line before it (cp's error, busybox date's literal
     %N, a cut-off line), a clock that went back, a copy of another size or too short: ParseError."""
-    lines = [line.strip() for line in output_lines(output, "cp")]
-    lines = [line for line in lines if line]
+    lines = [line.strip() for line in output_lines(output, "cp") if line.strip()]
     if not lines:
         raise ParseError("cp printed nothing, not even the timing line", raw_output=output)
     match = _TIMING.fullmatch(lines[-1])
@@ -123,8 +118,8 @@ def run(role: Role, source: str, copy: str, *, expected_bytes: int, timeout: flo
 
 
 def compare(role: Role, source: str, copy: str, *, timeout: float) -> str:
-    """The copy must hold its source's bytes, read back from its medium (caches dropped): DataCorruption if
-    not, a MeasurementError if they cannot be compared. Returns one line for the report."""
+    """The copy holds its source's bytes, read back from its medium (integrity.compare_files' errors if not);
+    one line for the report."""
     role.run(dd.DROP_CACHES, timeout=60)
     integrity.compare_files(role, source, copy, f"{copy}, a copy of {source}: corrupted", timeout)
     return f"{copy} read back from its medium holds {source}'s bytes"
@@ -156,11 +151,9 @@ def timeout_for(size_mb: int) -> float:
 
 @contextmanager
 def copies(role: Role, direction: str, *, disk_dir: str, board_dir: str, size_mb: int) -> Iterator[Copies]:
-    """Copies of one file of `size_mb` MiB of random data (nothing along the path can shortcut it) between
-    `board_dir` and `disk_dir` (a mounted USB disk): write copies board -> disk, read disk -> board.
-
-    The source is made once: in `board_dir` for a write; for a read, made there, copied to the disk, synced
-    and removed (RAM on a small board holds one file at a time). Files in `board_dir` are removed on the way out.
+    """Copies of one file of `size_mb` MiB of random data between `board_dir` and `disk_dir` (a mounted USB
+    disk): write copies board -> disk, read disk -> board. For a read the source is made in `board_dir`, copied
+    to the disk and removed (RAM on a small board holds one file at a time). `board_dir` is cleaned on the way out.
     """
     if direction not in DIRECTIONS:
         raise ValueError(f"copy direction {direction!r} is neither read nor write")

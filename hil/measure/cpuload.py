@@ -1,12 +1,8 @@
 """Per-CPU load on a role while a sample runs, from two /proc/stat snapshots (seed 004's method).
 
-Throughput on an embedded board is often bounded by one core drowning in interrupts, not by the bus:
-seed 004 reads per-CPU usr/sys/irq/softirq/iowait during the transfer and looks for a core at 100%.
-hil reads /proc/stat on the role before and after every sample (with its operating point, one command each
-side: hil.measure.board_state; no background process) and stores the per-CPU shares with the sample.
-
-    before = parse_stat(text); ...transfer...; load = cpu_load(before, parse_stat(text_after))
-    load["cpu1"].irq_softirq          # percent of cpu1's time in hard and soft interrupts
+Throughput on an embedded board is often bounded by one core drowning in interrupts, not by the bus: seed 004
+reads per-CPU usr/sys/irq/softirq/iowait during the transfer and looks for a core at 100%. /proc/stat is read
+before and after every sample (hil.measure.board_state) and the per-CPU shares stored with the sample.
 """
 
 from __future__ import annotations
@@ -30,6 +26,8 @@ if TYPE_CHECKING:
 FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 CPU_LINE = re.compile(r"^(cpu[0-9]*)((?: +[0-9]+){4,10}) *$")  # [0-9]: \d takes any Unicode digit
 FIELDS_OF_SHARE = tuple(f.name for f in fields(CpuShare))
+# The /proc/stat counters each share of CpuShare adds up (steal counts in the total only).
+COUNTERS_OF_SHARE = {share: (share,) for share in FIELDS_OF_SHARE} | {"user": ("user", "nice")}
 # The other lines of /proc/stat (fs/proc/stat.c), skipped; any line else is damaged output.
 OTHER_LINES = frozenset({"intr", "ctxt", "btime", "processes", "procs_running", "procs_blocked", "softirq"})
 # The kernel sums the `cpu` line over the cores, then reads each core again for its own line: a core may
@@ -40,11 +38,9 @@ SATURATED_PERCENT = 90.0  # seed 004: one core at ~100% irq+softirq is where the
 
 @parser("procstat")
 def parse_stat(text: str) -> dict[str, tuple[int, ...]]:
-    """The cpu lines of /proc/stat: name -> the counters of FIELDS (missing trailing ones as 0).
-
-    Every core's line has as many counters as the `cpu` total's, and no counter of the cores adds up to more
-    than the total's (a line cut short, a digit changed). Cores the total holds but no line does (offline,
-    or a line lost) are found by `cpu_load`, where a core's share would go missing."""
+    """The cpu lines of /proc/stat: name -> the counters of FIELDS (missing trailing ones as 0). Every core's
+    line has as many counters as the total's, and the cores' counters add up to no more than the total's (a
+    line cut short, a digit changed); a core's line missing is found by `cpu_load`."""
     cpus: dict[str, tuple[int, ...]] = {}
     widths: set[int] = set()
     for line in output_lines(text, "/proc/stat"):
@@ -73,8 +69,7 @@ def parse_stat(text: str) -> dict[str, tuple[int, ...]]:
 
 def cpu_load(before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[int]]) -> dict[str, CpuShare]:
     """Per-CPU shares between two snapshots. The cores' time must add up to the total's: a core missing from
-    one snapshot (its line lost, or it went on- or offline during the sample) is a ParseError, not a core
-    left out of the busiest."""
+    one snapshot is a ParseError, not a core left out of the busiest."""
     _cores_add_up(before, after)
     shares = {}
     for name, end in after.items():
@@ -85,20 +80,9 @@ def cpu_load(before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[i
         if any(value < 0 for value in delta.values()):
             raise ParseError(f"{name}: /proc/stat counters went backwards (a reboot between snapshots?)", "")
         total = sum(delta.values())
-        if total == 0:
-            continue
-
-        def pct(*fields: str, delta: dict[str, int] = delta, total: int = total) -> float:
-            return round(100.0 * sum(delta[f] for f in fields) / total, 1)
-
-        shares[name] = CpuShare(
-            user=pct("user", "nice"),
-            system=pct("system"),
-            irq=pct("irq"),
-            softirq=pct("softirq"),
-            iowait=pct("iowait"),
-            idle=pct("idle"),
-        )
+        if total:
+            parts = {share: sum(delta[f] for f in counters) for share, counters in COUNTERS_OF_SHARE.items()}
+            shares[name] = CpuShare(**{share: round(100.0 * ticks / total, 1) for share, ticks in parts.items()})
     return shares
 
 
@@ -150,8 +134,8 @@ def load(role: Role, before: Mapping[str, Sequence[int]], after: Mapping[str, Se
 
 
 def with_busiest(watched: Callable[[], Any]) -> Callable[[], Any]:
-    """`watched` (a sample with its `observed.cpu_load`), whose tool Measurement also gets the busiest core's
-    share as its `cpu_busiest` quantity, for a metric to gate."""
+    """`watched` (a sample with its `observed.cpu_load`), the busiest core's share added to its Measurement
+    as the `cpu_busiest` quantity, for a metric to gate."""
 
     def busiest() -> Any:
         got = watched()

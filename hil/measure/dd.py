@@ -1,20 +1,18 @@
 """Block-device throughput with coreutils dd, as the Rockchip and OMAP guides measure it.
 
-Builds the command, runs it on a role, parses dd's final summary line into bytes and seconds. The rate
-is computed from those two numbers (dd's own printed rate is rounded to two digits). What dd says it
-copied must be what it was asked to copy: a short transfer that exits 0 is no measurement.
+The rate is computed from dd's summary's bytes and seconds (its own printed rate is rounded to two digits).
+What dd says it copied must be what it was asked to copy: a short transfer that exits 0 is no measurement.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-import time
 from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
+from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser, run_timed
 from hil.verdict.errors import ParseError
 from hil.verdict.result import Sample
 
@@ -43,7 +41,7 @@ SECONDS_PRECISION = 1e-5
 
 
 @dataclass(frozen=True)
-class DdTransfer:
+class DdTransfer:  # bytes in seconds; other tools' transfers extend it
     bytes: int
     seconds: float
 
@@ -62,13 +60,9 @@ def asked(command: str) -> dict[str, int | None]:
 
 @parser("dd", asked=asked)
 def parse(output: str, *, expected_bytes: int | None) -> DdTransfer:
-    """Parse dd's output (stdout and stderr) into the transfer its final summary reports.
-
-    The output must end with a complete summary after dd's "records in/out" lines: progress lines
-    (status=progress) and interim summaries (SIGUSR1) come before it, and a cut-off last summary never
-    falls back to an earlier one. The bytes must equal `expected_bytes` (bs*count; None only when dd
-    was run without a count). Error lines, a kernel message cutting into a line, anything else: ParseError.
-    """
+    """The transfer dd's output (stdout and stderr) ends with: a complete summary after its "records in/out"
+    lines (progress lines and SIGUSR1 summaries come before it; a cut-off one never falls back to an earlier
+    one), of `expected_bytes` (bs*count; None only for a dd without a count). Error lines: ParseError."""
     lines = [line.rstrip() for line in output_lines(output, "dd")]
     for line in lines:
         if _ERROR.match(line):
@@ -121,6 +115,11 @@ def block_count(block_size: str, total_mb: int) -> int:
     return max(1, total_mb * 1024 * 1024 // block_bytes(block_size))
 
 
+def total_bytes(block_size: str, total_mb: int) -> int:
+    """What a dd of `total_mb` MiB in `block_size` blocks copies (whole blocks, at least one)."""
+    return block_bytes(block_size) * block_count(block_size, total_mb)
+
+
 def read_command(node: str, block_size: str, total_mb: int) -> str:
     count = block_count(block_size, total_mb)
     return C_LOCALE + shell.cmd(
@@ -138,26 +137,21 @@ def write_command(node: str, block_size: str, total_mb: int) -> str:
 def run(role: Role, command: str, *, expected_bytes: int, timeout: float) -> Sample:
     """Drop caches, run one dd, return its rate in MB/s with the raw output kept."""
     role.run(DROP_CACHES, timeout=60)
-    started = time.time()
-    exitcode, output = role.run_status(command, timeout=timeout)
-    duration = time.time() - started
-    if exitcode != 0:
-        raise ParseError(f"dd exited {exitcode}", raw_output=output)
+    output, started, duration = run_timed(role, command, "dd", timeout=timeout)
     transfer = parse(output, expected_bytes=expected_bytes)
     return Sample(value=transfer.mb_per_s, started=started, duration_s=duration, raw=output)
 
 
 def read(role: Role, node: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
-    expected = block_bytes(block_size) * block_count(block_size, total_mb)
+    expected = total_bytes(block_size, total_mb)
     return run(role, read_command(node, block_size, total_mb), expected_bytes=expected, timeout=timeout)
 
 
 def write(role: Role, node: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
-    expected = block_bytes(block_size) * block_count(block_size, total_mb)
+    expected = total_bytes(block_size, total_mb)
     return run(role, write_command(node, block_size, total_mb), expected_bytes=expected, timeout=timeout)
 
 
 def version(role: Role) -> str:
     """First line of `dd --version`: which dd measured (coreutils prints rates, busybox does not)."""
-    output = role.run("dd --version 2>&1 | head -n 1", check=False)
-    return output.strip() or "dd (version unknown)"
+    return role.run("dd --version 2>&1 | head -n 1", check=False).strip() or "dd (version unknown)"

@@ -1,24 +1,21 @@
 """dd on several block devices of one role at the same time: each device's rate and the role's sum.
 
-Seed 000 reads and writes a USB disk with dd; a host with several disks is measured with one dd per disk,
-all started together in one command line on the role (a round trip over a serial console per dd would
-stagger them), each dd's output kept apart in a file of its own. Each disk's rate is its dd's own bytes
-and seconds (dd.parse's rules); the sum is all disks' bytes over the role's clock (coreutils `date +%s%N`)
-from before the first dd started to after the last one ended.
+One dd per disk, all started in one command line on the role (a console round trip per dd would stagger
+them), each one's output in a file of its own. Each disk's rate is its dd's (dd.parse's rules); the sum is all
+disks' bytes over the role's clock (`date +%s%N`) from before the first dd started to after the last ended.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure import dd
-from hil.measure.parsing import ascii_int, output_lines, parser, span
+from hil.measure.parsing import ascii_int, output_lines, parser, run_timed, span
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import metric_key
@@ -86,14 +83,10 @@ def run(role: Role, nodes: Mapping[str, str], direction: str, *, block_size: str
     """Caches dropped, one dd per node at once (dd.read_command / write_command): per node `metric_key("throughput",
     {"disk": name})` in MB/s, and the sum as "throughput"."""
     build = dd.read_command if direction == "read" else dd.write_command
-    expected = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
     role.run(dd.DROP_CACHES, timeout=60)
-    started = time.time()
-    exitcode, output = role.run_status(command([build(n, block_size, total_mb) for n in nodes.values()]), timeout=600)
-    duration = time.time() - started
-    if exitcode != 0:
-        raise ParseError(f"dd on several disks exited {exitcode}", raw_output=output)
-    together = parse(output, expected_bytes=[expected] * len(nodes))
+    line = command([build(n, block_size, total_mb) for n in nodes.values()])
+    output, started, duration = run_timed(role, line, "dd on several disks", timeout=600)
+    together = parse(output, expected_bytes=[dd.total_bytes(block_size, total_mb)] * len(nodes))
     values = {
         metric_key("throughput", {"disk": name}): Quantity(t.mb_per_s, "MB/s")
         for name, t in zip(nodes, together.transfers, strict=True)

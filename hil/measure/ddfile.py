@@ -1,23 +1,20 @@
 """dd on a file of a mounted filesystem, as seed 001 measures mass storage "with the filesystem involved".
 
-Write: dd writes the file into the page cache, then `sync` pushes it to the disk; the rate is the bytes
-over dd's time plus the sync's time ("add up the real time of sync", seed 001). Both are timed on the
-role in one command line: a round trip over a serial console would cost milliseconds of its own.
-Read: caches dropped (the file's pages must come over the link), dd reads the file back; `read_reattached`
-re-attaches the disk first, as seed 001 does between its write and its read.
+Write: dd into the page cache, then `sync`; the rate is the bytes over dd's time plus the sync's ("add up the
+real time of sync", seed 001), both timed on the role in one command line (no console round trip in them).
+Read: caches dropped, dd reads the file back; `read_reattached` re-attaches the disk first, as seed 001 does.
 """
 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure import dd
-from hil.measure.parsing import ascii_int, output_lines, parser, span
+from hil.measure.parsing import ascii_int, output_lines, parser, run_timed, span
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 from hil.verdict.result import Sample
@@ -85,19 +82,15 @@ def parse_synced(output: str, *, expected_bytes: int | None) -> SyncedWrite:
 
 def write(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
     """One synced write of `path`: its rate in MB/s, dd's and sync's seconds in the details."""
-    expected = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
-    started = time.time()
-    exitcode, output = role.run_status(write_command(path, block_size, total_mb), timeout=timeout)
-    duration = time.time() - started
-    if exitcode != 0:
-        raise ParseError(f"dd + sync exited {exitcode}", raw_output=output)
-    result = parse_synced(output, expected_bytes=expected)
+    command = write_command(path, block_size, total_mb)
+    output, started, duration = run_timed(role, command, "dd + sync", timeout=timeout)
+    result = parse_synced(output, expected_bytes=dd.total_bytes(block_size, total_mb))
     details = {"dd_s": result.dd_seconds, "sync_s": result.sync_seconds}
     return Sample(value=result.mb_per_s, started=started, duration_s=duration, raw=output, details=details)
 
 
 def read(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
-    expected = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
+    expected = dd.total_bytes(block_size, total_mb)
     return dd.run(role, read_command(path, block_size, total_mb), expected_bytes=expected, timeout=timeout)
 
 
@@ -123,7 +116,7 @@ def write_pair(role: Role, path: str, *, block_size: str, total_mb: int, timeout
     """One synced write as seed 001's pair: `throughput` with the sync's time added (synchronous), and
     `async_throughput` over dd's time alone (asynchronous: what the writer saw before the sync)."""
     synced = write(role, path, block_size=block_size, total_mb=total_mb, timeout=timeout)
-    moved = dd.block_bytes(block_size) * dd.block_count(block_size, total_mb)
+    moved = dd.total_bytes(block_size, total_mb)
     values = {
         "throughput": Quantity(synced.value, "MB/s"),
         "async_throughput": Quantity(moved / synced.details["dd_s"] / 1e6, "MB/s"),

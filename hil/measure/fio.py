@@ -1,15 +1,10 @@
 """Block-device bandwidth, IOPS and completion latency with fio, as CrystalDiskMark measures them (seed 002 §8).
 
-Builds the command (every value quoted), runs it on a role with `--output-format=json`, and parses the
-one job's figures into a Measurement: `throughput` (B/s), `iops` and `latency_p99` (completion latency,
-99th percentile, µs). `libaio` is the engine when the board's fio has it; without it `psync`, which is
-synchronous, so its queue depth is 1 whatever the case asks (seed 002 §8.1: "可以使用 psync 替代").
-Which engine ran is stored with every sample.
+One job's JSON figures: `throughput` (B/s), `iops` and `latency_p99` (completion latency, 99th percentile,
+µs). The engine is `libaio` when the board's fio has it, else `psync`, which is synchronous: queue depth 1
+whatever the case asks (seed 002 §8.1: "可以使用 psync 替代"). Which engine ran is stored with every sample.
 
-    job = FioJob("randread", "4K", iodepth=32)
-    engine = fio.engine(role)                      # "libaio" or "psync"
-    m = fio.run(role, "/dev/nvme0n1", job, engine=engine, size_mb=1024, runtime_s=10)
-    m.values["iops"]                               # Quantity(..., "IOPS")
+    m = fio.run(role, "/dev/nvme0n1", FioJob("randread", "4K", iodepth=32), engine=fio.engine(role), ...)
 """
 
 from __future__ import annotations
@@ -23,7 +18,7 @@ from typing import Any
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure.dd import block_bytes
-from hil.measure.parsing import json_object, number_at, parser
+from hil.measure.parsing import json_object, number_at, parser, run_timed
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
@@ -64,12 +59,9 @@ class FioJob:
 
 
 def command(filename: str, job: FioJob, *, engine: str, size_mb: int, runtime_s: float, ramp_s: float = 1) -> str:
-    """The fio command line for one run of `job` on `filename` (a block device or a file).
-
-    time_based: the run lasts runtime_s whatever the device's speed (seed 002 runs 180 s), looping over
-    the first size_mb of the device; the ramp is excluded from the figures. psync gets iodepth=1: it
-    cannot queue, and fio would print a note saying so.
-    """
+    """The fio command line for one run of `job` on `filename` (a block device or a file): runtime_s whatever
+    the device's speed (time_based, over its first size_mb), the ramp left out of the figures. psync gets
+    iodepth=1: it cannot queue, and fio would print a note saying so."""
     iodepth = job.iodepth if engine != FALLBACK_ENGINE else 1
     return shell.cmd(
         "fio",
@@ -99,14 +91,9 @@ def asked(command_line: str) -> dict[str, dict[str, str]]:
 
 @parser("fio", asked=asked)
 def parse(output: str, *, expected: dict[str, str] | None = None) -> Measurement:
-    """fio's JSON for one job (group_reporting) into throughput, IOPS and p99 completion latency.
-
-    An error job (`error` != 0), a job that moved no data, a job other than the one `expected` describes
-    (fio's echo of filename, rw, bs, iodepth, ioengine, runtime), a run shorter than asked, figures that
-    contradict each other (rates against bytes and runtime, bytes per I/O against bs, p99 outside the
-    completion latencies' own min..max), or anything that is not fio's JSON is a ParseError carrying the raw
-    output.
-    """
+    """fio's JSON for one job (group_reporting) into throughput, IOPS and p99 completion latency. An error
+    job, one that moved no data, another job than `expected` (fio's echo of the options asked), a run shorter
+    than asked or figures that contradict each other: ParseError."""
     document = json_object(output, "fio")
     jobs = document.get("jobs")
     if not isinstance(jobs, list) or len(jobs) != 1 or not isinstance(jobs[0], dict):
@@ -116,7 +103,9 @@ def parse(output: str, *, expected: dict[str, str] | None = None) -> Measurement
     error = number_at(job, "error", "fio", output)
     if error != 0:
         raise ParseError(f"fio job {job.get('jobname')!r} failed with error {error:g}", raw_output=output)
-    rw = _option(document, job, "rw", output)
+    rw = _option(document, job, "rw")
+    if rw is None:
+        raise ParseError("fio: the output does not say which rw ran", raw_output=output)
     if rw not in DIRECTION:
         raise ParseError(f"fio: rw={rw!r} is not a single-direction workload", raw_output=output)
     direction = DIRECTION[rw]
@@ -130,12 +119,9 @@ def parse(output: str, *, expected: dict[str, str] | None = None) -> Measurement
     _check_consistent(figures, output)
     _check_job(document, job, expected or {}, figures, output)
     _check_latency(job, direction, p99_ns, output)
-    engine = _option(document, job, "ioengine", output, required=False)
     details: dict[str, Any] = {
         "rw": rw,
-        "bs": _option(document, job, "bs", output, required=False),
-        "iodepth": _option(document, job, "iodepth", output, required=False),
-        "ioengine": engine,
+        **{key: _option(document, job, key) for key in ("bs", "iodepth", "ioengine")},
         "io_bytes": int(figures["io_bytes"]),
         "runtime_ms": int(figures["runtime"]),
         "fio": document.get("fio version"),
@@ -151,20 +137,18 @@ def parse(output: str, *, expected: dict[str, str] | None = None) -> Measurement
     )
 
 
-def _option(document: dict[str, Any], job: dict[str, Any], name: str, raw: str, *, required: bool = True) -> Any:
-    """A job option as fio echoes it: the job's own, else the global one."""
+def _option(document: dict[str, Any], job: dict[str, Any], name: str) -> str | None:
+    """A job option as fio echoes it: the job's own, else the global one (None: not echoed)."""
     for options in (job.get("job options"), document.get("global options")):
         if isinstance(options, dict) and isinstance(options.get(name), str):
             return options[name]
-    if required:
-        raise ParseError(f"fio: the output does not say which {name} ran", raw_output=raw)
     return None
 
 
 def _check_job(
     document: dict[str, Any], job: dict[str, Any], expected: dict[str, str], figures: dict[str, float], raw: str
 ) -> None:
-    ran = {key: _option(document, job, key, raw, required=False) for key in expected}
+    ran = {key: _option(document, job, key) for key in expected}
     differ = [f"{key}={ran[key]} (asked {value})" for key, value in expected.items() if ran[key] != value]
     if differ:
         raise ParseError(f"fio ran another job than the one asked: {', '.join(differ)}", raw_output=raw)
@@ -245,9 +229,7 @@ def run(
     """One fio run; its exit status, its job's error and an empty transfer are MeasurementErrors."""
     line = command(filename, job, engine=engine, size_mb=size_mb, runtime_s=runtime_s, ramp_s=ramp_s)
     # fio stops on its own at runtime + ramp; the rest is start-up (file layout, a slow board's console).
-    exitcode, output = role.run_status(line + " 2>&1", timeout=runtime_s + ramp_s + 120)
-    if exitcode != 0:
-        raise MeasurementError(f"fio exited {exitcode}", raw_output=output)
+    output = run_timed(role, line + " 2>&1", "fio", timeout=runtime_s + ramp_s + 120, error=MeasurementError)[0]
     measurement = parse(output, expected=asked(line)["expected"])
     measurement.details["engine"] = engine
     return measurement
@@ -261,5 +243,4 @@ def describe_engine(engine: str, job: FioJob) -> str:
 
 
 def version(role: Role) -> str:
-    output = role.run("fio --version 2>&1", check=False).strip()
-    return output.splitlines()[0] if output else "fio (version unknown)"
+    return role.run("fio --version 2>&1", check=False).strip().partition("\n")[0] or "fio (version unknown)"

@@ -1,24 +1,20 @@
 """Buffered sequential reads of a block device with `hdparm -t`, the raw-read check seed 001 runs beside dd
 (`hdparm -tT /dev/sdi`: "Timing buffered disk reads:  40 MB in  3.05 seconds =  13.13 MB/sec").
 
-hdparm flushes the device's buffers, then reads it from the start in 2 MiB requests through the page cache and
-its readahead for about 3 seconds (the whole device when it is smaller). `-T` is left out: it times copies out
-of the page cache, the CPU's and memory's rate, not the link's. hdparm's "MB" is a MiB; the figure is taken
-from its printed rate (two decimals, from the unrounded time), checked against its MiB count and its printed
-seconds, and given in MB/s like dd's.
+hdparm reads the device from the start in 2 MiB requests for about 3 seconds. `-T` is left out: it times
+copies out of the page cache, not the link. hdparm's "MB" is a MiB; the figure is its printed rate (from the
+unrounded time), checked against its MiB count and its printed seconds, given in MB/s like dd's.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-import time
-from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure.dd import C_LOCALE, DROP_CACHES
-from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
+from hil.measure.dd import C_LOCALE, DROP_CACHES, DdTransfer
+from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser, run_timed
 from hil.verdict.errors import ParseError
 from hil.verdict.result import Sample
 
@@ -30,16 +26,7 @@ _TIMING = re.compile(
     re.ASCII,
 )
 RATE_UNIT = {"MB": MIB, "kB": 1024}  # bytes per second of one printed unit
-
-
-@dataclass(frozen=True)
-class HdparmRead:
-    bytes: int
-    seconds: float
-
-    @property
-    def mb_per_s(self) -> float:
-        return self.bytes / self.seconds / 1e6
+HdparmRead = DdTransfer
 
 
 def asked(command: str) -> dict[str, str]:
@@ -79,11 +66,7 @@ def read_command(node: str) -> str:
 def read(role: Role, node: str, *, timeout: float = 120) -> Sample:
     """Drop the page cache, time one `hdparm -t` of `node`; its rate in MB/s with the raw output kept."""
     role.run(DROP_CACHES, timeout=60)
-    started = time.time()
-    exitcode, output = role.run_status(read_command(node), timeout=timeout)
-    duration = time.time() - started
-    if exitcode != 0:
-        raise ParseError(f"hdparm exited {exitcode}", raw_output=output)
+    output, started, duration = run_timed(role, read_command(node), "hdparm", timeout=timeout)
     transfer = parse(output, device=node)
     return Sample(value=transfer.mb_per_s, started=started, duration_s=duration, raw=output)
 

@@ -1,14 +1,11 @@
 """HID gadget throughput (seed 000 "USB Gadget HID 传输速率分析") with hil's hid_throughput
-(hil/tools/hid_throughput.c): one side writes numbered reports and times them, the other reads and
-checks them. Both run on their role in one command each. The writer's figure is the sample: a hidg
-write waits for the previous report's completion and a hidraw write is a synchronous interrupt
-transfer, so the writer's clock is the link's. The reader's clock is not, when the host's hidraw queue
-(64 reports) fills: it keeps the oldest reports and drops new ones, so the reader sees old reports late.
-The reader proves what arrived: in order, intact, and how many the host's queue dropped (stored).
+(hil/tools/hid_throughput.c): one side writes numbered reports and times them, the other reads and checks
+them. The writer's figure is the sample: hidg and hidraw writes wait for the transfer, so its clock is the
+link's. The reader's is not once the host's hidraw queue (64 reports) fills and drops new reports; the reader
+proves what arrived: in order, intact, and how many the host's queue dropped (stored).
 
-Directions are the seed's, seen from the host: `in` is gadget to host (the board writes /dev/hidgN,
-the host reads /dev/hidrawN), `out` is host to gadget (output reports through hidraw, read from hidgN).
-The reader starts first, so no report is sent before anybody listens.
+Directions are the seed's, seen from the host: `in` is gadget to host (/dev/hidgN -> /dev/hidrawN), `out`
+host to gadget. The reader starts first, so no report is sent before anybody listens.
 """
 
 from __future__ import annotations
@@ -63,12 +60,8 @@ def asked(command: str) -> dict[str, object]:
 
 @parser("hid", asked=asked)
 def parse(text: str, *, mode: str, report_bytes: int, count: int) -> HidRun:
-    """The last result line, checked against the run asked for and against itself.
-
-    A run that stopped short or mangled a report, or whose printed rate contradicts its own bytes and
-    time, is no measurement: ParseError with the raw text. Reports the host's hidraw queue dropped
-    (`lost`) did cross the link: the rate counts them, and they are returned for the record.
-    """
+    """The last result line, checked against the run asked for and against itself (a run cut short, a mangled
+    report: ParseError). Reports the host's hidraw queue dropped (`lost`) did cross the link: the rate counts them."""
     lines = [line.rstrip() for line in output_lines(text, PROGRAM) if line.startswith(f"{PROGRAM} mode=")]
     if not lines:
         raise ParseError(f"{PROGRAM} printed no result line", raw_output=text)

@@ -1,16 +1,9 @@
 """Data integrity beside a throughput: what was written arrived, and what is read back is what was written.
 
-Seed 001's msc tool writes, reads back and verifies; seed 000 copies files and a user opens them. A rate
-says nothing about the bytes: a path that corrupts them can be fast. So every check that moves data verifies
-once, after its timed samples (`perf.check(verify=...)`), outside the timing:
-
-- `block_device`: random data written to a raw disk with O_DIRECT, read back after the caches are dropped
-  and compared byte for byte (`cmp`); with the far side's copy of the disk (a gadget's backing file), that it
-  holds exactly what the host wrote, so a corruption is placed on the way in or the way out.
-- `file_round_trip`: the same through a filesystem (a file written, synced, caches dropped, read back).
-- `same_content`: one file on one role against copies of it on others (SHA-256): MTP objects, cp copies.
-- `over_tcp`: random data sent across a network link end to end (hil's tcp_payload at both ends) against
-  what arrived (SHA-256): the USB network gadgets.
+A rate says nothing about the bytes: a path that corrupts them can be fast. So every check that moves data
+verifies once, after its timed samples (`perf.check(verify=...)`): random data through a raw disk
+(`block_device`, with the far side's copy placing a corruption on the way in or out) or a filesystem
+(`file_round_trip`), copies against their original (`same_content`), or sent over TCP (`over_tcp`).
 
 Bytes that differ are a `DataCorruption` (a FAIL of the metric whatever its speed); a check that cannot
 finish (a short read, a disk that vanished, a tool that failed) is a MeasurementError: ERROR, output kept.
@@ -20,7 +13,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from contextlib import AbstractContextManager
 
 from hil.lab.board import shell
 from hil.lab.board.background import Background
@@ -64,8 +56,8 @@ def _scratch(what: str) -> str:
 
 
 def _make_pattern(role: Role, pattern: str, size_mb: int, timeout: float) -> None:
-    """Random data (nothing along the path, a compressing or zero-detecting layer, can shortcut it), exactly
-    `size_mb` MiB: head counts bytes where dd would count reads (a read from /dev/urandom may come back short)."""
+    """Exactly `size_mb` MiB of random data (no compressing or zero-detecting layer can shortcut it): head
+    counts bytes where dd would count reads (a read from /dev/urandom may come back short)."""
     make = shell.cmd("head", "-c", size_mb * MIB, "/dev/urandom") + " > " + shell.quote(pattern)
     exitcode, output = role.run_status(make + " 2>&1", timeout=timeout)
     if exitcode != 0:
@@ -116,16 +108,13 @@ def block_device(
     block_size: str = "1M",
     far: tuple[Role, str] | None = None,
 ) -> str:
-    """Write `size_mb` MiB of random data at the start of the raw disk `node` with O_DIRECT (in `block_size`
-    requests, the path the timed samples took), drop the caches, read it back the same way and compare.
-
-    far: the role and file holding the disk's bytes on the other side of the link (a mass-storage gadget's
-    backing file): it must hold what was written before it is read back. Returns one line for the report.
-    The disk's first `size_mb` MiB are overwritten (as the timed writes do).
+    """Write `size_mb` MiB of random data over the start of the raw disk `node` with O_DIRECT (in `block_size`
+    requests, as the timed samples), drop the caches, read it back the same way and compare; one line for the
+    report. far: the file holding the disk's bytes across the link (a gadget's backing file), checked between.
     """
     timeout = timeout_for(size_mb)
     count = dd.block_count(block_size, size_mb)
-    expected = count * dd.block_bytes(block_size)
+    expected = dd.total_bytes(block_size, size_mb)
     pattern, read_back = _scratch("pattern"), _scratch("back")
     try:
         _make_pattern(role, pattern, size_mb, timeout)
@@ -159,8 +148,8 @@ def block_device(
 
 
 def file_round_trip(role: Role, directory: str, *, size_mb: int, block_size: str = "1M") -> str:
-    """Write `size_mb` MiB of random data to a file in `directory` (a mounted disk), sync, drop the caches,
-    read it back from the disk and compare. Returns one line for the report."""
+    """Random data written to a file in `directory` (a mounted disk), synced, read back from the disk (caches
+    dropped) and compared; one line for the report."""
     timeout = timeout_for(size_mb)
     on_disk = f"{directory}/hil-integrity.bin"
     pattern = _scratch("pattern")
@@ -168,7 +157,7 @@ def file_round_trip(role: Role, directory: str, *, size_mb: int, block_size: str
         _make_pattern(role, pattern, size_mb, timeout)
         # The whole pattern, its last block short where the block size does not divide it (seed 001's 102400).
         write = dd.C_LOCALE + shell.cmd("dd", f"if={pattern}", f"of={on_disk}", f"bs={block_size}", "conv=fsync")
-        _dd_exact(role, write, size_mb * 1024 * 1024, f"writing {on_disk}", timeout)
+        _dd_exact(role, write, size_mb * MIB, f"writing {on_disk}", timeout)
         role.run(dd.DROP_CACHES, timeout=60)
         compare_files(role, pattern, on_disk, f"{on_disk} read back: corrupted", timeout)
     finally:
@@ -178,15 +167,14 @@ def file_round_trip(role: Role, directory: str, *, size_mb: int, block_size: str
 
 
 def same_content(original: tuple[Role, str], *copies: tuple[Role, str], timeout: float = 300) -> str:
-    """Each copy holds the original's bytes (SHA-256 on the role that holds it: they may be two machines).
-    Returns one line for the report."""
+    """Each copy holds the original's bytes (SHA-256 on the role that holds it); one line for the report."""
     role, path = original
     return matches(sha256(role, path, timeout=timeout), f"{role.label}'s {path}", *copies, timeout=timeout)
 
 
 def matches(expected: str, original: str, *copies: tuple[Role, str], timeout: float = 300) -> str:
     """Each copy has the SHA-256 `expected` of `original` (taken before the original went: a file sent and
-    removed to make room). Returns one line for the report."""
+    removed to make room); one line for the report."""
     for copy_role, copy_path in copies:
         found = sha256(copy_role, copy_path, timeout=timeout)
         if found != expected:
@@ -199,14 +187,18 @@ def matches(expected: str, original: str, *copies: tuple[Role, str], timeout: fl
 
 
 def over_tcp(receiver: Endpoint, sender: Endpoint, address: str, *, size_mb: int = VERIFY_MB) -> str:
-    """`size_mb` MiB of random data over one TCP connection from `sender` to `receiver`'s `address`, with hil's
-    tcp_payload at both ends (every byte written, the sender done only once the receiver has read them all),
-    then the file that arrived against the one sent by SHA-256. Returns one line for the report."""
+    """`size_mb` MiB of random data over one TCP connection from `sender` to `receiver`'s `address` (hil's
+    tcp_payload at both ends), what arrived against what was sent by SHA-256; one line for the report."""
     sent, received = _scratch("sent"), _scratch("received")
     timeout = timeout_for(size_mb)
+
+    def receive(port: int) -> Background:
+        command = receiver.wrap(shell.cmd("tcp_payload", "receive", port, received))
+        return receiver.role.background(command, ready="tcp_payload: listening", name="tcp_payload receive")
+
     try:
         _make_pattern(sender.role, sent, size_mb, timeout)
-        with _listening(receiver, received) as (listener, port):
+        with on_free_port(receive) as (listener, port):
             command = sender.wrap(shell.cmd("tcp_payload", "send", address, port, sent))
             exitcode, output = sender.role.run_status(command + " 2>&1", timeout=timeout)
             if exitcode != 0:
@@ -220,13 +212,3 @@ def over_tcp(receiver: Endpoint, sender: Endpoint, address: str, *, size_mb: int
         for end, path in ((sender, sent), (receiver, received)):
             end.role.run(shell.cmd("rm", "-f", path), timeout=30, check=False)
     return f"{size_mb} MiB of random data over TCP to {address} arrived whole (SHA-256 {digest[:16]}...)"
-
-
-def _listening(receiver: Endpoint, path: str) -> AbstractContextManager[tuple[Background, int]]:
-    """tcp_payload receiving into `path` at `receiver`, on a free port (iperf3.on_free_port)."""
-
-    def start(port: int) -> Background:
-        command = receiver.wrap(shell.cmd("tcp_payload", "receive", port, path))
-        return receiver.role.background(command, ready="tcp_payload: listening", name="tcp_payload receive")
-
-    return on_free_port(start)

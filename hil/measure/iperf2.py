@@ -1,14 +1,12 @@
 """iperf 2 UDP, read where seed 004 reads it: the server's reports (`iperf -s -u -y C`).
 
 Seed 004 sends UDP at a chosen rate (`iperf -c ... -u -b 50M`, also `-P 10`) and reads the *server's*
-rate, jitter, loss and out-of-order datagrams. iperf 2's client cannot be trusted for any of them: with
-no server at all it exits 0 and prints a rate (what it sent, `-1` datagrams: tests/data/iperf2), and its
-CSV line is its own view even when a server answered. So the figures come from the server's CSV lines,
-one per stream, which have no SUM line: the streams are summed here.
+rate, jitter, loss and out-of-order datagrams. iperf 2's client cannot be trusted: with no server at all it
+exits 0 and prints a rate (what it sent, `-1` datagrams: tests/data/iperf2). The server prints one CSV line
+per stream and no SUM line: the streams are summed here.
 
-A server line (iperf 2.1.8, CSV): timestamp, source address, source port, destination address, destination
-port, transfer id, interval, bytes, bits per second, jitter (ms), lost, total datagrams, loss (%),
-out-of-order datagrams. The timestamp is not read: 2.1.x prints 19700101000000 (the epoch) in CSV mode.
+A server line is iperf 2.1.8's CSV, its fields as `_LINE` names them. The timestamp is not read: 2.1.x prints
+19700101000000 (the epoch) in CSV mode.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from hil.lab.board import shell
+from hil.measure import iperf3
 from hil.measure.parsing import ascii_float, ascii_int, covers_asked, output_lines, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
@@ -40,11 +39,13 @@ _STOPPING = "Waiting for server threads to complete. Interrupt again to force qu
 
 _LINE = re.compile(
     r"(?P<stamp>[0-9]{14}(?:\.[0-9]{3})?),(?P<src>[0-9a-fA-F.:]+),(?P<sport>[0-9]+),(?P<dst>[0-9a-fA-F.:]+),"
-    r"(?P<dport>[0-9]+),(?P<id>-?[0-9]+),(?P<start>[0-9]+\.[0-9]+)-(?P<end>[0-9]+\.[0-9]+),(?P<bytes>-?[0-9]+),"
-    r"(?P<bps>-?[0-9]+),(?P<jitter>-?[0-9]+\.[0-9]+),(?P<lost>-?[0-9]+),(?P<total>-?[0-9]+),"
-    r"(?P<loss>-?[0-9]+\.[0-9]+),(?P<ooo>-?[0-9]+)",
+    r"(?P<dport>[0-9]+),(?P<transfer_id>-?[0-9]+),(?P<start>[0-9]+\.[0-9]+)-(?P<end>[0-9]+\.[0-9]+),"
+    r"(?P<bytes>-?[0-9]+),(?P<bits_per_second>-?[0-9]+),(?P<jitter_ms>-?[0-9]+\.[0-9]+),(?P<lost>-?[0-9]+),"
+    r"(?P<total>-?[0-9]+),(?P<loss_percent>-?[0-9]+\.[0-9]+),(?P<out_of_order>-?[0-9]+)",
     re.ASCII,
 )
+_INTS = ("transfer_id", "bytes", "lost", "total", "out_of_order")
+_FLOATS = ("jitter_ms", "loss_percent")
 
 
 @dataclass(frozen=True)
@@ -79,22 +80,17 @@ REPLICATION_SLACK = 0.01  # copies seen per datagram may fall short of the modem
 
 @parser("iperf2", asked=asked)
 def parse_udp_server(text: str, *, streams: int, duration_s: float, replication: int = 1) -> Measurement:
-    """The server's reports of one `iperf -c ... -u -P streams -t duration_s` run, summed over its streams:
-    throughput (bit/s), jitter (ms, the worst stream's), loss (%) and out-of-order datagrams, also per datagram
-    sent. `replication`: the copies of each datagram a modem in loopback sends back (seed 004's REP_FACTOR; 1
-    without one): the server counts all but the first of each as out of order.
-
-    Any other line (a client's "read failed", "connect failed"), a client's own report (-1 datagrams), a
-    stream missing or reported twice, a report shorter than the run, or figures that contradict each other
-    (rate against bytes and time, bytes against the datagrams that arrived, loss against lost and total) is
-    a ParseError with the output."""
+    """The server's reports of one `iperf -c ... -u -P streams -t duration_s` run, summed over its streams
+    (jitter: the worst stream's). `replication`: the copies of each datagram a modem in loopback sends back
+    (seed 004's REP_FACTOR), all but the first counted out of order. Any other line, a client's own report,
+    a stream missing or twice, a report shorter than the run or contradicting itself: ParseError."""
     found: dict[int, Stream] = {}
-    for line in output_lines(text, "iperf 2"):
-        if not line.strip() or _ACK_FAILED.fullmatch(line.strip()) or line.strip() == _STOPPING:
+    for line in (line.strip() for line in output_lines(text, "iperf 2")):
+        if not line or _ACK_FAILED.fullmatch(line) or line == _STOPPING:
             continue
-        m = _LINE.fullmatch(line.strip())
+        m = _LINE.fullmatch(line)
         if m is None:
-            raise ParseError(f"iperf 2 printed a line that is no server report: {line.strip()[:200]!r}", text)
+            raise ParseError(f"iperf 2 printed a line that is no server report: {line[:200]!r}", text)
         stream = _stream(m, text, replication)
         if stream.transfer_id in found:
             raise ParseError(f"iperf 2 reported stream {stream.transfer_id} twice (two runs joined?)", text)
@@ -138,22 +134,14 @@ def parse_udp_server(text: str, *, streams: int, duration_s: float, replication:
 
 def _stream(m: re.Match[str], text: str, replication: int) -> Stream:
     line = m.group(0)
-    signed = ("id", "bytes", "bps", "lost", "total", "ooo")
-    if any(m[key].startswith("-") for key in signed) or m["jitter"].startswith("-") or m["loss"].startswith("-"):
+    if any(m[key].startswith("-") for key in (*_INTS, *_FLOATS, "bits_per_second")):
         # -1 datagrams is the client's own line: the server never reported (or was never there).
         raise ParseError(f"iperf 2 line is a client's own report or negative: {line!r}", text)
-    numbers = {key: ascii_int(m[key], key, text) for key in signed}
-    start, end = ascii_float(m["start"], "interval", text), ascii_float(m["end"], "interval", text)
     stream = Stream(
-        transfer_id=numbers["id"],
-        seconds=end - start,
-        bytes=numbers["bytes"],
-        bits_per_second=float(numbers["bps"]),
-        jitter_ms=ascii_float(m["jitter"], "jitter", text),
-        lost=numbers["lost"],
-        total=numbers["total"],
-        loss_percent=ascii_float(m["loss"], "loss", text),
-        out_of_order=numbers["ooo"],
+        seconds=ascii_float(m["end"], "interval", text) - ascii_float(m["start"], "interval", text),
+        bits_per_second=float(ascii_int(m["bits_per_second"], "bits_per_second", text)),
+        **{key: ascii_int(m[key], key, text) for key in _INTS},
+        **{key: ascii_float(m[key], key, text) for key in _FLOATS},
     )
     _check(stream, line, text, replication)
     return stream
@@ -189,13 +177,10 @@ PORT = 5001  # iperf 2's default, as seed 004 runs it
 STOP_GRACE_S = 20  # a stopped server finishes its streams' acks (10 tries each) before it exits
 
 
-class Endpoint(Protocol):
-    """Where the board's end of the link is: a role, and how a command runs to use its interface."""
+class Endpoint(iperf3.Endpoint, Protocol):
+    """Where the board's end of the link is (iperf3.Endpoint), with its address."""
 
-    role: Role
     address: str
-
-    def wrap(self, command: str) -> str: ...
 
 
 def server_command(*, bind: str, port: int = PORT) -> str:
@@ -212,11 +197,6 @@ def client_command(
     return shell.cmd(*argv, "-P", streams, "-y", "C", "-B", bind)
 
 
-def _listening(port: int) -> str:
-    """Succeeds once a UDP socket is bound to `port` (iperf 2 prints no banner in CSV mode)."""
-    return f"grep -qi ':{port:04X} ' /proc/net/udp"
-
-
 def loopback(
     board: Endpoint,
     modem: str,
@@ -228,15 +208,14 @@ def loopback(
     port: int = PORT,
 ) -> Measurement:
     """One seed-004 run: the board's iperf 2 server, its client sending to the modem, the modem reflecting
-    each datagram `replication` times back to the server. The server's figures, checked: a client that
-    failed, a stream missing, or more copies per datagram than the modem makes is a MeasurementError."""
+    each datagram `replication` times back to the server; the server's figures (parse_udp_server)."""
     client = client_command(
         modem, bind=board.address, port=port, rate_mbps=rate_mbps, duration_s=duration_s, streams=streams
     )
     started = time.time()
     server = board.role.background(
         board.wrap(server_command(bind=board.address, port=port)),
-        ready_command=_listening(port),
+        ready_command=f"grep -qi ':{port:04X} ' /proc/net/udp",  # port bound: no banner in CSV mode
         name="iperf 2 server",
         stop_timeout_s=STOP_GRACE_S,
     )
@@ -251,5 +230,4 @@ def loopback(
 
 
 def version(role: Role) -> str:
-    output = role.run("iperf -v 2>&1 | head -n 1", check=False)
-    return output.strip() or "iperf (version unknown)"
+    return role.run("iperf -v 2>&1 | head -n 1", check=False).strip() or "iperf (version unknown)"

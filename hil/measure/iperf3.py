@@ -1,11 +1,8 @@
 """Network throughput with iperf3 in JSON mode (`iperf3 -J`), as seed 000 §2.2 measures USB Ethernet.
 
-TCP gives the receiver's throughput; UDP gives the receiver's throughput, jitter, loss and out-of-order
-count, all from one run (one Measurement, several quantities). The summary counted is the one at the end
-of the document (`end.sum_received`), never the per-interval reports, and what it says is checked
-against itself: bytes against packets, the rate against bytes and seconds, loss against packets.
-
-The client runs where `NetEnd.wrap` puts it (inside a network namespace on the virtual lab).
+TCP gives the receiver's throughput; UDP also its jitter, loss and out-of-order count, from one run. The
+figures are the document's end summary (`end.sum_received`), never the per-interval reports, checked against
+themselves: bytes against packets, the rate against bytes and seconds, loss against packets.
 """
 
 from __future__ import annotations
@@ -40,12 +37,8 @@ class Endpoint(Protocol):
 
 
 def server_command(*, port: int = PORT, bind: str | None = None) -> str:
-    """A server that takes one test after another; `Server listening` is its readiness line.
-    bind: the one local address it listens on (default: all)."""
+    """A server that takes one test after another; bind: the one local address it listens on (default: all)."""
     return shell.cmd("iperf3", "--server", "--port", port, "--forceflush", *(["--bind", bind] if bind else []))
-
-
-SERVER_READY = r"Server listening"
 
 
 def client_command(
@@ -62,7 +55,8 @@ def client_command(
     return shell.cmd(*argv)
 
 
-def _document(text: str, protocol: str) -> dict[str, Any]:
+def _checked(text: str, protocol: str) -> tuple[dict[str, Any], dict[str, float], dict[str, float]]:
+    """The document of a `protocol` test and its end/sum_sent and end/sum_received, each checked."""
     document = json_object(text, "iperf3")
     error = document.get("error")
     if error is not None:
@@ -72,7 +66,17 @@ def _document(text: str, protocol: str) -> dict[str, Any]:
     found = test_start.get("protocol") if isinstance(test_start, dict) else None
     if found != protocol:
         raise ParseError(f"iperf3 ran a {found!r} test, expected {protocol}", raw_output=text)
-    return document
+    sent, received = _summary(document, "sum_sent", text), _summary(document, "sum_received", text)
+    # Not the receiver's seconds against the sender's: on a board with QEMU's virtual clock the two ends count
+    # different clocks (a fresh root read 2.264 s received for 2.614 s sent).
+    if received["bytes"] > sent["bytes"]:
+        raise ParseError(
+            f"iperf3: received {received['bytes']:g} bytes, more than the {sent['bytes']:g} sent", raw_output=text
+        )
+    asked_s = number_at(document, "start/test_start/duration", "iperf3", text)
+    if asked_s > 0:  # 0: a run by bytes (-n), no time asked
+        covers_asked(received["seconds"], asked_s, "iperf3 sum_received", text, least=RECEIVED_LEAST)
+    return document, sent, received
 
 
 def _summary(document: dict[str, Any], name: str, text: str) -> dict[str, float]:
@@ -94,36 +98,16 @@ def _summary(document: dict[str, Any], name: str, text: str) -> dict[str, float]
     return fields
 
 
-def _received_within_sent(sent: dict[str, float], received: dict[str, float], text: str) -> None:
-    # Not the receiver's seconds against the sender's: on a board with QEMU's virtual clock the two ends count
-    # different clocks (a fresh root read 2.264 s received for 2.614 s sent).
-    if received["bytes"] > sent["bytes"]:
-        raise ParseError(
-            f"iperf3: received {received['bytes']:g} bytes, more than the {sent['bytes']:g} sent", raw_output=text
-        )
-
-
 # The receiver's interval may fall short of the --time asked by the sender's clock: on a board with QEMU's virtual
 # clock a fresh root read 2.264 s received of 3 s asked (0.75). Half is far below that and far above a receiver
 # interval cut to a 200th with its rate raised to match (200x the throughput, self-consistent).
 RECEIVED_LEAST = 0.5
 
 
-def _within_asked(document: dict[str, Any], received: dict[str, float], text: str) -> None:
-    """The receiver's interval against the --time the client asked for (start/test_start/duration)."""
-    asked_s = number_at(document, "start/test_start/duration", "iperf3", text)
-    if asked_s > 0:  # 0: a run by bytes (-n), no time asked
-        covers_asked(received["seconds"], asked_s, "iperf3 sum_received", text, least=RECEIVED_LEAST)
-
-
 @parser("iperf3")
 def parse_tcp(text: str) -> Measurement:
     """`iperf3 -J` TCP: the receiver's throughput (bit/s); bytes and retransmits as details."""
-    document = _document(text, "TCP")
-    sent = _summary(document, "sum_sent", text)
-    received = _summary(document, "sum_received", text)
-    _received_within_sent(sent, received, text)
-    _within_asked(document, received, text)
+    document, sent, received = _checked(text, "TCP")
     details: dict[str, Any] = {"bytes_sent": int(sent["bytes"])}
     if isinstance(document["end"]["sum_sent"].get("retransmits"), int):
         details["retransmits"] = document["end"]["sum_sent"]["retransmits"]
@@ -139,20 +123,15 @@ def parse_tcp(text: str) -> Measurement:
 @parser("iperf3")
 def parse_udp(text: str) -> Measurement:
     """`iperf3 -J -u`: the receiver's throughput, jitter (ms), loss (%) and out-of-order datagrams."""
-    document = _document(text, "UDP")
-    sent = _summary(document, "sum_sent", text)
-    received = _summary(document, "sum_received", text)
-    _received_within_sent(sent, received, text)
-    _within_asked(document, received, text)
+    document, sent, received = _checked(text, "UDP")
     packets = number_at(document, "end/sum_received/packets", "iperf3", text)
     sent_packets = number_at(document, "end/sum_sent/packets", "iperf3", text)
     lost = number_at(document, "end/sum_received/lost_packets", "iperf3", text)
     lost_percent = number_at(document, "end/sum_received/lost_percent", "iperf3", text)
     jitter_ms = number_at(document, "end/sum_received/jitter_ms", "iperf3", text)
-    counts = (packets, sent_packets, lost)
     if min(packets, sent_packets) <= 0 or not 0 <= lost <= max(packets, sent_packets) or jitter_ms < 0:
         raise ParseError(f"iperf3: {lost:g} of {packets:g} datagrams lost, jitter {jitter_ms:g} ms", raw_output=text)
-    if any(count != int(count) for count in counts) or not 0 <= lost_percent <= 100:
+    if any(count != int(count) for count in (packets, sent_packets, lost)) or not 0 <= lost_percent <= 100:
         raise ParseError(f"iperf3: {lost:g} of {packets:g} datagrams lost is {lost_percent:g}%", raw_output=text)
     # iperf3 3.12 divides the loss by the datagrams sent in --reverse runs and by its own expected count
     # otherwise, neither always the `packets` it prints (see tests/data/iperf3/vlab-*-udp-*): the figure
@@ -224,7 +203,7 @@ def _per_stream_sums(document: dict[str, Any], count: int, jitter_ms: float, los
     return out_of_order
 
 
-def _run(client: Endpoint, command: str, duration_s: int, parse: Any) -> Measurement:
+def _run(client: Endpoint, command: str, duration_s: int, parse: Callable[[str], Measurement]) -> Measurement:
     # A client stuck after its run (seen with UDP --reverse on NCM under dummy_hcd) is interrupted on the
     # role itself: iperf3 then prints its document with an error, and the board stays trusted.
     limited = f"{shell.cmd('timeout', '-s', 'INT', duration_s + STUCK_AFTER_S)} {command}"
@@ -252,13 +231,13 @@ def udp(
 
 
 def version(role: Role) -> str:
-    output = role.run("iperf3 --version 2>&1 | head -n 1", check=False)
-    return output.strip() or "iperf3 (version unknown)"
+    return role.run("iperf3 --version 2>&1 | head -n 1", check=False).strip() or "iperf3 (version unknown)"
 
 
 def server(end: Endpoint, *, port: int = PORT, bind: str | None = None) -> Background:
     """The server in the background at `end` (a context manager; stopped on every way out)."""
-    return end.role.background(end.wrap(server_command(port=port, bind=bind)), ready=SERVER_READY, name="iperf3 server")
+    command = end.wrap(server_command(port=port, bind=bind))
+    return end.role.background(command, ready="Server listening", name="iperf3 server")
 
 
 # Below Linux's ephemeral range (32768-60999), so no client socket of the PC takes the port meanwhile.

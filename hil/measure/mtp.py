@@ -1,13 +1,11 @@
 """MTP object transfers with libmtp's command-line tools (mtp-tools), as seed 000 times an MTP copy.
 
-The host copies one large object to the board (mtp-sendfile, "write") or off it (mtp-getfile, "read").
-The transfer is timed on the host in the same command that runs the tool (/proc/uptime before and
-after: one console round trip costs milliseconds, the clock's 10 ms are below 1% of a transfer of at
-least MIN_SECONDS). The tools' progress lines go to a file on the host, not over the console.
+The host copies one large object to the board (mtp-sendfile, "write") or off it (mtp-getfile, "read"),
+timed on the host in the command that runs the tool (/proc/uptime before and after: its 10 ms are below 1%
+of a transfer of MIN_SECONDS). The progress lines go to a file on the host, not over the console.
 
-Neither tool's exit status can be trusted (mtp-getfile exits 0 after "No devices."), so a transfer
-counts only when the tool confirmed it ("New file ID: N" / "Getting file/track N"), printed no error,
-its progress reached 100%, and the file on the receiving side has exactly the size that was sent.
+Neither tool's exit status can be trusted (mtp-getfile exits 0 after "No devices."): a transfer counts only
+when the tool confirmed it, printed no error, reached 100%, and the received file has the size sent.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
+from hil.measure.dd import DdTransfer
 from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.result import Sample
@@ -42,42 +41,27 @@ TOOLS = {"write": "mtp-sendfile", "read": "mtp-getfile"}
 
 
 @dataclass(frozen=True)
-class MtpTransfer:
+class MtpTransfer(DdTransfer):
     direction: str  # "write" (host -> board) or "read" (board -> host)
-    bytes: int
-    seconds: float
     object_id: int
-
-    @property
-    def mb_per_s(self) -> float:
-        return self.bytes / self.seconds / 1e6
 
 
 def asked(command: str) -> dict[str, object]:
     """What a transfer command asks (see `transfer_command`), as `parse`'s keywords."""
     direction = next((name for name, tool in TOOLS.items() if tool in command), None)
-    expected = None
-    for part in command.split(";"):
-        match = _EXPECT.match(part.strip())
-        if match:
-            expected = int(match["bytes"])
-    if direction is None or expected is None:
+    expected = [int(match["bytes"]) for part in command.split(";") if (match := _EXPECT.match(part.strip()))]
+    if direction is None or not expected:
         raise ValueError(f"not an MTP transfer command: {command!r}")
-    return {"direction": direction, "expected_bytes": expected}
+    return {"direction": direction, "expected_bytes": expected[-1]}
 
 
 def transfer_command(direction: str, *, local: str, remote: str, expected_bytes: int, log: str) -> str:
-    """One command for the host: time the tool, keep its progress off the console, report the local size.
-
-    write: send `local` as object `remote` (a name in the storage's root); read: get object id `remote`
-    into `local`. The last line is `hil-mtp: exit=.. start=.. end=.. bytes=..` (bytes: the local file).
-    """
-    if direction == "write":
-        tool = shell.cmd(TOOLS[direction], local, remote)
-    elif direction == "read":
-        tool = shell.cmd(TOOLS[direction], remote, local)
-    else:
+    """One command for the host: time the tool, keep its progress off the console, end with the timing line
+    (`hil-mtp: exit=.. start=.. end=.. bytes=..`, bytes: the local file's). write: send `local` as object
+    `remote` (a name in the storage's root); read: get object id `remote` into `local`."""
+    if direction not in TOOLS:
         raise ValueError(f"MTP direction {direction!r} is neither read nor write")
+    tool = shell.cmd(TOOLS[direction], *((local, remote) if direction == "write" else (remote, local)))
     q_log, q_local = shlex.quote(log), shlex.quote(local)
     return (
         f": expect {int(expected_bytes)} bytes; "
@@ -96,37 +80,34 @@ def transfer_command(direction: str, *, local: str, remote: str, expected_bytes:
 
 @parser("mtp", asked=asked)
 def parse(output: str, *, direction: str, expected_bytes: int) -> MtpTransfer:
-    """Parse one `transfer_command` run: the tool's confirmation, its last progress line, the timing line.
-
-    Any error line of libmtp or the tool, a non-zero exit, progress short of 100%, a local file of another
-    size than expected, or a transfer shorter than MIN_SECONDS: ParseError with the raw text.
-    """
+    """One `transfer_command` run: the tool's confirmation, its last progress line, the timing line. An error
+    line, a non-zero exit, progress short of 100%, a file of another size or too short a time: ParseError."""
     if direction not in TOOLS:
         raise ValueError(f"MTP direction {direction!r} is neither read nor write")
-    lines = [line.strip() for line in output_lines(output, TOOLS[direction])]
-    lines = [line for line in lines if line]
+    tool = TOOLS[direction]
+    lines = [line.strip() for line in output_lines(output, tool) if line.strip()]
     for line in lines:
         if _FAILURE.match(line):
-            raise ParseError(f"{TOOLS[direction]} reported an error: {line[:300]}", raw_output=output)
+            raise ParseError(f"{tool} reported an error: {line[:300]}", raw_output=output)
     if not lines:
-        raise ParseError(f"{TOOLS[direction]} printed nothing", raw_output=output)
+        raise ParseError(f"{tool} printed nothing", raw_output=output)
     marker = _MARKER.fullmatch(lines[-1])
     if marker is None:
         raise ParseError(f"the transfer's timing line is missing or cut off: {lines[-1][:300]!r}", raw_output=output)
     exitcode = ascii_int(marker["exit"], "exit status", output)
     if exitcode != 0:
-        raise ParseError(f"{TOOLS[direction]} exited {exitcode}", raw_output=output)
+        raise ParseError(f"{tool} exited {exitcode}", raw_output=output)
     confirmation = _SENT if direction == "write" else _GOT
     confirmed = [match for line in lines[:-1] if (match := confirmation.fullmatch(line))]
     if len(confirmed) != 1:
-        raise ParseError(f"{TOOLS[direction]} did not confirm the transfer exactly once", raw_output=output)
+        raise ParseError(f"{tool} did not confirm the transfer exactly once", raw_output=output)
     progress = _PROGRESS.fullmatch(lines[-2]) if len(lines) >= 2 else None
     if progress is None:
-        raise ParseError(f"{TOOLS[direction]} printed no final progress line", raw_output=output)
+        raise ParseError(f"{tool} printed no final progress line", raw_output=output)
     done = ascii_int(progress["done"], "progress bytes", output)
     total = ascii_int(progress["total"], "progress total", output)
     if done != total or progress["percent"] != "100" or total < expected_bytes:
-        raise ParseError(f"{TOOLS[direction]} stopped at {done} of {total} bytes", raw_output=output)
+        raise ParseError(f"{tool} stopped at {done} of {total} bytes", raw_output=output)
     copied = ascii_int(marker["bytes"], "local file size", output)
     if copied != expected_bytes:
         raise ParseError(f"the host's file holds {copied} bytes, {expected_bytes} expected", raw_output=output)
@@ -134,7 +115,7 @@ def parse(output: str, *, direction: str, expected_bytes: int) -> MtpTransfer:
     if seconds < MIN_SECONDS:
         raise ParseError(f"the transfer took {seconds:.2f} s: too short to time with /proc/uptime", raw_output=output)
     object_id = ascii_int(confirmed[0]["id"], "object id", output)
-    return MtpTransfer(direction, copied, seconds, object_id)
+    return MtpTransfer(copied, seconds, direction, object_id)
 
 
 def run(

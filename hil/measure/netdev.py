@@ -1,14 +1,9 @@
 """A network interface's counters (sysfs `statistics/`), read before and after each sample.
 
-Two jobs, both from the same reads:
-- proof that a measurement crossed the interface: its byte counters moved by at least what the tool
-  says arrived (hil.lab.network.netns, hil.lab.network.usbethernet);
-- the link's health: error and drop counters that grew while the tool ran. Seed 000 §2.2 says to look at
-  them first when a USB Ethernet adapter misses its rate (a high error rate points at the USB signal).
-  They are stored with every sample; `summary` totals them for the result's facts, and the error
-  counters (not the drops: a receiver overrun at the link's rate drops on a healthy link) are flagged.
-
-    counters = read(role, "usb0")               # {"rx_bytes": ..., "tx_errors": ..., ...}
+Two jobs from the same reads: proof that a measurement crossed the interface (hil.measure.netpath), and the
+link's health: error and drop counters that grew while the tool ran (seed 000 §2.2: look at them first when a
+USB Ethernet adapter misses its rate). `summary` totals them and flags the error counters (not the drops: a
+receiver overrun at the link's rate drops on a healthy link).
 """
 
 from __future__ import annotations
@@ -108,16 +103,10 @@ def summary(samples: Sequence[Sample | Measurement]) -> tuple[str, list[str]] | 
     records = [s.observed.interface for s in samples if s.observed.interface is not None]
     if not records:
         return None
-    totals = {name: 0 for name in (*ERRORS, *DROPS)}
-    for entry in records:
-        for name, value in moved(entry.before, entry.after).items():
-            if name in totals:
-                totals[name] += value
-    interfaces = sorted({entry.interface for entry in records})
-    line = (
-        f"{', '.join(interfaces)}: "
-        + ", ".join(f"{name} +{value}" for name, value in totals.items())
-        + f" over {len(records)} runs"
-    )
+    moves = [moved(entry.before, entry.after) for entry in records]
+    totals = {name: sum(delta.get(name, 0) for delta in moves) for name in (*ERRORS, *DROPS)}
+    interfaces = ", ".join(sorted({entry.interface for entry in records}))
+    counted = ", ".join(f"{name} +{value}" for name, value in totals.items())
+    line = f"{interfaces}: {counted} over {len(records)} runs"
     grew = [f"{name} +{totals[name]}" for name in ERRORS if totals[name] > 0]
     return line, grew

@@ -2,11 +2,9 @@
 
     sample=lambda: netpath.measure(link.path(device_sends=True), lambda: iperf3.tcp(...))
 
-The lab layer describes the path (hil.lab.network.path.NetPath); here the interfaces' counters are read
-before and after the run, each counted interface's tx or rx bytes must have moved by at least the bytes
-the tool says were received (on the virtual lab both ends share a kernel: a run that took loopback would
-otherwise pass); what moved (`observed.bytes_moved`, per direction) and the recorded interface's counters
-(`observed.interface`, hil.measure.netdev) are kept with the run.
+Each counted interface's tx or rx bytes (hil.lab.network.path.NetPath) must move by at least the bytes the
+tool says were received: on the virtual lab both ends share a kernel, and a run that took loopback would
+otherwise pass. What moved and the recorded interface's counters are kept with the run.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The board's operating point before and after each sample: what must not move while a figure is taken.
 
-Seed 002 fixes the CPU and DDR frequencies and turns ASPM off before measuring; seed 000 takes cores offline
-and pins the governor. A sample during which a core went offline, the CPU clock changed, the SoC throttled,
-a PCIe link retrained to another speed or width or an AER error was counted is not a figure of the board as
-declared. USB resets are read too, not yet decided on (libmtp resets the device after every copy). One command
-reads it all from sysfs (what the board lacks it skips), with /proc/stat (hil.measure.board_state):
+Seeds 000 and 002 fix cores, clocks and ASPM before measuring: a sample during which a core went offline, the
+clock changed, the SoC throttled, a PCIe link retrained or an AER error was counted is not a figure of the
+board as declared. One command reads it all from sysfs (skipping what the board lacks; hil.measure.board_state):
 
     online cpuN 0|1                          /sys/devices/system/cpu/cpuN/online (cpu0 often has none)
     freq cpuN KHZ                            cpufreq's scaling_cur_freq
@@ -13,8 +11,6 @@ reads it all from sysfs (what the board lacks it skips), with /proc/stat (hil.me
     link BDF SPEED WIDTH                     a PCIe device's current link
     aer BDF KIND TOTAL                       its AER counters (aer_dev_correctable, ...)
     usb_resets N                             'reset ... USB device' lines in the kernel log
-
-    moved(parse(before), parse(after))   # ["cpu1 went offline", ...]
 """
 
 from __future__ import annotations
@@ -32,12 +28,10 @@ from hil.verdict.result import Sample
 if TYPE_CHECKING:
     from hil.lab.board.role import Role
 
-# No value from configuration goes into it: nothing to quote. Fields are single words (link speeds have their
-# spaces replaced); 'end' proves the output was not cut. Values are read with the shell's `read`, not `cat`:
-# on a TCG board every fork costs, and this runs before and after every sample (501 -> 436 ms on the virtual
-# board, medians of 20 interleaved; the kernel log's USB resets, `dmesg | grep`, take ~100 ms of it). A PCI
-# device that is runtime-suspended is skipped: reading its link would wake it. No comments inside: every byte
-# crosses the console.
+# Fields are single words (link speeds' spaces replaced); 'end' proves the output was not cut. Values are read
+# with the shell's `read`, not `cat`: on a TCG board every fork costs, before and after every sample (501 -> 436
+# ms on the virtual board). A runtime-suspended PCI device is skipped: reading its link would wake it. No
+# comments inside: every byte crosses the console.
 SCRIPT = r"""cd /sys/devices/system/cpu && for c in cpu[0-9]*; do
   [ -r $c/online ] && read -r v < $c/online && echo "online $c $v"
   [ -r $c/cpufreq/scaling_cur_freq ] && read -r v < $c/cpufreq/scaling_cur_freq && echo "freq $c $v"
@@ -165,8 +159,8 @@ def change(role: Role, before: OperatingPoint, after: OperatingPoint) -> Operati
 
 
 def summary(samples: Sequence[Sample]) -> tuple[str, list[str]] | None:
-    """The operating point over the counted samples, for the report (where it ended: clocks, temperatures),
-    and what moved during which sample ("sample 3: cpu1 went offline"); None without the data."""
+    """The operating point over the samples for the report (clocks, temperatures), and what moved during which
+    sample ("sample 3: cpu1 went offline"); None without the data."""
     points = [(index, s.observed.operating_point) for index, s in enumerate(samples, 1) if s.observed.operating_point]
     if not points:
         return None

@@ -5,19 +5,13 @@ Tool output is hostile until parsed:
 - the last complete summary counts (progress lines and earlier summaries come first);
 - numbers are ASCII digits only (`int("٣")` is 3 in Python, and no tool prints that);
 - what the tool says it did is checked against what it was asked to do (bytes, frames, seconds);
-- kernel messages that a board printed on its console into the middle of the output are not output;
-- a figure agrees with the rest of the output and with physics: a duration longer than its clock's
-  resolution (`span`), a rate under the link's ceiling (`under_ceiling`), an interval no longer than the
-  one asked (`covers_asked`), the last line of its kind whole or nothing (`lines_holding`), no failure
-  printed anywhere (`no_failure`).
-
-Parsers read a tool's output through `output_lines` (kernel lines removed, a printk cutting into a line
-detected) and its numbers through `ascii_int` / `ascii_float` / `number_at`.
+- kernel messages a board printed into the middle of the output are not output (`output_lines`);
+- a figure agrees with the rest of the output and with physics (`span`, `under_ceiling`, `covers_asked`,
+  `lines_holding`, `no_failure`).
 
 A parser is registered with `@parser("<tests/data folder>", asked=...)`: tests/measure/test_parser_fuzz.py
-feeds every registered parser mutated inputs (seeded from the real captures in that folder, each
-checked against what its recorded command asked for) and checks that each one either raises ParseError
-or returns a value its oracle confirms from the text.
+feeds it mutated inputs seeded from the real captures in that folder and checks that each one either raises
+ParseError or returns a value its oracle confirms from the text.
 """
 
 from __future__ import annotations
@@ -25,12 +19,16 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hil.lab.board.console import KERNEL_TIMESTAMP, without_kernel_messages
-from hil.verdict.errors import ParseError
+from hil.verdict.errors import MeasurementError, ParseError
+
+if TYPE_CHECKING:
+    from hil.lab.board.role import Role
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,11 +50,7 @@ PARSERS: dict[str, RegisteredParser] = {}
 
 
 def parser(data: str | None = None, *, asked: Asked | None = None) -> Callable[[F], F]:
-    """Register a parser `func(text: str, **asked(command)) -> result` with the fuzz harness.
-
-    `data` names its captures; `asked` turns a capture's command into what the parser checks the
-    output against (omit it for a parser that takes the text only).
-    """
+    """Register a parser `func(text: str, **asked(command)) -> result` with the fuzz harness."""
 
     def register(func: F) -> F:
         name = f"{func.__module__}.{func.__qualname__}"
@@ -67,18 +61,26 @@ def parser(data: str | None = None, *, asked: Asked | None = None) -> Callable[[
 
 
 def output_lines(text: str, what: str) -> list[str]:
-    """A tool's output as lines, kernel console lines removed; a printk cutting into a line is a ParseError.
-
-    A carriage return ends a line too (dd's progress lines end in CR, a serial console adds CR before LF).
-    A kernel message that starts in the middle of a line splits the tool's line in two, so that line can
-    no longer be trusted: detected, never parsed around.
-    """
+    """A tool's output as lines, kernel console lines removed; a printk cutting into a line is a ParseError
+    (that line can no longer be trusted). A CR ends a line too (dd's progress lines, a serial console)."""
     clean = without_kernel_messages(text.replace("\r\n", "\n").replace("\r", "\n"))
     stray = KERNEL_TIMESTAMP.search(clean)
     if stray is not None:
         line = clean[clean.rfind("\n", 0, stray.start()) + 1 :].partition("\n")[0]
         raise ParseError(f"{what}: a kernel message cuts into a line of its output: {line[:200]!r}", raw_output=text)
     return clean.split("\n")
+
+
+def run_timed(
+    role: Role, command: str, what: str, *, timeout: float, error: type[MeasurementError] = ParseError
+) -> tuple[str, float, float]:
+    """Run `command` on `role`: its output, when it started and its seconds; `error` if it exited non-zero."""
+    started = time.time()
+    exitcode, output = role.run_status(command, timeout=timeout)
+    duration = time.time() - started
+    if exitcode != 0:
+        raise error(f"{what} exited {exitcode}", raw_output=output)
+    return output, started, duration
 
 
 _INT = re.compile(r"[0-9]+", re.ASCII)
@@ -104,11 +106,8 @@ def ascii_float(text: str, what: str, raw: str) -> float:
 
 
 def json_object(text: str, what: str) -> dict[str, Any]:
-    """The one JSON object a tool printed (`fio --output-format=json`, `iperf3 -J`), or ParseError.
-
-    Anything before the first '{' at the start of a line (a warning, a kernel message) is ignored; the
-    object must then parse completely and be the last thing printed.
-    """
+    """The one JSON object a tool printed (`fio --output-format=json`, `iperf3 -J`), or ParseError: anything
+    before the first '{' starting a line (a warning) is ignored; the object must be the last thing printed."""
     clean = without_kernel_messages(text)
     start = re.search(r"^\{", clean, re.MULTILINE)
     if start is None:
@@ -150,11 +149,9 @@ def number_at(document: Any, path: str, what: str, raw: str) -> float:
 
 
 def lines_holding(text: str, marker: str, pattern: re.Pattern[str], what: str) -> list[re.Match[str]]:
-    """Every line holding `marker`, each matched whole by `pattern`, in order (the last is the figure's).
-
-    A line holding the marker that does not match is garbled, and so is one with a carriage return left in
-    it (the terminal's CR before LF is not): either is a ParseError, so that a damaged last line never hands
-    over to the one before it. None at all is a ParseError too."""
+    """Every line holding `marker`, each matched whole by `pattern`, in order (the last is the figure's). None,
+    or one that does not match (a CR left in it too), is a ParseError: a damaged last line never hands over to
+    the one before it."""
     found = []
     for line in text.replace("\r\n", "\n").split("\n"):
         if marker not in line.replace("\r", ""):  # a CR inside the marker hides it no better

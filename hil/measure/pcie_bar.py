@@ -6,13 +6,12 @@ gives both figures: `store` and `load`, in MB/s.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 
 from hil.errors import Unavailable
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure.parsing import ascii_float, ascii_int, lines_holding, parser
+from hil.measure.parsing import ascii_float, ascii_int, lines_holding, parser, run_timed
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
@@ -118,12 +117,8 @@ def run(
     timeout: float = 300,
 ) -> Measurement:
     """One timed store + load pass over the BAR: `store` and `load` in MB/s."""
-    started = time.time()
     argv = command(bdf, bar, size=size, width=width, loops=loops, mapping=mapping)
-    exitcode, output = role.run_status(argv, timeout=timeout)
-    duration = time.time() - started
-    if exitcode != 0:
-        raise MeasurementError(f"{PROGRAM} exited {exitcode}", raw_output=output)
+    output, started, duration = run_timed(role, argv, PROGRAM, timeout=timeout, error=MeasurementError)
     rates = parse(output)
     if (rates.bytes, rates.width, rates.loops) != (size, width, loops):
         raise ParseError(f"{PROGRAM} reports another run than asked for ({size} B, {width} bit, {loops} loops)", output)

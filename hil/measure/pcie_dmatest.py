@@ -1,13 +1,6 @@
 """PCIe DMA throughput between a root complex and an endpoint (seed 002 §4), from the kernel log of the side
-whose DMA engine moves the data. Two drivers log it:
-
-- Rockchip's `pcie-dw-dmatest` (vendor kernels, CONFIG_PCIE_DW_DMATEST): module parameters under
-  /sys/module/pcie_dw_dmatest/parameters set size, loops and direction; `echo run > .../dmatest` runs the
-  loop synchronously (one channel) and logs
-  `pcie dma wr/ test (1+0)*4194304*1000 cost 1367000us speed:2994000KB/S`.
-- mainline `pci-epf-test` on the endpoint, driven by `pcitest -d -r|-w -s SIZE` on the root complex (which
-  only prints OKAY / NOT OKAY); the endpoint logs
-  `pci_epf_test pci_epf_test.0: READ => Size: 1024000 B, DMA: YES, Time: 0.000701167 s, Rate: 1460422 KB/s`.
+whose DMA engine moves the data: Rockchip's `pcie-dw-dmatest` (vendor kernels, set up and run through its
+module parameters) or mainline `pci-epf-test` on the endpoint, driven by `pcitest -d` on the root complex.
 
 Directions are the DMA engine's: `write` moves local memory across the link, `read` pulls remote memory
 across it. Rates are computed from the logged bytes and time, and checked against the driver's own
@@ -23,6 +16,7 @@ from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
+from hil.measure.dd import DdTransfer
 from hil.measure.parsing import ascii_int, lines_holding, no_failure, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
@@ -60,14 +54,8 @@ _PCITEST_LINE = re.compile(
 
 
 @dataclass(frozen=True)
-class DmaRate:
+class DmaRate(DdTransfer):  # bytes: moved in total
     direction: str  # "read" or "write"
-    bytes: int  # moved in total
-    seconds: float
-
-    @property
-    def mb_per_s(self) -> float:
-        return self.bytes / self.seconds / 1e6
 
 
 @parser("pcie_dmatest")
@@ -89,7 +77,7 @@ def parse_dw_dmatest(text: str) -> DmaRate:
     # and 1000000/1024 is an integer division (976).
     if printed != (total % U32) * (1000000 // 1024) // us:
         raise ParseError(f"pcie-dw-dmatest summary contradicts itself: {m.group(0)!r}", raw_output=text)
-    return DmaRate("write" if wr else "read", total, us / 1e6)
+    return DmaRate(total, us / 1e6, "write" if wr else "read")
 
 
 @parser("pcie_dmatest")
@@ -107,7 +95,7 @@ def parse_epf_test(text: str) -> DmaRate:
         raise ParseError(f"pci-epf-test measured nothing: {m.group(0)!r}", raw_output=text)
     if printed != size * 1_000_000_000 // (ns * 1000):  # the driver's div64_u64(size * NSEC_PER_SEC, ns * 1000)
         raise ParseError(f"pci-epf-test line contradicts itself: {m.group(0)!r}", raw_output=text)
-    return DmaRate("read" if m["op"] == "READ" else "write", size, ns / 1e9)
+    return DmaRate(size, ns / 1e9, "read" if m["op"] == "READ" else "write")
 
 
 @parser("pcie_dmatest")
@@ -142,8 +130,9 @@ def after_marker(log: str, marker: str, summary: str | None = None) -> str:
     return after
 
 
-def _mark(role: Role) -> str:
-    marker = f"hil-pcie-dma-{secrets.token_hex(4)}"
+def mark(role: Role, name: str = "hil-pcie-dma") -> str:
+    """A marker of its own written into `role`'s kernel log, for `after_marker`."""
+    marker = f"{name}-{secrets.token_hex(4)}"
     role.run(shell.write("/dev/kmsg", marker), timeout=30)
     return marker
 
@@ -172,17 +161,14 @@ def run_dw_dmatest(
     role: Role, *, size: int, loops: int, direction: str, is_rc: bool, timeout: float = 120
 ) -> Measurement:
     """One pcie-dw-dmatest run on `role` (the side whose DMA engine moves the data); MB/s."""
-    marker = _mark(role)
+    marker = mark(role)
     started = time.time()
     role.run(
         shell.all_of(dw_dmatest_commands(size=size, loops=loops, direction=direction, is_rc=is_rc)), timeout=timeout
     )
     duration = time.time() - started
     log = after_marker(role.run("dmesg", timeout=60), marker, "pcie dma ")
-    rate = parse_dw_dmatest(log)
-    if rate.direction != direction or rate.bytes != size * loops:
-        raise ParseError(f"pcie-dw-dmatest logged a {rate.direction} of {rate.bytes} B, not this run's", log)
-    return _measurement(rate, started, duration, log)
+    return _measurement(parse_dw_dmatest(log), (direction, size * loops), started, duration, log, log)
 
 
 def run_epf_test(
@@ -190,7 +176,7 @@ def run_epf_test(
 ) -> Measurement:
     """One `pcitest -d` transfer from the root complex; the rate is the endpoint's pci-epf-test log line."""
     _check_direction(direction)
-    marker = _mark(ep)
+    marker = mark(ep)
     started = time.time()
     flag = "-r" if direction == "read" else "-w"
     exitcode, output = rc.run_status(shell.cmd("pcitest", "-D", device, "-d", flag, "-s", size), timeout=120)
@@ -199,13 +185,16 @@ def run_epf_test(
     if exitcode != 0 or not parse_pcitest(output).get((op, size), False):
         raise MeasurementError(f"pcitest {op} of {size} B did not pass (exit {exitcode})", raw_output=output)
     log = after_marker(ep.run("dmesg", timeout=60), marker, " => Size: ")
-    rate = parse_epf_test(log)
-    if rate.direction != direction or rate.bytes != size:
-        raise ParseError(f"pci-epf-test logged a {rate.direction} of {rate.bytes} B, not this run's", log)
-    return _measurement(rate, started, duration, f"{output}\n--- endpoint log ---\n{log}")
+    raw = f"{output}\n--- endpoint log ---\n{log}"
+    return _measurement(parse_epf_test(log), (direction, size), started, duration, log, raw)
 
 
-def _measurement(rate: DmaRate, started: float, duration: float, raw: str) -> Measurement:
+def _measurement(
+    rate: DmaRate, asked: tuple[str, int], started: float, duration: float, log: str, raw: str
+) -> Measurement:
+    """The rate as a Measurement, once the log says it was the run asked for (direction, bytes)."""
+    if (rate.direction, rate.bytes) != asked:
+        raise ParseError(f"the kernel log holds a {rate.direction} of {rate.bytes} B, not this run's", log)
     return Measurement(
         {"throughput": Quantity(rate.mb_per_s, "MB/s")},
         raw=raw,

@@ -4,24 +4,21 @@ thread, the other counts them and logs once a second (the seed's test patches)
     pr_err("elbi count=%d %lluus\n", cur_count, us);   /* on the endpoint, for ELBI */
     pr_err("msi count=%d %lluus\n", cur_count, us);    /* on the root complex, for MSI */
 
-where `us = 1000000 / (interrupts in the last second)`: the time per interrupt, lower is better.
-
-The driver's figure is an integer (the seed's results are 6 µs and 2 µs, so its rounding is up to 50%). When
-two consecutive lines carry printk timestamps, the latency is computed from the counts and the timestamps
-instead, and checked against the driver's figure.
+where `us = 1000000 / (interrupts in the last second)`. That integer rounds the seed's 6 and 2 µs by up to 50%:
+when two consecutive lines carry printk timestamps, the latency comes from the counts and the timestamps.
 """
 
 from __future__ import annotations
 
 import re
-import secrets
 import time
 from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure.parsing import ascii_float, ascii_int, lines_holding, parser
-from hil.verdict.errors import MeasurementError, ParseError
+from hil.measure.pcie_dmatest import after_marker, mark
+from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
 KINDS = ("elbi", "msi")
@@ -83,18 +80,14 @@ def sample(role: Role, kind: str, *, seconds: float = 3.0) -> Measurement:
     """Read the latency the counting side logs over the next `seconds` (its test thread runs since probe)."""
     if kind not in KINDS:
         raise ValueError(f"interrupt kind must be one of {KINDS}, got {kind!r}")
-    marker = f"hil-pcie-irq-{secrets.token_hex(4)}"
-    role.run(shell.write("/dev/kmsg", marker), timeout=30)
+    marker = mark(role, "hil-pcie-irq")
     started = time.time()
     role.run(shell.cmd("sleep", f"{seconds:g}"), timeout=seconds + 30)
-    log = role.run("dmesg", timeout=60)
-    index = log.rfind(marker)
-    if index < 0:
-        raise MeasurementError(f"the kernel log lost hil's marker {marker!r}", raw_output=log)
-    latency = parse(log[index + len(marker) :], kind)
+    log = after_marker(role.run("dmesg", timeout=60), marker)
+    latency = parse(log, kind)
     return Measurement(
         {"latency": Quantity(latency.us_per_interrupt, "us")},
-        raw=log[index:],
+        raw=marker + log,
         started=started,
         duration_s=time.time() - started,
         details={"interrupts": latency.interrupts, "interval_s": latency.interval_s},

@@ -1,16 +1,11 @@
 """The lab PC's CPU use outside hil, around every sample: is this figure the board's, or the PC's neighbours'?
 
 The PC side of a USB test, and the whole virtual board, share the lab PC's CPUs with whatever else runs
-there: a CPU-bound job beside a virtual-lab run took MSC 1M read from 39 to 11 MB/s and UVC from 52 to
-21 fps (2026-11-24), and the band said FAIL with a low CV. Around each sample this reads the PC's busy time
-(/proc/stat) and the CPU time of hil's own process tree (this process and its descendants: QEMU, local
-commands; time of reaped children is in their parent's cutime/cstime), and stores the rest, as a share of
-all the PC's CPUs, with the sample. Another pytest-xdist worker's board counts as foreign: it competes too.
-The lab's own board emulators outside hil's tree (the rehearsal bench's QEMUs, started by its daemon) are not
-foreign work but the boards': they are told by their process name (EMULATOR_PREFIX, which the lab's services
-give the QEMUs they start: the rehearsal bench's daemon, `hil lab`'s board service) and stored apart, as
-`observed.pc_emulators`. A virtual board a run starts itself is in its own tree, not so named: to another run
-on the same PC (another pytest process, another xdist worker) it is foreign load like any other job.
+there: a CPU-bound job beside a virtual-lab run took MSC 1M read from 39 to 11 MB/s (2026-11-24), and the band
+said FAIL with a low CV. Around each sample this reads the PC's busy time (/proc/stat) less that of hil's own
+process tree (QEMU, local commands), as a share of all the PC's CPUs; another xdist worker's board competes
+too, so it counts as foreign. The lab's own board emulators outside hil's tree (named EMULATOR_PREFIX by the
+lab's services) are the boards' work, not foreign: stored apart, as `observed.pc_emulators`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A USB device's resume when the whole board suspends and wakes (seed 003's timings, beside runtime resume).
 
-The board sleeps (suspend to RAM, `deep`, or `s2idle`) and its RTC wakes it, as `rtcwake -m mem -s N`
-does: the alarm goes into the RTC's `wakealarm`, the sleep state into /sys/power/state. With
-`pm_print_times` the kernel logs how long each device's resume callback took: the USB device's
-`usb_dev_resume` line is the figure (its port's resume signalling or reset, then its recovery), and the
-whole devices phase (`PM: resume of devices complete after ...`, with `pm_debug_messages`) goes with it.
-Both are the kernel's own timestamps: no console round trip is in them.
+The board sleeps (`deep` or `s2idle`) and its RTC wakes it, as `rtcwake -m mem -s N` does. With
+`pm_print_times` the kernel logs each device's resume callback's time: the USB device's `usb_dev_resume`
+line is the figure, and the whole devices phase (with `pm_debug_messages`) goes with it.
 
 The device is kept active (power/control=on) for the cycle: a runtime-suspended device may skip its
 system resume callbacks altogether (direct_complete), and then there is nothing to time.
@@ -69,12 +66,9 @@ def asked(command: str) -> dict[str, str]:
 
 @parser("system_resume", asked=asked)
 def parse(output: str, *, device: str, state: str) -> SystemResume:
-    """The cycle's figures, from the kernel log lines printed after hil's mark.
-
-    Refused: a sleep the kernel did not enter (`echo mem` failed: its exit status is printed), a sleep in
-    another state than asked, a resume without the device's own line (its callbacks were skipped), a
-    callback that returned an error, and a device resume longer than the whole devices phase.
-    """
+    """The cycle's figures, from the kernel log lines printed after hil's mark. Refused: a sleep not entered or
+    in another state than asked, no line of the device's resume, a callback's error, a device resume longer
+    than the whole devices phase."""
     # The kernel's lines are the data here: not filtered out as console noise (parsing.output_lines does).
     lines = [line.strip() for line in output.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
 
@@ -183,9 +177,7 @@ def run(role: Role, sysfs: str, *, state: str, wake_s: int) -> Measurement:
         "state": resume.state,
         "how": "reset-resume (the controller lost power)" if resume.reset else "resumed",
     }
-    if resume.devices_ms is not None:
-        details["devices_resume_ms"] = resume.devices_ms
-    if resume.slept_s is not None:
-        details["slept_s"] = resume.slept_s
+    optional = {"devices_resume_ms": resume.devices_ms, "slept_s": resume.slept_s}
+    details |= {key: value for key, value in optional.items() if value is not None}
     return Measurement({"system_resume": Quantity(resume.device_ms, "ms")}, raw=output, started=started,
                        details=details)  # fmt: skip

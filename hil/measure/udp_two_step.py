@@ -1,13 +1,8 @@
 """The seeds' UDP procedures, for every network family.
 
 Seed 000 §2.2: offer the link's rate first, then measure at the rate that first run achieved (a sender far
-above the link's rate only measures its own drops).
-
-    first = udp_two_step.first_run(lambda rate: udp(rate), udp_two_step.start_rate_mbps(pair.link.speed))
-    perf.check(UDP_METRICS, facts={"udp_first_run": first.describe()}, sample=lambda: udp(first.measured_mbps))
-
-Seed 004: raise the offered rate step by step (50 -> 100 -> 150 Mbit/s) until the loss passes its band; the
-knee is the highest rate whose loss stayed inside it (`knee`, one sweep per sample).
+above the link's rate only measures its own drops). Seed 004: raise the offered rate step by step until the
+loss passes its band; the knee is the highest rate whose loss stayed inside it (`knee`, one sweep per sample).
 """
 
 from __future__ import annotations

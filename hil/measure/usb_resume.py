@@ -1,11 +1,9 @@
 """USB runtime resume time (seed 003): how long an autosuspended USB device takes to come back.
 
-The board suspends the device (power/control=auto, its subtree too, a short autosuspend delay), waits
-until sysfs says `suspended`, then resumes it with power/control=on while the kernel's runtime-PM
-tracepoints (events/rpm in tracefs) record. The time is the trace's own: from the device's
-`rpm_resume` to the `rpm_return_int` of that call, microsecond timestamps taken in the kernel, so no
-console round trip is in it. The resume includes the parent port's and hub's work (resume signalling,
-recovery delays: the usbcore timings seed 003 is about).
+The board autosuspends the device (and its subtree), waits for sysfs to say `suspended`, then resumes it
+with power/control=on under the kernel's runtime-PM tracepoints. The time is the trace's own, from the
+device's `rpm_resume` to that call's `rpm_return_int` (no console round trip in it), and includes the
+port's and hub's work (resume signalling, recovery delays: the usbcore timings seed 003 is about).
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
 TRACING = "/sys/kernel/debug/tracing"
+USBCORE = "/sys/module/usbcore/parameters/"
 RPM_ASYNC = 0x01  # include/linux/pm_runtime.h: the call only queues the resume and returns at once
 # A USB device's resume talks to its port (resume signalling, a status read) for at least one high-speed
 # microframe: a shorter one resumed nothing a USB bus saw, whatever the return value says.
@@ -41,7 +40,6 @@ _LINE = re.compile(
     r"|rpm_return_int: (?P<caller>[a-z_]+)\+0x[0-9a-f]+/0x[0-9a-f]+:(?P<rdev>[\x21-\x7e]+) ret=(?P<ret>-?[0-9]+))",
     re.ASCII,
 )
-
 
 # ftrace's mark where its ring buffer overwrote events ("CPU:0 [LOST 12 EVENTS]"): the resume's own lines
 # may be among them, so the trace no longer says when it started or returned.
@@ -69,22 +67,15 @@ def asked(command: str) -> dict[str, str]:
 
 @parser("usb_resume", asked=asked)
 def parse(output: str, *, device: str) -> Resume:
-    """The device's first runtime resume in the trace, up to the return of that same rpm_resume call.
-
-    Nested calls for the same device (a resume requested while one runs) are counted so that the outer
-    call's return ends it. The call must have returned 0 (resumed): 1 means it was already active, so
-    nothing was timed; a negative value is a failed resume. Either is a ParseError with the trace.
-    """
+    """The device's first runtime resume in the trace, up to the return of that same (outer) rpm_resume call,
+    which must have returned 0: 1 (already active, nothing timed) or a failure is a ParseError."""
     depth = 0
     started: float | None = None
     lines = output_lines(output, "rpm trace")
     lost = next((line for line in lines if _LOST.search(line)), None)
     if lost is not None:
         raise ParseError(f"rpm trace: the trace lost events: {lost.strip()[:200]!r}", raw_output=output)
-    for line in lines:
-        m = _LINE.fullmatch(line.rstrip())
-        if m is None:
-            continue
+    for m in filter(None, (_LINE.fullmatch(line.rstrip()) for line in lines)):
         if m["dev"] == device:
             if started is None:
                 started = ascii_float(m["ts"], "rpm_resume timestamp", output)
@@ -102,7 +93,7 @@ def parse(output: str, *, device: str) -> Resume:
             ret = int(m["ret"])
             if ret != 0:
                 what = "was already active (nothing resumed)" if ret == 1 else f"failed to resume (ret={ret})"
-                raise ParseError(f"rpm trace: {device} {what}: {line.strip()[:200]!r}", raw_output=output)
+                raise ParseError(f"rpm trace: {device} {what}: {m[0].strip()[:200]!r}", raw_output=output)
             returned = ascii_float(m["ts"], "rpm_return_int timestamp", output)
             us = round(returned * 1e6) - round(started * 1e6)
             if us < LEAST_RESUME_US:
@@ -118,9 +109,8 @@ def command(sysfs: str, *, autosuspend_ms: int) -> str:
     """One board command: suspend the device (and its subtree), resume it under the rpm tracepoints, print
     the trace; the subtree's power/control is put back to `on` however it ends.
 
-    The wait for the suspend runs by the board's own clock (/proc/uptime, read by the shell's builtins): 300
-    polls counted with a forked `cat` took 40.2 s of a 30 s wait on the virtual board, so the sample's bound
-    fired before the script could say the device had not suspended."""
+    The wait for the suspend runs by the board's own clock (/proc/uptime, read by shell builtins): 300 polls
+    counted with a forked `cat` took 40.2 s of a 30 s wait on the virtual board."""
     if not isinstance(autosuspend_ms, int) or autosuspend_ms < 0:
         raise ValueError(f"autosuspend delay must be a non-negative number of ms, got {autosuspend_ms!r}")
     return (
@@ -152,19 +142,16 @@ def run(role: Role, sysfs: str, *, autosuspend_ms: int, timeout: float = 60) -> 
     """Suspend, resume and time the device once; the trace is kept as the raw output.
 
     A device that did not suspend gets a second command: on the virtual board the Bulk-Only disk stays awake
-    through the whole first wait after boot (however long: 120 s, tests/data/usb_resume/
-    vlab-bot-resume-after-boot.txt) and suspends in the next command (vlab-bot-resume.txt); in one suite run a
-    fifth sample's wait ran out the sample's bound. The first command's statuses stay in the raw output."""
+    through the whole first wait after boot (however long: tests/data/usb_resume/vlab-bot-resume-after-boot.txt)
+    and suspends in the next command. The first command's statuses stay in the raw output."""
     text = command(sysfs, autosuspend_ms=autosuspend_ms)
     started = time.time()
-    # Each command waits up to SUSPEND_WAIT_S for the suspend and says so when it does not come: a sample's
-    # bound (20 s after a 1 s warm-up) must not cut those waits short and call the board hung.
+    # A sample's bound (20 s after a 1 s warm-up) must not cut the suspend waits short and call the board hung.
     waits = f"the device's runtime suspend may take up to {SUSPEND_WAIT_S} s, twice"
     with bound.at_least(2 * SUSPEND_WAIT_S + 30, waits):
         exitcode, output = role.run_status(text, timeout=timeout + SUSPEND_WAIT_S)
-        awake = ""
+        awake = output if exitcode == AWAKE else ""
         if exitcode == AWAKE:
-            awake = output
             exitcode, output = role.run_status(text, timeout=timeout + SUSPEND_WAIT_S)
     raw = f"{awake}\n--- the device did not suspend: a second command ---\n{output}" if awake else output
     if exitcode != 0:
@@ -184,13 +171,9 @@ def run(role: Role, sysfs: str, *, autosuspend_ms: int, timeout: float = 60) -> 
 
 def usbcore_parameters(role: Role) -> dict[str, str]:
     """usbcore's module parameters in force (autosuspend, quirks, ...): they shape every resume."""
-    output = role.run("grep -H . /sys/module/usbcore/parameters/* 2>/dev/null; true", timeout=30)
-    values = {}
-    for line in output.splitlines():
-        path, sep, value = line.strip().partition(":")
-        if sep and path.startswith("/sys/module/usbcore/parameters/"):
-            values[path.rsplit("/", 1)[1]] = value
-    return values
+    output = role.run(f"grep -H . {USBCORE}* 2>/dev/null; true", timeout=30)
+    found = (line.strip().partition(":") for line in output.splitlines())
+    return {path.rsplit("/", 1)[1]: value for path, sep, value in found if sep and path.startswith(USBCORE)}
 
 
 # Seed 003's two timings: the kernel's resume delays, or the USB 2.0 specification's minima through the seed's
@@ -198,20 +181,19 @@ def usbcore_parameters(role: Role) -> dict[str, str]:
 # where the specification asks at least 20 and TRSTRCY 50 ms where it allows 0, so `minimum` needs a BSP kernel
 # that carries the patch.
 TIMINGS = ("default", "minimum")
-TIMING_MINIMUM = "/sys/module/usbcore/parameters/timing_minimum"
+TIMING_MINIMUM = USBCORE + "timing_minimum"
 
 
 @contextmanager
 def timing_in_force(role: Role, timing: str) -> Iterator[dict[str, str]]:
-    """Resume under `timing`'s delays (default or minimum), usbcore's setting put back after; yields usbcore's
-    parameters in force, read once. Unavailable where the kernel has no usbcore.timing_minimum for `minimum`, or
-    where it has the other value read-only."""
+    """Resume under `timing`'s delays, usbcore's setting put back after; yields usbcore's parameters in force.
+    Unavailable where the kernel has no usbcore.timing_minimum for `minimum`, or the other value read-only."""
     parameters = usbcore_parameters(role)
     before = parameters.get("timing_minimum")
     if before is None and timing == "minimum":
         mainline = "mainline Linux fixes its resume delays"
         raise Unavailable(f"{role.label}: the kernel has no usbcore.timing_minimum (seed 003's patch; {mainline})")
-    change = before is not None and _minimum(before) != (timing == "minimum")
+    change = before is not None and (before.strip() in ("1", "Y")) != (timing == "minimum")
     if change:
         if role.run_status(shell.cmd("test", "-w", TIMING_MINIMUM), timeout=30)[0] != 0:
             readonly = f"usbcore.timing_minimum is {before} and read-only: set it on the kernel command line"
@@ -224,7 +206,3 @@ def timing_in_force(role: Role, timing: str) -> Iterator[dict[str, str]]:
     finally:
         if change:
             role.run(shell.write(TIMING_MINIMUM, before), timeout=30)
-
-
-def _minimum(value: str) -> bool:
-    return value.strip() in ("1", "Y")

@@ -4,23 +4,20 @@ buffer timestamps: hil's v4l2_fps (hil/tools/v4l2_fps.c) streams N mmap frames, 
     v4l2_fps format=yuyv width=640 height=480 frames=300 span_us=9966642 fps=30.000 dropped=0 corrupt=0
              bytes=184320000 first_seq=0 last_seq=299
 
-One run gives `fps` (frames/s), `dropped` (frames the sequence numbers skipped) and `corrupt` (frames with
-the error flag, a YUYV size other than width*height*2, or MJPEG without SOI/EOI markers; with `counter`,
-also frames whose hil frame counter does not increase: the cameras hil runs itself number their frames).
-The frame source of a UVC gadget is hil's uvc_source (hil/tools/uvc_source.c), run in the background, or
-hil's GadgetFS bulk camera (hil/tools/uvc_gadgetfs.c, hil.lab.usb_gadget.uvc_gadgetfs).
+One run gives `fps`, `dropped` (frames the sequence numbers skipped) and `corrupt` (the error flag, a YUYV
+size other than width*height*2, MJPEG without SOI/EOI markers; with `counter`, a frame counter of hil's own
+cameras that does not increase).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-import time
 from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser, under_ceiling
+from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser, run_timed, under_ceiling
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
@@ -125,12 +122,9 @@ def run(
 ) -> Measurement:
     """Stream `frames` frames from `device` on `role` (timed there): `fps`, `dropped` and `corrupt`
     (`counter`: the camera is hil's own, its frame counters are checked too)."""
-    started = time.time()
     cmd = command(device, fmt, width, height, frames=frames, timeout_s=frame_timeout_s, counter=counter)
-    exitcode, output = role.run_status(cmd, timeout=frames * frame_timeout_s + 60)
-    duration = time.time() - started
-    if exitcode != 0:
-        raise MeasurementError(f"{PROGRAM} exited {exitcode}", raw_output=output)
+    timeout = frames * frame_timeout_s + 60
+    output, started, duration = run_timed(role, cmd, PROGRAM, timeout=timeout, error=MeasurementError)
     rate = parse(output, fmt=fmt, width=width, height=height, frames=frames)
     return Measurement(
         {

@@ -26,11 +26,9 @@ def pipeline_exit_status(
 ) -> int:
     """Narrow pytest's exit `status` (1 or 2) with what the run saw; other statuses pass through.
 
-    `gate_failures`: call-phase failures that are not measurement errors; `errors`: measurement errors and
-    setup/teardown errors (a board that did not boot); `collection_aborted`: pytest stopped on collection
-    errors (its status 2, which is no interruption); `interrupted`: a SIGTERM or SIGHUP ended the run, even
-    where the KeyboardInterrupt it raised was lost on the way (labgrid's step bookkeeping turned one into an
-    AssertionError, a test failure, and the run ended 1: a CI run, 2026-11-30).
+    `errors`: measurement and setup/teardown errors; `collection_aborted`: pytest's status 2 came from collection
+    errors, no interruption; `interrupted`: a SIGTERM or SIGHUP ended the run, even where its KeyboardInterrupt was
+    lost on the way (labgrid's step bookkeeping turned one into an AssertionError: a CI run ended 1, 2026-11-30).
     """
     if interrupted and status in (HilExit.OK, HilExit.GATE_FAILED, HilExit.INTERRUPTED, HilExit.LAB_ERROR):
         return HilExit.INTERRUPTED

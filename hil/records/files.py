@@ -28,10 +28,8 @@ READ_TIMEOUT_S = 60.0  # a regular file on a hung network mount blocks read(): t
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that it holds either the old or the new content, never a mix.
-
-    A path that is not a regular file is written in place (see the module's docstring); a directory or
-    a FIFO nobody reads is an OSError naming it."""
+    """Replace `path` with `data`: it holds either the old or the new content, never a mix. A path that is not a
+    regular file is written in place (see above); a directory or a FIFO nobody reads is an OSError naming it."""
     try:
         target = path.stat()  # follows a symlink: what the link leads to decides
     except FileNotFoundError:
@@ -134,9 +132,9 @@ def _read_all(fd: int, limit: int, got: list[bytes | OSError]) -> None:
         os.close(fd)
 
 
-def read_text(path: Path, **bounds: Any) -> str:
+def read_text(path: Path) -> str:
     """`read_bytes` decoded as UTF-8 (UnicodeDecodeError when it is not)."""
-    return read_bytes(path, **bounds).decode("utf-8")
+    return read_bytes(path).decode("utf-8")
 
 
 def read_json(path: Path) -> Any:
@@ -154,11 +152,8 @@ def read_json(path: Path) -> Any:
 
 
 def jsonable(value: Any) -> Any:
-    """`value` as plain JSON types: numpy scalars unwrapped, tuples as lists, NaN/inf as None.
-
-    The statistics may hand over numpy scalars (np.int64 outlier indices do not serialize) and a
-    degenerate metric may produce NaN, which json would write as the invalid token `NaN`.
-    """
+    """`value` as plain JSON types: numpy scalars (np.int64 outlier indices) unwrapped, tuples as lists, NaN/inf
+    (a degenerate metric's, which json would write as the invalid token `NaN`) as None."""
     if isinstance(value, bool) or value is None or isinstance(value, str | int):
         return value
     if isinstance(value, float):
@@ -173,6 +168,6 @@ def jsonable(value: Any) -> Any:
     raise TypeError(f"cannot store {type(value).__name__} {value!r} as JSON")
 
 
-def dumps(value: Any, *, indent: int | None = None, sort_keys: bool = False) -> str:
+def dumps(value: Any, *, indent: int | None = None) -> str:
     """Strict JSON text: no NaN tokens, numpy scalars unwrapped, newline-terminated."""
-    return json.dumps(jsonable(value), indent=indent, sort_keys=sort_keys, allow_nan=False) + "\n"
+    return json.dumps(jsonable(value), indent=indent, allow_nan=False) + "\n"

@@ -1,12 +1,10 @@
-"""The JSON Schema of results.json (and of what `hil db export` writes), generated from the classes that write it.
+"""The JSON Schema of results.json (and of `hil db export`'s files), generated from the classes that write it.
 
     python -m hil.records.schema > hil/records/results.schema.json
 
-The published file is hil/records/results.schema.json (installed with hil); tests/records/test_schema.py fails
-when it no longer matches these classes (regenerate it) and validates real results files against it with a
-JSON Schema validator. `schema` in the document is its version (hil.records.store.SCHEMA): it changes when a
-reader of an older file would misread a newer one; fields added with a default (an older file lacks them)
-keep it.
+tests/records/test_schema.py fails when the published file no longer matches these classes. `schema` in the
+document (hil.records.store.SCHEMA) changes when a reader of an older file would misread a newer one; fields
+added with a default keep it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The results store: `reports/results.json`, one JSON document per run, valid at every instant.
 
-The whole document is rewritten atomically after every result, so after Ctrl-C, a crash or a
-killed Jenkins job the file holds every result finished so far. The runs before it are in the results
-database (hil.db), which `hil db export` writes back as these documents.
-Plain module: no pytest.
+Rewritten atomically after every result: after Ctrl-C, a crash or a killed Jenkins job it holds every result
+finished so far. Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -118,11 +116,9 @@ def host_facts() -> Host:
         packages=versions,
         debian_packages=debian_versions(),
     )
-    commit = hil_commit()
-    if commit:
+    if commit := hil_commit():
         facts["hil_commit"] = commit
-    ci = {name: os.environ[name] for name in _CI_VARIABLES if os.environ.get(name)}
-    if ci:
+    if ci := {name: os.environ[name] for name in _CI_VARIABLES if os.environ.get(name)}:
         facts["ci"] = ci
     return facts
 
@@ -180,6 +176,11 @@ class StoredRun:
     path: Path | None = None
 
 
+def document(run: RunInfo, results: list[MetricResult]) -> dict[str, Any]:
+    """What results.json holds (and `hil db export` writes)."""
+    return {"schema": SCHEMA, "run": run.to_dict(), "results": [result.to_dict() for result in results]}
+
+
 class ResultStore:
     """Collects a run's results and keeps `path` current after each one."""
 
@@ -187,13 +188,6 @@ class ResultStore:
         self.path = path
         self.run = run
         self.results: list[MetricResult] = []
-
-    def document(self) -> dict[str, Any]:
-        return {
-            "schema": SCHEMA,
-            "run": self.run.to_dict(),
-            "results": [result.to_dict() for result in self.results],
-        }
 
     def begin(self) -> None:
         """Write the empty run: a stale results.json from an earlier run must not pass for this one."""
@@ -210,7 +204,7 @@ class ResultStore:
         self.flush()
 
     def flush(self) -> None:
-        atomic_write_text(self.path, dumps(self.document(), indent=1))
+        atomic_write_text(self.path, dumps(document(self.run, self.results), indent=1))
 
 
 def load_run(path: Path) -> StoredRun:

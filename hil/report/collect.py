@@ -65,8 +65,7 @@ def junit_properties(result: MetricResult) -> list[tuple[str, str]]:
     ]
     if result.efficiency is not None:
         props.append(("efficiency_percent", fmt_pct(result.efficiency).rstrip("%")))
-    speed = result.facts.link_seen
-    if speed is not None:
+    if (speed := result.facts.link_seen) is not None:
         props.append(("link_speed", speed))
     props += baseline_properties(result)
     if result.reason:

@@ -1,16 +1,10 @@
 """Candidate against reference from the results database: `hil compare`, and the gate's pages.
 
-    hil compare REFERENCE CANDIDATE [--hil-db URL] [--inventory boards.yaml] [--markdown F] [--html F] [--json F]
-
-REFERENCE and CANDIDATE are build names: every complete run of that build in the database (hil.db). The
-reference is typically measured several times (each run its own boot), the candidate once. hil.db.gates reads
-the two sides and checks that their runs agree on what each metric is (its unit and direction always, its band
-and thresholds (min_effect, run_spread) and the inventory unless --inventory names the one that rules; the
-thresholds are then that inventory's, else the ones every run agrees on, never one side's own);
-hil.verdict.gate decides. This module renders the gate (Markdown, HTML, JSON, a banner); it decides nothing.
-Exit status: 0 PASS, 1 BLOCKED, 6 INCOMPLETE, 4 bad input (a database that cannot be opened, a build with
-no stored run, runs that disagree), before anything is compared.
-Plain module: no pytest.
+REFERENCE and CANDIDATE are build names: every complete run of that build in the database (the reference is
+typically measured several times, each run its own boot). hil.db.gates reads the two sides and checks that their
+runs agree on what each metric is, hil.verdict.gate decides; this module renders the gate (Markdown, HTML, JSON,
+a banner). Exit status: 0 PASS, 1 BLOCKED, 6 INCOMPLETE, 4 bad input (a database that cannot be opened, a build
+with no stored run, runs that disagree), before anything is compared. Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -35,9 +29,6 @@ from hil.verdict.gate import Gate, Row
 EXIT = {Gate.PASS: HilExit.OK, Gate.BLOCKED: HilExit.GATE_FAILED, Gate.INCOMPLETE: HilExit.LAB_ERROR}
 
 
-# --- output ---------------------------------------------------------------------------------------------
-
-
 def _side_text(side: dict[str, Any]) -> str:
     build = side["build"]
     name = build_label(build) if build else side["label"]
@@ -45,8 +36,7 @@ def _side_text(side: dict[str, Any]) -> str:
 
 
 def _cells(row: Row) -> list[str]:
-    """A row as both tables show it: gate, board, metric, reference, candidate, change, the smallest drop it
-    catches, band, why."""
+    """A row as both tables show it."""
     return [
         str(row.gate),
         row.board,
@@ -111,6 +101,12 @@ def html(comparison: Comparison, **page: Any) -> str:
     )
 
 
+def gate_files(comparison: Comparison, kinds: Sequence[str] = ("md", "html", "json")) -> dict[str, str]:
+    """The gate as Markdown, HTML and JSON, by file suffix (`kinds` only: the HTML costs its template)."""
+    writers = {"md": markdown, "html": html, "json": lambda gate: json.dumps(gate.to_dict(), indent=1) + "\n"}
+    return {kind: writers[kind](comparison) for kind in kinds}
+
+
 def _fraction(text: str) -> float:
     value = float(text.strip().removesuffix("%"))
     if not 0 <= value < 100:
@@ -147,15 +143,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil compare") -> int
     except (CompareError, DatabaseError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return HilExit.USAGE_ERROR
-    text = markdown(comparison)
-    print(text, end="")
-    for path, content in (
-        (args.markdown, text),
-        (args.html, html(comparison) if args.html else ""),
-        (args.json, json.dumps(comparison.to_dict(), indent=1) + "\n" if args.json else ""),
-    ):
-        if path is not None:
-            atomic_write_text(path, content)
+    asked = {kind: path for kind, path in (("md", args.markdown), ("html", args.html), ("json", args.json)) if path}
+    files = gate_files(comparison, ["md", *asked.keys() - {"md"}])
+    print(files["md"], end="")
+    for kind, path in asked.items():
+        atomic_write_text(path, files[kind])
     return EXIT[comparison.gate]
 
 

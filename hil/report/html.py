@@ -1,8 +1,7 @@
 """HTML fragments: a result's statistics table with its plot, and the run's summary table.
 
-pytest-html 4 renders its rows in JavaScript from strings; these fragments are plain HTML with
-`hil-` classes styled by templates/style.css, which each fragment carries. The markup is in the
-templates (hil.report.pages, autoescaped); this module says what goes in it. Plain module: no pytest.
+pytest-html 4 renders its rows in JavaScript from strings: these fragments are plain HTML, rendered from the
+templates (hil.report.pages), each carrying templates/style.css. Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -52,16 +51,14 @@ def stats_rows(result: MetricResult) -> StatsRows:
         outliers = ", ".join(
             f"#{i + 1}={fmt_num(result.values[i])}" for i in stats.outliers if 0 <= i < len(result.values)
         )
+        ci = f"[{fmt_num(stats.ci_low)}, {fmt_num(stats.ci_high)}] (± {fmt_num(ci_half_width(stats))})"
         rows += [
             ("n", str(stats.n)),
             ("median", f"{fmt_num(stats.median)} {unit}"),
             ("mean", f"{fmt_num(stats.mean)} {unit}"),
             ("std", f"{fmt_num(stats.std)} {unit}"),
             ("CV", f"{fmt_pct(stats.cv)} (max {fmt_pct(result.max_cv)})"),
-            (
-                f"{stats.confidence:.0%} CI of mean",
-                f"[{fmt_num(stats.ci_low)}, {fmt_num(stats.ci_high)}] (± {fmt_num(ci_half_width(stats))})",
-            ),
+            (f"{stats.confidence:.0%} CI of mean", ci),
             ("min / max", f"{fmt_num(stats.minimum)} / {fmt_num(stats.maximum)}"),
             ("outliers (Tukey 1.5 IQR)", outliers or "none"),
         ]
@@ -69,15 +66,9 @@ def stats_rows(result: MetricResult) -> StatsRows:
         rows.append(("samples", str(len(result.samples))))
     if result.warmup:
         rows.append(("warm-up (not counted)", ", ".join(fmt_num(s.value) for s in result.warmup)))
-    if result.ceiling is not None:
-        efficiency = fmt_pct(result.efficiency) if result.efficiency is not None else DASH
-        rows.append(
-            (
-                "efficiency",
-                f"{efficiency} of ceiling {fmt_num(result.ceiling.value)} "
-                f"{result.ceiling.unit} ({result.ceiling.basis})",
-            )
-        )
+    if (ceiling := result.ceiling) is not None:
+        of = f"of ceiling {fmt_num(ceiling.value)} {ceiling.unit} ({ceiling.basis})"
+        rows.append(("efficiency", f"{fmt_pct(result.efficiency)} {of}"))
     if result.baseline is not None:
         base = result.baseline
         runs = f"{base.baseline_runs} run{'s' if base.baseline_runs != 1 else ''}"
@@ -92,12 +83,10 @@ def stats_rows(result: MetricResult) -> StatsRows:
     facts = result.facts
     if facts.link_seen:
         rows.append(("link", facts.link_seen))
-    diagnosis = facts.notes.get("diagnosis")  # hil.diagnose: where a missed figure lost its rate
-    if diagnosis:
+    if diagnosis := facts.notes.get("diagnosis"):  # hil.diagnose: where a missed figure lost its rate
         rows.append(("diagnosis", Markup("<br/>").join(str(line) for line in diagnosis)))  # each line escaped
     shown = {"diagnosis", "link_speed" if facts.link_speed else "link"}
-    other = {k: v for k, v in facts.to_dict().items() if k not in shown}
-    if other:
+    if other := {k: v for k, v in facts.to_dict().items() if k not in shown}:
         rows.append(("facts", ", ".join(f"{k}={v}" for k, v in sorted(other.items()))))
     return StatsRows(verdict_text(result), rows)
 

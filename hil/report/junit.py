@@ -1,16 +1,12 @@
 """Re-label measurement errors in pytest's JUnit XML: `<failure>` becomes `<error>`.
 
-pytest's junitxml decides failure versus error on the phase alone (`report.when == "call"` gives
-`<failure>`, setup/teardown give `<error>`), and offers no hook to decide otherwise. A measurement
-error happens in the call phase, so the plugin marks its testcase with a `measurement_error`
-property and, once junitxml has written the file, this module renames the element and moves the
-count from `failures` to `errors` on the enclosing suite. Only the written file is touched, never
-junitxml's internals. Plain module: no pytest.
+junitxml decides failure or error on the phase alone, with no hook to decide otherwise, and a measurement error
+happens in the call phase. So the plugin marks its testcase with a `measurement_error` property and, once the
+file is written, this module renames the element and moves the suite's count. Plain module: no pytest.
 """
 
 from __future__ import annotations
 
-import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -26,21 +22,16 @@ def _is_measurement_error(case: ET.Element) -> bool:
 def mark_measurement_errors(path: Path) -> int:
     """Rewrite `path` in place (atomically); returns how many failures became errors."""
     tree = ET.parse(path)
-    moved_total = 0
+    moved = 0
     for suite in tree.getroot().iter("testsuite"):
-        moved = 0
-        for case in suite.iterfind("testcase"):
-            if not _is_measurement_error(case):
-                continue
-            for element in case.iterfind("failure"):
-                element.tag = "error"  # message and text (the reason, the longrepr) stay as written
-                moved += 1
-        if moved:
-            suite.set("failures", str(int(suite.get("failures", "0")) - moved))
-            suite.set("errors", str(int(suite.get("errors", "0")) + moved))
-            moved_total += moved
-    if moved_total:
-        buffer = io.BytesIO()
-        tree.write(buffer, encoding="utf-8", xml_declaration=True)
-        atomic_write_bytes(path, buffer.getvalue())
-    return moved_total
+        cases = [case for case in suite.iterfind("testcase") if _is_measurement_error(case)]
+        failures = [element for case in cases for element in case.iterfind("failure")]
+        for element in failures:
+            element.tag = "error"  # message and text (the reason, the longrepr) stay as written
+        if failures:
+            suite.set("failures", str(int(suite.get("failures", "0")) - len(failures)))
+            suite.set("errors", str(int(suite.get("errors", "0")) + len(failures)))
+            moved += len(failures)
+    if moved:
+        atomic_write_bytes(path, ET.tostring(tree.getroot(), encoding="utf-8", xml_declaration=True))
+    return moved

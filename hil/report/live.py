@@ -1,18 +1,15 @@
 """Live per-sample lines (`pytest -v`) in the output a pipeline logs, with or without pytest-xdist.
 
-In one process the line goes to the terminal reporter at once, with output capture suspended: printed
-to the test's stdout it would land in the captured output, not in the log (a file, when stdout is
-redirected). A pytest-xdist worker has no terminal the pipeline sees (execnet owns its stdout), and
-pytest-xdist 3.8 relays a fixed set of events (an unknown one is an error on the controller), none a
-plugin can add; what it does relay is each test report with every attribute
-(`pytest_report_to_serializable` ships `report.__dict__`). So a worker keeps its
-lines on the item, they travel with the report of the phase that took them, and the controller writes
-them before it reports that test's outcome: each test's lines appear when its phase ends, tagged with
-the worker, e.g. `[gw0] vlab-hs sample 3: usb.msc.read 78.2 (median 78.0, CV 1.2%) (14 s)`.
+In one process a line goes to the terminal reporter at once, with output capture suspended (printed to the
+test's stdout it would land in the captured output, not in the log). A pytest-xdist worker has no terminal the
+pipeline sees, and xdist relays no event a plugin can add, but it ships each test report with every attribute:
+so a worker keeps its lines on the item, they travel with the report of the phase that took them, and the
+controller writes them, tagged with the worker (`[gw0] vlab-hs sample 3: ...`), before that test's outcome.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -61,11 +58,7 @@ def relay(config: pytest.Config, report: pytest.TestReport) -> None:
 
 def write_now(config: pytest.Config, line: str) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None:
-        return
     capture = config.pluginmanager.get_plugin("capturemanager")
-    if capture is None:
-        reporter.write_line(line)
-        return
-    with capture.global_and_fixture_disabled():
-        reporter.write_line(line)
+    if reporter is not None:
+        with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+            reporter.write_line(line)

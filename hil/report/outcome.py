@@ -1,12 +1,6 @@
-"""What a verdict does to the running test: return, warn, fail, or fail as a measurement error.
-
-The measuring fixture calls `raise_for_verdict(result)` after `collect.attach`, so every metric's
-fate follows one mapping:
-
-    PASS, INFO                    -> return (INFO: recorded, not gated)
-    MARGINAL                      -> return, with a MarginalWarning (listed in pytest's warnings summary)
-    FAIL, UNSTABLE, REGRESSION    -> pytest.fail("<metric key>: <reason>"): a test failure
-    ERROR                         -> MeasurementErrorOutcome("<metric key>: <reason>"): a test *error*
+"""What a verdict does to the running test, after `collect.attach`: PASS and INFO return, MARGINAL warns
+(MarginalWarning, in pytest's warnings summary), FAIL, UNSTABLE and REGRESSION fail the test, ERROR makes it
+a test *error* (MeasurementErrorOutcome). Each message is "<metric key>: <reason>".
 """
 
 from __future__ import annotations
@@ -21,10 +15,8 @@ from hil.verdict.result import MetricResult, Verdict, metric_key
 class MeasurementErrorOutcome(pytest.fail.Exception):
     """The measurement itself cannot be trusted (unparseable output, missing tool, above the ceiling).
 
-    A subclass of pytest's Failed outcome, like pytest's own XFailed: pytest stops the test and
-    shows the reason without a traceback (pytrace=False), and nothing in the test can swallow it
-    with `except Exception`. The report plugin recognises the class and turns the failure into an
-    error in the terminal, the HTML and the JUnit XML.
+    A subclass of pytest's Failed outcome, like pytest's own XFailed: no traceback, and nothing in the test can
+    swallow it with `except Exception`; the report plugin makes it an error in the terminal, HTML and JUnit XML.
     """
 
     __module__ = "builtins"  # as pytest does for Failed: the report reads "MeasurementErrorOutcome: ..."
@@ -58,18 +50,15 @@ def raise_for_verdict(result: MetricResult) -> None:
 def raise_for_results(results: list[MetricResult]) -> None:
     """The test's outcome from the metrics of one check: the worst verdict decides, every metric that did
     not pass is named (a FAIL next to an ERROR is still worth reading), each MARGINAL warns."""
-    if not results:
-        return
     for result in results:
         if result.verdict is Verdict.MARGINAL:
             raise_for_verdict(result)
-    worst = max(results, key=lambda result: result.verdict.severity)
     bad = [r for r in results if r.verdict.severity > Verdict.MARGINAL.severity]
-    if worst.verdict.severity <= Verdict.MARGINAL.severity:
-        return
     if len(bad) == 1:
-        raise_for_verdict(worst)
+        raise_for_verdict(bad[0])
+    if not bad:
+        return
     message = "\n".join(f"{metric_key(r.metric, r.params)}: {r.verdict}: {r.reason}" for r in bad)
-    if worst.verdict is Verdict.ERROR:
+    if any(r.verdict is Verdict.ERROR for r in bad):
         raise MeasurementErrorOutcome(message)
     pytest.fail(message, pytrace=False)

@@ -1,9 +1,7 @@
 """Every HTML page and fragment hil writes, from the Jinja2 templates in templates/.
 
-One environment with autoescaping on: a board, build, metric or parameter name is text wherever it
-lands (`<script>` in a board name shows as `<script>`), and no caller escapes by hand. The report's
-fragments (pytest-html extras, its summary), the trend and gate pages and the dashboard (hil.serve) share
-the base layout, the style and the macros. Plain module: no pytest.
+One environment with autoescaping on: a board, build, metric or parameter name is text wherever it lands, and
+no caller escapes by hand. Plain module: no pytest.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""PNG plots of one result (its samples) and of one metric over runs (its trend).
+"""The PNG plot of one result (its samples), and what the SVG trend shares with it (View, TrendPoint, labels).
 
-Figures are built with matplotlib's object API on the Agg canvas: no pyplot, no global backend
-switch, no display needed, nothing left open between plots. Small on purpose (6x3 in at 90 dpi,
-about 30 kB) so a report with 50 metrics stays a few MB once base64-embedded.
-Plain module: no pytest.
+matplotlib's object API on the Agg canvas: no pyplot, no global backend switch, no display needed, nothing left
+open between plots. Small on purpose (6x3 in at 90 dpi, about 30 kB) so a report with 50 metrics stays a few MB
+once base64-embedded. Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -28,27 +27,19 @@ _BAND_COLOR = "#c8e6c9"
 _CI_COLOR = "#1e88e5"
 _SAMPLE_COLOR = "#263238"
 _WARMUP_COLOR = "#9e9e9e"
-_OUTLIER_COLOR = "#d50000"
 _CEILING_COLOR = "#b71c1c"
 _BASELINE_COLOR = "#6d4c41"
+_OUTLIER_STYLE = {"s": 90, "facecolors": "none", "edgecolors": "#d50000", "linewidths": 1.4, "zorder": 5}
+_ABOVE_CEILING_STYLE = {"marker": "x", "s": 60, "color": _CEILING_COLOR, "linewidths": 1.6, "zorder": 6}
 
 
 def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def _render(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI)
-    return buffer.getvalue()
-
-
 class View:
-    """The y range that keeps the samples readable.
-
-    Reference lines (band edges, ceiling, baseline) far from the data would squash the samples
-    into one pixel row; those are left out of the range and named "off scale" in the legend.
-    """
+    """The y range that keeps the samples readable: reference lines (band edges, ceiling, baseline) far from the
+    data would squash the samples into one pixel row, so they are left out and named "off scale" in the legend."""
 
     def __init__(self, core: Iterable[float]) -> None:
         values = list(core)
@@ -83,41 +74,32 @@ def _scale(
     result: MetricResult, ceiling: float | None
 ) -> tuple[tuple[float, float], list[tuple[float, str, str, str]], list[str]]:
     """The y limits around the samples, the reference lines inside them, and what lies off scale."""
-    stats = result.stats
     view = View([*result.values, *(sample.value for sample in result.warmup)])
-    off_scale = []
+    off_scale: list[str] = []
+
+    def fits(value: float, name: str) -> bool:
+        """Within reach of the samples: the view takes it in; else it is named off scale."""
+        if view.within(value):
+            view.include(value)
+            return True
+        if name not in off_scale:
+            off_scale.append(name)
+        return False
+
     # With two or three samples the t-interval can be ten times the data's spread: clip it then.
-    for edge in (stats.ci_low, stats.ci_high) if stats else ():
-        if view.within(edge):
-            view.include(edge)
-        elif "CI of mean" not in off_scale:
-            off_scale.append("CI of mean")
+    for edge in (result.stats.ci_low, result.stats.ci_high) if result.stats else ():
+        fits(edge, "CI of mean")
     references: list[tuple[float, str, str, str]] = []  # value, label, colour, linestyle
     if ceiling is not None:
         label = f"ceiling {fmt_num(ceiling)}" + ("" if result.ceiling.enforced else " (reference)")
         references.append((ceiling, label, _CEILING_COLOR, "-."))
     if result.baseline is not None:
-        references.append(
-            (
-                result.baseline.baseline_median,
-                f"baseline median {fmt_num(result.baseline.baseline_median)}",
-                _BASELINE_COLOR,
-                ":",
-            )
-        )
+        median = result.baseline.baseline_median
+        references.append((median, f"baseline median {fmt_num(median)}", _BASELINE_COLOR, ":"))
     for edge in (result.band.low, result.band.high) if result.band is not None else ():
         if edge is not None:
-            if view.within(edge):
-                view.include(edge)
-            else:
-                off_scale.append(f"band edge {fmt_num(edge)}")
-    shown = []
-    for reference in references:
-        if view.within(reference[0]):
-            view.include(reference[0])
-            shown.append(reference)
-        else:
-            off_scale.append(reference[1])
+            fits(edge, f"band edge {fmt_num(edge)}")
+    shown = [reference for reference in references if fits(reference[0], reference[1])]
     return view.limits(), shown, off_scale
 
 
@@ -134,30 +116,12 @@ def _draw_samples(
         ax.plot(counted_x, values, color=_SAMPLE_COLOR, lw=0.6, alpha=0.5, zorder=3)
         ax.scatter(counted_x, values, color=_SAMPLE_COLOR, s=16, label=f"samples (n={len(values)})", zorder=4)
     outliers = [i for i in (stats.outliers if stats else []) if 0 <= i < len(values)]
-    if outliers:
-        ax.scatter(
-            [counted_x[i] for i in outliers],
-            [values[i] for i in outliers],
-            s=90,
-            facecolors="none",
-            edgecolors=_OUTLIER_COLOR,
-            linewidths=1.4,
-            label=f"outliers ({len(outliers)})",
-            zorder=5,
-        )
-    if ceiling is not None:
-        above = [i for i, value in enumerate(values) if value > ceiling]
-        if above:  # physically impossible values: the reason for an ERROR verdict, so point at them
-            ax.scatter(
-                [counted_x[i] for i in above],
-                [values[i] for i in above],
-                marker="x",
-                s=60,
-                color=_CEILING_COLOR,
-                linewidths=1.6,
-                label=f"above ceiling ({len(above)})",
-                zorder=6,
-            )
+    # Values above an enforced ceiling are physically impossible: the reason for an ERROR verdict, so point at them.
+    above = [i for i, value in enumerate(values) if value > ceiling] if ceiling is not None else []
+    for marked, name, style in ((outliers, "outliers", _OUTLIER_STYLE), (above, "above ceiling", _ABOVE_CEILING_STYLE)):
+        if marked:
+            x = [counted_x[i] for i in marked]
+            ax.scatter(x, [values[i] for i in marked], label=f"{name} ({len(marked)})", **style)
 
 
 def result_plot(result: MetricResult) -> bytes | None:
@@ -203,18 +167,16 @@ def result_plot(result: MetricResult) -> bytes | None:
 
 
 def _finish(fig: Figure, ax: Axes, limits: tuple[float, float], ylabel: str, title: str, color: str) -> bytes:
-    """The y axis, grid, title and legend every plot has, and the PNG."""
-    _dress(ax, limits, ylabel, title, color)
-    return _render(fig)
-
-
-def _dress(ax: Axes, limits: tuple[float, float], ylabel: str, title: str, color: str) -> None:
+    """The y axis, grid, title and legend, and the PNG."""
     ax.set_ylim(*limits)
     ax.set_ylabel(_literal(ylabel), fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", lw=0.3, alpha=0.6)
     ax.set_title(_literal(title), fontsize=9, color=color, loc="left")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI)
+    return buffer.getvalue()
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ Only the controller writes files: one results.json, no write race between worker
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shlex
 import tempfile
@@ -50,8 +49,7 @@ from hil.records.store import RESULTS_FILE, ResultStore, RunInfo, StoredRun
 from hil.report import junit, live
 from hil.report.collect import take_unreported
 from hil.report.compare import EXIT as GATE_EXIT
-from hil.report.compare import gate_banner, markdown
-from hil.report.compare import html as gate_html
+from hil.report.compare import gate_banner, gate_files
 from hil.report.html import correct_run_count, result_block, summary_table
 from hil.report.outcome import MeasurementErrorOutcome
 from hil.report.summary import TERMINAL_MARKUP, fmt_num, fmt_p, fmt_pct, terminal_table, verdict_counts, verdict_text
@@ -86,7 +84,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--hil-db",
         metavar="URL",
-        default=None,
         help="the results database every run is written to and every comparison reads (SQLAlchemy URL, e.g. "
         "postgresql://user@host/hil; default: $HIL_DB, else hil.db in the --hil-reports directory)",
     )
@@ -115,7 +112,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--reference-build",
         metavar="NAME",
-        default=None,
         help="the release gate: compare this run with the stored runs of build NAME (in the results database) "
         "and write gate.md, gate.html and gate.json; a regression blocks (exit 1), a metric without a verdict "
         "leaves the gate incomplete (exit 6)",
@@ -124,10 +120,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    default_report_paths(config)
-
-
-def default_report_paths(config: pytest.Config) -> None:
     """report.html and junit.xml beside results.json (--hil-reports) unless the command line or an ini file's
     addopts named them: a lab on a released hil gets every report without copying hil's pytest.ini. Runs
     before any plugin's configure (pytest-html and junitxml read these there); xdist copies them to workers."""
@@ -146,9 +138,8 @@ def default_report_paths(config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     session = ReportSession(config)
     if not session.is_worker and not config.option.collectonly:
-        _require_writable([session.reports_dir, *(path.parent for path in session.report_files())])
-        session.open_database()  # unreachable: a usage error (exit 4) before any board is touched
-        session.load_reference()  # a reference build with no stored run: a usage error, no board touched
+        _require_writable([session.reports_dir, *(f.parent for f in (session.html_path, session.junit_path) if f)])
+        session.open_database()  # unreachable, or a reference build with no stored run: exit 4, no board touched
     config.stash[_SESSION] = session
     config.pluginmanager.register(session, "hil_report_session")
 
@@ -156,8 +147,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def hil_baselines(pytestconfig: pytest.Config) -> Baselines | None:
     """The baselines to compare against, or None when --baseline was not given."""
-    session = pytestconfig.stash[_SESSION]
-    return session.baselines() if pytestconfig.getoption("baseline") else None
+    return pytestconfig.stash[_SESSION].baselines() if pytestconfig.getoption("baseline") else None
 
 
 def _require_writable(directories: list[Path]) -> None:
@@ -179,24 +169,22 @@ class ReportSession:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.is_worker = hasattr(config, "workerinput")
+        self.is_worker = live.on_worker(config)
         here = config.invocation_params.dir
         # Reports sit beside --html/--junitxml, which pytest resolves from the invocation directory.
         self.reports_dir = here / config.getoption("hil_reports")
         self.db_url = resolve_url(config.getoption("hil_db"), self.reports_dir)
         self._baselines: Baselines | None = None
-        self.with_html = bool(config.getoption("htmlpath", default=None))
         xmlpath = config.getoption("xmlpath", default=None)
         # As junitxml resolves --junitxml: variables, ~, then relative to the current directory.
         self.junit_path = Path(os.path.expandvars(xmlpath)).expanduser().resolve() if xmlpath else None
-        self.html_path = Path(config.getoption("htmlpath")).resolve() if self.with_html else None
+        htmlpath = config.getoption("htmlpath", default=None)
+        self.html_path = Path(htmlpath).resolve() if htmlpath else None
         self.store: ResultStore | None = None  # controller only
         self.engine: Engine | None = None  # the results database (controller only)
         self.db: RunWriter | None = None  # this run's writer into it
         self.measurement_errors = 0
-        self.gate_failures = 0  # call-phase failures that are not measurement errors
-        self.phase_errors = 0  # setup/teardown errors: a board that did not boot, a fixture that broke
-        self.tally = OutcomeTally()  # one outcome per test, for the counts every report shows
+        self.tally = OutcomeTally()  # one outcome per test: the counts every report shows, and the exit status
         self.collection_aborted = False
         self.environment_table: dict[str, Any] | None = None  # pytest-html's Environment (pytest-metadata)
         self.lab: dict[str, str] = {}  # board -> where it ran (the `lab` fact)
@@ -210,10 +198,16 @@ class ReportSession:
         self.gate_refused = False  # the reference's runs are not comparable with this one (exit 4)
 
     def open_database(self) -> None:
+        """The results database, and --reference-build's stored runs in it."""
         try:
             self.engine = open_chosen(self.config.getoption("hil_db"), self.reports_dir)
         except DatabaseError as exc:
             raise pytest.UsageError(f"results database: {exc}") from None
+        if (name := self.config.getoption("reference_build")) is not None:
+            try:
+                self.reference = load_side(name, self.engine)
+            except CompareError as exc:
+                raise pytest.UsageError(f"--reference-build: {exc}") from None
 
     def baselines(self) -> Baselines:
         if self._baselines is None:
@@ -226,16 +220,6 @@ class ReportSession:
         if self.engine is not None:
             self.engine.dispose()
 
-    def load_reference(self) -> None:
-        name = self.config.getoption("reference_build")
-        if name is None:
-            return
-        assert self.engine is not None  # opened just before
-        try:
-            self.reference = load_side(name, self.engine)
-        except CompareError as exc:
-            raise pytest.UsageError(f"--reference-build: {exc}") from None
-
     def _compare_with_reference(self) -> None:
         """This run against the reference build's runs; the gate files beside the other reports."""
         if self.reference is None or self.store is None:
@@ -247,16 +231,10 @@ class ReportSession:
             self.problems.append(f"release gate not decided: {exc}")
             self.gate_refused = True
             return
-        for name, text in (
-            ("gate.md", markdown(self.gate)),
-            ("gate.html", gate_html(self.gate)),
-            ("gate.json", json.dumps(self.gate.to_dict(), indent=1) + "\n"),
-        ):
-            self._saved(lambda name=name, text=text: atomic_write_text(self.reports_dir / name, text), name)
-            self.written.append(("gate", self.reports_dir / name))
-
-    def report_files(self) -> list[Path]:
-        return [path for path in (self.html_path, self.junit_path) if path is not None]
+        for kind, text in gate_files(self.gate).items():
+            path = self.reports_dir / f"gate.{kind}"
+            self._saved(functools.partial(atomic_write_text, path, text), path.name)
+            self.written.append(("gate", path))
 
     def _saved(self, write: Callable[[], None], what: str) -> None:
         """Write results to disk; a full or vanished disk is a problem reported at the end, never an abort:
@@ -276,16 +254,13 @@ class ReportSession:
         if self.is_worker or self.config.option.collectonly:
             return
         command = shlex.join(["pytest", *self.config.invocation_params.args])
-        self.store = ResultStore(
-            self.reports_dir / RESULTS_FILE,
-            RunInfo.start(command, **self.config.stash.get(RUN_IDENTITY, {})),
-        )
+        run = RunInfo.start(command, **self.config.stash.get(RUN_IDENTITY, {}))
+        self.store = ResultStore(self.reports_dir / RESULTS_FILE, run)
         self._saved(self.store.begin, "results.json not started")
         if self.engine is not None:
-            spool = Spool(spool_path(self.reports_dir, self.store.run.id))
-            self.db = RunWriter(self.engine, self.store.run, spool)
+            self.db = RunWriter(self.engine, run, Spool(spool_path(self.reports_dir, run.id)))
             self.db.begin()
-        self._describe_environment(self.store.run)
+        self._describe_environment(run)
 
     def _describe_environment(self, run: RunInfo) -> None:
         """What the HTML report's Environment table says of the run: hil's commit, the inventory, the build
@@ -306,10 +281,7 @@ class ReportSession:
             table["build"] = f"{build_label(run.build)} ({images})"
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
-        lines = []
-        if self.store is not None:
-            lines.append(f"hil run: {self.store.run.id} -> {shown(self.store.path)}")
-        return lines
+        return [] if self.store is None else [f"hil run: {self.store.run.id} -> {shown(self.store.path)}"]
 
     # --- per test (worker, or the only process) ---------------------------------------------
 
@@ -318,21 +290,15 @@ class ReportSession:
         report = yield
         if signals.received is not None:  # an abort whose KeyboardInterrupt a library lost: no further test
             item.session.shouldstop = f"{signals.received} received"
-        lines = live.take(item) if self.is_worker else []
-        if lines:
+        if self.is_worker and (lines := live.take(item)):
             setattr(report, live.REPORT_ATTR, lines)
-        fresh = take_unreported(item)
-        if fresh:
+        if fresh := take_unreported(item):
             setattr(report, RESULTS_ATTR, [jsonable(result.to_dict()) for result in fresh])
-            if self.with_html:
+            if self.html_path is not None:
                 report.extras = [*getattr(report, "extras", []), *map(_html_extra, fresh)]
-        if (
-            call.when == "call"
-            and report.failed
-            and call.excinfo is not None
-            and call.excinfo.errisinstance(MeasurementErrorOutcome)
-        ):
-            reason = str(call.excinfo.value)
+        error = call.excinfo if call.when == "call" and report.failed else None
+        if error is not None and error.errisinstance(MeasurementErrorOutcome):
+            reason = str(error.value)
             setattr(report, ERROR_ATTR, reason)
             # Travels with the teardown report's user_properties into the JUnit testcase, where
             # junit.mark_measurement_errors finds it.
@@ -346,11 +312,9 @@ class ReportSession:
         if self.store is None:
             return
         live.relay(self.config, report)
-        xfail = hasattr(report, "wasxfail")
-        self.tally.add(
-            report.nodeid,
-            phase_outcome(report.when, report.outcome, measurement_error=_is_measurement_error(report), xfail=xfail),
-        )
+        error = _is_measurement_error(report)
+        outcome = phase_outcome(report.when, report.outcome, measurement_error=error, xfail=hasattr(report, "wasxfail"))
+        self.tally.add(report.nodeid, outcome)
         self.store.run.tests = self.tally.counts()  # on disk with the next write
         for data in getattr(report, RESULTS_ATTR, None) or ():
             result = MetricResult.from_dict(data)
@@ -359,12 +323,7 @@ class ReportSession:
                 self.db.add(result)  # in the database now, or spooled
             self._tell_sinks(result)
             self._note_lab(result)
-        if _is_measurement_error(report):
-            self.measurement_errors += 1
-        elif report.failed and report.when == "call":
-            self.gate_failures += 1
-        elif report.failed:
-            self.phase_errors += 1
+        self.measurement_errors += error
 
     def _note_lab(self, result: MetricResult) -> None:
         """The Environment table's `lab` row: where each pair's boards were (an environment file on this PC, or
@@ -429,8 +388,7 @@ class ReportSession:
     def pytest_html_report_title(self, report: Any) -> None:
         """The page says what was measured: the build under test and the inventory (not pytest-html's file name)."""
         identity = self.config.stash.get(RUN_IDENTITY, {})
-        build = identity.get("build")
-        inventory = identity.get("inventory")
+        build, inventory = identity.get("build"), identity.get("inventory")
         what = f"build {build_label(build)}" if build else "the boards as they are"
         where = f" on {Path(inventory['path']).name} ({inventory['sha256'][:12]})" if inventory else ""
         report.title = f"hil: {what}{where}"
@@ -456,10 +414,12 @@ class ReportSession:
         outcome = yield
         if self.is_worker:
             return outcome
+        # A test's worst outcome: "failed" (a gate) outranks "error" (a measurement, setup or teardown error).
+        counts = self.tally.counts()
         session.exitstatus = pipeline_exit_status(
             session.exitstatus,
-            gate_failures=self.gate_failures,
-            errors=self.measurement_errors + self.phase_errors,
+            gate_failures=counts.get("failed", 0),
+            errors=counts.get("error", 0),
             collection_aborted=self.collection_aborted,
             interrupted=signals.received is not None,
         )
@@ -494,17 +454,17 @@ class ReportSession:
             return
         self.db.finish()
         build = (self.db.info.build or {}).get("name")
-        if self.db.failure is None and build and self.engine is not None:
-            try:  # the dashboard's cells of this build, and of the build whose reference it is
-                gates.refresh(self.engine, {build}, {result.board for result in self.db.results})
-            except (SQLAlchemyError, DatabaseError) as exc:
-                self.problems.append(f"stored gates of {build} not decided: {type(exc).__name__}: {exc}")
         if self.db.failure is not None:
             self.problems.append(
                 f"results database: {self.db.failure}; this run is spooled to {shown(self.db.spool.path)}: "
                 f"deliver it with `hil db push --hil-reports {shlex.quote(shown(self.reports_dir))}` and this run's "
                 "--hil-db (or HIL_DB) once that database is back"
             )
+        elif build:
+            try:  # the dashboard's cells of this build, and of the build whose reference it is
+                gates.refresh(self.db.engine, {build}, {result.board for result in self.db.results})
+            except (SQLAlchemyError, DatabaseError) as exc:
+                self.problems.append(f"stored gates of {build} not decided: {type(exc).__name__}: {exc}")
 
     def _correct_html_run_count(self) -> None:
         """pytest-html's "N tests took" leaves out the tests that ended in ERROR: count every test that ran."""

@@ -7,6 +7,7 @@ median reads the same everywhere. Plain module: no pytest.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -14,25 +15,18 @@ from hil.verdict.result import MetricResult, SampleStats, Verdict, metric_key
 
 DASH = "–"
 
-VERDICT_COLORS: dict[Verdict, str] = {
-    Verdict.PASS: "#2e7d32",
-    Verdict.MARGINAL: "#e08000",
-    Verdict.FAIL: "#c62828",
-    Verdict.UNSTABLE: "#7b1fa2",
-    Verdict.REGRESSION: "#ad1457",
-    Verdict.ERROR: "#37474f",
-    Verdict.INFO: "#546e7a",
+# Each verdict's colour on a page and its markup in the terminal.
+_STYLES: dict[Verdict, tuple[str, dict[str, bool]]] = {
+    Verdict.PASS: ("#2e7d32", {"green": True}),
+    Verdict.MARGINAL: ("#e08000", {"yellow": True}),
+    Verdict.FAIL: ("#c62828", {"red": True}),
+    Verdict.UNSTABLE: ("#7b1fa2", {"red": True}),
+    Verdict.REGRESSION: ("#ad1457", {"red": True}),
+    Verdict.ERROR: ("#37474f", {"red": True, "bold": True}),
+    Verdict.INFO: ("#546e7a", {}),
 }
-
-TERMINAL_MARKUP: dict[Verdict, dict[str, bool]] = {
-    Verdict.PASS: {"green": True},
-    Verdict.MARGINAL: {"yellow": True},
-    Verdict.FAIL: {"red": True},
-    Verdict.UNSTABLE: {"red": True},
-    Verdict.REGRESSION: {"red": True},
-    Verdict.ERROR: {"red": True, "bold": True},
-    Verdict.INFO: {},
-}
+VERDICT_COLORS = {verdict: colour for verdict, (colour, _) in _STYLES.items()}
+TERMINAL_MARKUP = {verdict: markup for verdict, (_, markup) in _STYLES.items()}
 
 
 def fmt_num(value: float | None) -> str:
@@ -159,19 +153,9 @@ _RIGHT_ALIGNED = {"median", "CV", "n", *BASELINE_COLUMNS}
 
 
 def _terminal_cells(row: SummaryRow, with_baseline: bool) -> tuple[str, ...]:
+    first = (row.board, row.key, row.median, row.unit, row.band, row.cv, row.n)
     baseline = (row.change, row.p, row.run_p, row.baseline_runs) if with_baseline else ()
-    return (
-        row.board,
-        row.key,
-        row.median,
-        row.unit,
-        row.band,
-        row.cv,
-        row.n,
-        *baseline,
-        row.verdict_text,
-        row.stop_reason,
-    )
+    return (*first, *baseline, row.verdict_text, row.stop_reason)
 
 
 def terminal_table(results: Iterable[MetricResult]) -> list[tuple[str, Verdict | None]]:
@@ -196,8 +180,5 @@ def terminal_table(results: Iterable[MetricResult]) -> list[tuple[str, Verdict |
 
 def verdict_counts(results: Iterable[MetricResult]) -> str:
     """'3 PASS, 1 UNSTABLE, 1 UNSTABLE+REGRESSION, 1 ERROR' in verdict order."""
-    counts: dict[tuple[int, str], int] = {}
-    for result in results:
-        key = (list(Verdict).index(result.verdict), verdict_text(result))
-        counts[key] = counts.get(key, 0) + 1
+    counts = Counter((list(Verdict).index(result.verdict), verdict_text(result)) for result in results)
     return ", ".join(f"{counts[key]} {key[1]}" for key in sorted(counts))

@@ -1,10 +1,7 @@
 """A metric's history as inline SVG, drawn by the browser: the dashboard's history page and the trend page.
 
-matplotlib took most of a second for a 200-run plot on a loaded 2-core machine: too slow for a page that must
-answer in half a second, and a trend page of 720 metrics took two minutes. Here Python only places the marks
-(coordinates); templates/trend_svg.html draws them, its text autoescaped. Every label is text on the plot: the
-builds on the x axis, each step named by the build after it and its change, the unit and which way is better
-on the y axis.
+matplotlib took most of a second for a 200-run plot on a loaded 2-core machine (a trend page of 720 metrics took
+two minutes): here Python only places the marks, and templates/trend_svg.html draws them, its text autoescaped.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """How many tests ran and how each ended: one outcome per test, ERROR included.
 
-pytest reports a test in up to three phases and counts reports, not tests (a test that fails and then
-errors in teardown is "1 failed, 1 error"); pytest-html counts only passed and failed reports as
-tests that ran, so a test that ended in ERROR is left out of its "N tests took" line. The report
-layer counts here instead, one outcome per test, from the same reports on the controller.
-Plain module: no pytest.
+pytest counts reports, not tests (a test that fails and then errors in teardown is "1 failed, 1 error"), and
+pytest-html leaves a test that ended in ERROR out of its "N tests took" line. Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -20,10 +17,8 @@ _SHOWN = ("passed", "failed", "error", "xfailed", "xpassed")  # in the order pyt
 
 
 def phase_outcome(when: str, outcome: str, *, measurement_error: bool = False, xfail: bool = False) -> str | None:
-    """The outcome one report gives its test, or None when it says nothing (a setup that passed).
-
-    A failed setup or teardown, and a measurement error, are errors.
-    """
+    """The outcome one report gives its test, or None when it says nothing (a setup that passed); a failed setup
+    or teardown, and a measurement error, are errors."""
     if outcome == "failed" and (when != "call" or measurement_error):
         return "error"
     if when != "call" and outcome == "passed":

@@ -1,8 +1,5 @@
-"""Hand-made, plausible MetricResults for renderer tests and report previews.
-
-Not the statistics engine (hil.verdict decides verdicts); this only fills in descriptive numbers
-consistent with the given samples so the report layer can be exercised without a board.
-Plain module: no pytest.
+"""Hand-made, plausible MetricResults for renderer tests and report previews: descriptive numbers consistent with
+the given samples, no statistics engine, no board. Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -47,7 +44,6 @@ def example_result(
     band: Band | None = None,
     unit: str = "MB/s",
     reason: str = "",
-    stop_reason: StopReason = StopReason.DECIDED,
     ceiling: float | None = 53.0,
     baseline_median: float | None = None,
     baseline_runs: int = 1,
@@ -76,7 +72,7 @@ def example_result(
         max_cv=0.05,
         verdict=verdict,
         reason=reason or f"{verdict}: median {stats.median if stats else float('nan'):.1f} {unit}",
-        stop_reason=stop_reason,
+        stop_reason=StopReason.DECIDED,
         samples=samples,
         warmup=warm,
         stats=stats,

@@ -1,13 +1,9 @@
 """The trend page: every metric's median over every complete run in the results database (hil.db).
 
-    hil trend [--hil-db URL] [--newest N] -o reports/trend.html
-
-One self-contained HTML file (each plot inline SVG, hil.report.svg, as on the dashboard) of the newest N
-complete runs (default 300, 0 for all: a lab's store of 10,000 runs took 165 s and 3.8 GB drawn whole with
-matplotlib): an overview table first (each metric's latest median and verdict, and the last step its history
-shows), then per board, per metric key, the runs in time order.
-Steps are change points of the run medians (hil.verdict.changepoint), named by the run and the build after
-them, with their size and confidence. Plain module: no pytest.
+One self-contained HTML file (each plot inline SVG, as on the dashboard) of the newest N complete runs (a lab's
+store of 10,000 runs took 165 s and 3.8 GB drawn whole with matplotlib): an overview table first, then per board
+and metric key the runs in time order, with the steps of their medians (hil.verdict.changepoint).
+Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -49,19 +45,12 @@ def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
     """board -> metric key -> one point per run that measured it (with statistics)."""
     out: dict[str, dict[str, list[TrendPoint]]] = {}
     for stored in runs:
+        label, build = _label(stored.run.started), (stored.run.build or {}).get("name")
         for result in stored.results:
-            if result.stats is None or not math.isfinite(result.stats.median):
-                continue  # an ERROR before two samples has no median to draw, nor one stored as NaN
             stats = result.stats
-            point = TrendPoint(
-                _label(stored.run.started),
-                stats.median,
-                stats.ci_low,
-                stats.ci_high,
-                result.band,
-                result.verdict,
-                (stored.run.build or {}).get("name"),
-            )
+            if stats is None or not math.isfinite(stats.median):
+                continue  # an ERROR before two samples has no median to draw, nor one stored as NaN
+            point = TrendPoint(label, stats.median, stats.ci_low, stats.ci_high, result.band, result.verdict, build)
             out.setdefault(result.board, {}).setdefault(key_of(result), []).append(point)
     return out
 

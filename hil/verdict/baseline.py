@@ -1,34 +1,25 @@
 """Comparison against a stored baseline: a regression must be large, and larger than clean runs show.
 
-Samples taken in one run share that run's boot and the machine's load at the time: between runs the
-median moves (boot-to-boot, thermal state, DDR training, a busy lab PC; 5-20% on the virtual lab), so a
-test that treats one run's samples as independent draws calls every such shift significant. A
-regression therefore needs all three of:
-
+Between runs the median moves (boot-to-boot, thermal state, a busy lab PC; 5-20% on the virtual lab), so one
+run's samples are no independent draws (docs/verdict.md, "Regressions across runs"). A regression needs all of:
 1. size: the median is worse than the baseline's center (the median of its run medians) by at least
    `min_effect` (a center of 0, a count such as corrupt frames, is measured against one unit instead);
-2. within the run: a one-sided Mann-Whitney U test of this run's samples against the baseline's,
-   p < `alpha` (as asv and Perfherder do; no normality assumed, one stalled sample does not dominate);
-3. between runs: this run's median lies outside what clean runs show. With the relative run-to-run
-   standard deviation s and k baseline runs, t = worse / (s * sqrt(1 + 1/k)) is compared with Student's
-   t (a prediction interval for one new run), p_run < `alpha_run`. s is the metric's own spread over
-   its k runs, shrunk toward the spread pooled over the board's metrics of its unit (`PRIOR_RUNS` runs of
-   weight: a rate's spread is told by other rates, not by a CPU share's), and never taken below the pair's
-   calibrated `run_spread` (`MIN_RUN_SPREAD` where none is set).
-
-With a one-run baseline and no pooled spread, rule 3 cannot be applied: the comparison says the
-run-to-run spread is unknown. Either way a comparison that finds a regression only *suspects* it: the
-plugin re-measures the metric after a power cycle (the confirmation step of production performance
-dashboards), and the regression is called on both runs together: their samples in rule 2, the median
-of their run medians in rules 1 and 3 (whose t then uses sqrt(1/m + 1/k) for m new runs). Two runs
-halve the run-effect variance: a real slowdown gains evidence, one unlucky boot is diluted. The
-re-measure must also be `min_effect` worse on its own: a glitch that is gone after the power cycle is
-not averaged into a regression.
+2. within the run: a one-sided Mann-Whitney U test of this run's samples against the baseline's, p < `alpha`
+   (as asv and Perfherder do; no normality assumed, one stalled sample does not dominate);
+3. between runs: with the relative run-to-run SD s, k baseline runs and m new ones, t = worse / (s *
+   sqrt(1/m + 1/k)) against Student's t (a prediction interval), p_run < `alpha_run`. s is the metric's own
+   spread shrunk toward the one pooled over the board's metrics of its unit (`PRIOR_RUNS` runs of weight), and
+   never below the pair's calibrated `run_spread` (`MIN_RUN_SPREAD` where none is set); with one baseline run and
+   nothing pooled it is unknown, and the comparison says so.
+A regression found is only suspected: the plugin re-measures after a power cycle and calls it on both runs
+together (their samples in rule 2, the median of their run medians in rules 1 and 3); the re-measure must also
+be `min_effect` worse on its own, so a glitch gone after the power cycle is not averaged into a regression.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -68,19 +59,24 @@ def _relative_ss(medians: Sequence[float]) -> tuple[float, int]:
     return float(np.sum((relative - relative.mean()) ** 2)), int(values.size - 1)
 
 
-def run_spread(run_medians: Mapping[str, Sequence[float]], key: str, floor: float = MIN_RUN_SPREAD) -> RunSpread | None:
+def pool(run_medians: Mapping[str, Sequence[float]]) -> tuple[float, int]:
+    """The squared relative deviations and degrees of freedom of every metric's run medians, summed: the spread
+    pooled over a board's metrics of one unit (worked out once for all of them: a gate asks for every key)."""
+    each = [_relative_ss(medians) for medians in run_medians.values()]
+    return sum(ss for ss, _ in each), sum(df for _, df in each)
+
+
+def run_spread(
+    run_medians: Mapping[str, Sequence[float]],
+    key: str,
+    floor: float = MIN_RUN_SPREAD,
+    pooled: tuple[float, int] | None = None,
+) -> RunSpread | None:
     """The run-to-run spread for metric `key`, from the run medians of every metric of one board in its unit
     (the caller picks them), never below `floor` (the pair's calibrated `run_spread`: three runs that happen to
-    agree do not make a board steady).
-
-    None when no metric has two runs: the spread is unknown.
-    """
+    agree do not make a board steady); None when no metric has two runs: the spread is unknown."""
     own_ss, own_df = _relative_ss(run_medians.get(key, ()))
-    pooled_ss = pooled_df = 0
-    for medians in run_medians.values():
-        ss, df = _relative_ss(medians)
-        pooled_ss += ss
-        pooled_df += df
+    pooled_ss, pooled_df = pool(run_medians) if pooled is None else pooled
     if pooled_df == 0:
         return None
     prior_df = min(PRIOR_RUNS, pooled_df)
@@ -90,8 +86,8 @@ def run_spread(run_medians: Mapping[str, Sequence[float]], key: str, floor: floa
         if own_df
         else f"pooled over the board's metrics ({pooled_df} df): this metric has one run"
     )
-    if math.sqrt(variance) < floor:
-        how += f"; taken as the pair's {floor * 100:.2g}% (boards.yaml run_spread)" if floor != MIN_RUN_SPREAD else ""
+    if math.sqrt(variance) < floor and floor != MIN_RUN_SPREAD:
+        how += f"; taken as the pair's {floor * 100:.2g}% (boards.yaml run_spread)"
     return RunSpread(max(math.sqrt(variance), floor), own_df + prior_df, how)
 
 
@@ -126,10 +122,8 @@ def compare(
     baseline_run: str,
     more_runs: str = "store more with --update-baseline",
 ) -> BaselineComparison:
-    """Is `samples` a regression against `baseline`? Each is one run's samples or a list of runs' samples.
-
-    See the module docstring for the rule.
-    """
+    """Is `samples` a regression against `baseline` (by the module docstring's rule)? Each is one run's samples
+    or a list of runs' samples."""
     current_runs = _as_runs(samples)
     current = np.concatenate(current_runs) if current_runs else np.array([])
     runs = _as_runs(baseline)
@@ -140,9 +134,9 @@ def compare(
         raise ValueError("samples must be finite numbers")
     if min_effect < 0 or not 0 < alpha < 1 or not 0 < alpha_run < 1:
         raise ValueError(f"need min_effect >= 0 and alphas in (0, 1), got {min_effect}, {alpha}, {alpha_run}")
-    median = float(np.median([np.median(run) for run in current_runs]))
-    run_medians = [float(np.median(run)) for run in runs]
-    center = float(np.median(run_medians))
+    # statistics.median: a handful of samples, where numpy's per-call overhead was a gate's largest cost
+    median = statistics.median(statistics.median(run.tolist()) for run in current_runs)
+    center = statistics.median(statistics.median(run.tolist()) for run in runs)
     # A count whose good value is 0 (corrupt frames, lost datagrams): no relative change exists, so the
     # change is counted against one unit: 0 -> 3 corrupt frames is +300%, any rise is material.
     scale = abs(center) if center != 0 else 1.0
@@ -256,16 +250,12 @@ def confirm(combined: BaselineComparison, first: MetricResult, second: BaselineC
 
 
 def apply_baseline(result: MetricResult, comparison: BaselineComparison) -> MetricResult:
-    """A copy of `result` with the comparison attached; a passing verdict becomes REGRESSION if it is one.
-
-    UNSTABLE, FAIL, ERROR and INFO keep their verdict (each says more about the run than "slower"),
-    but a regression beside them is named in their reason, which is the test's failure message: no
-    other verdict may hide a slowdown. The tables mark such a result too (hil.report.summary).
-    """
-    if comparison.regression and result.verdict.passed:
+    """A copy of `result` with the comparison attached; a passing verdict becomes REGRESSION if it is one. Any
+    other verdict says more about the run than "slower" and stays, but a regression beside it is named in its
+    reason, the test's failure message: no verdict may hide a slowdown (docs/verdict.md)."""
+    if not comparison.regression:
+        return replace(result, baseline=comparison)
+    if result.verdict.passed:
         reason = f"{comparison.reason} (band verdict {result.verdict}: {result.reason})"
         return replace(result, verdict=Verdict.REGRESSION, reason=reason, baseline=comparison)
-    if comparison.regression:
-        reason = f"{result.reason}; and a {comparison.reason}"
-        return replace(result, reason=reason, baseline=comparison)
-    return replace(result, baseline=comparison)
+    return replace(result, reason=f"{result.reason}; and a {comparison.reason}", baseline=comparison)

@@ -16,27 +16,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from hil.verdict.spec import Ceiling
-from hil.verdict.units import KNOWN_UNITS, convert, convertible
-
-__all__ = [
-    "KNOWN_UNITS",
-    "PCIE_GENERATIONS",
-    "PCIE_LANES",
-    "PCIE_PAYLOADS",
-    "Transfer",
-    "UsbSpeed",
-    "convert",
-    "convertible",
-    "efficiency",
-    "pcie_bandwidth",
-    "pcie_ceiling",
-    "usb_ceiling",
-    "usb_ethernet_ceiling",
-    "usb_frame_rate_ceiling",
-    "usb_interrupt_ceiling",
-    "usb_isochronous_ceiling",
-    "usb_practical",
-]
+from hil.verdict.units import convert
 
 MB = 1e6  # bytes per MB: the framework's storage unit
 
@@ -70,6 +50,7 @@ MICROFRAME = 8000  # high-speed microframes / super-speed service intervals per 
 
 # (speed, transfer) -> (bytes per second, how it is derived).
 # Interrupt and isochronous limits are per endpoint; bulk is the whole bus.
+_MIB = "(seed 000 table 1-2: 23.44, which is MiB/s)"
 _USB: dict[tuple[UsbSpeed, Transfer], tuple[float, str]] = {
     (UsbSpeed.FULL, Transfer.BULK): (19 * 64 * FRAME, "USB 1.1 full-speed bulk, 19 × 64 B per 1 ms frame"),
     (UsbSpeed.FULL, Transfer.INTERRUPT): (
@@ -84,16 +65,13 @@ _USB: dict[tuple[UsbSpeed, Transfer], tuple[float, str]] = {
         13 * 512 * MICROFRAME,
         "USB 2.0 high-speed bulk, 13 × 512 B per 125 µs microframe (seed 000 table 1-2: 53.25 MBps)",
     ),
-    (UsbSpeed.HIGH, Transfer.INTERRUPT): (
-        3 * 1024 * MICROFRAME,
-        "USB 2.0 high-speed interrupt, 3 × 1024 B per 125 µs microframe per endpoint "
-        "(seed 000 table 1-2: 23.44, which is MiB/s)",
-    ),
-    (UsbSpeed.HIGH, Transfer.ISOCHRONOUS): (
-        3 * 1024 * MICROFRAME,
-        "USB 2.0 high-speed isochronous, 3 × 1024 B per 125 µs microframe per endpoint "
-        "(seed 000 table 1-2: 23.44, which is MiB/s)",
-    ),
+    **{
+        (UsbSpeed.HIGH, kind): (
+            3 * 1024 * MICROFRAME,
+            f"USB 2.0 high-speed {kind}, 3 × 1024 B per 125 µs microframe per endpoint {_MIB}",
+        )
+        for kind in (Transfer.INTERRUPT, Transfer.ISOCHRONOUS)
+    },
     (UsbSpeed.SUPER, Transfer.BULK): (
         # Bulk has no scheduling limit below the line, so the hard bound is the 8b/10b payload rate.
         # The seed's ≈ 400 MB/s is what protocol overhead leaves in practice, and UAS disks on good
@@ -103,8 +81,7 @@ _USB: dict[tuple[UsbSpeed, Transfer], tuple[float, str]] = {
     ),
     (UsbSpeed.SUPER, Transfer.INTERRUPT): (
         3 * 1024 * MICROFRAME,
-        "USB 3.0 super-speed interrupt, 3 × 1024 B per 125 µs service interval per endpoint "
-        "(seed 000 table 1-2: 23.44, which is MiB/s)",
+        f"USB 3.0 super-speed interrupt, 3 × 1024 B per 125 µs service interval per endpoint {_MIB}",
     ),
     (UsbSpeed.SUPER, Transfer.ISOCHRONOUS): (
         16 * 3 * 1024 * MICROFRAME,
@@ -139,18 +116,17 @@ def usb_ceiling(
 ) -> Ceiling:
     """Spec ceiling of one USB transfer type at one speed, in MB/s. With `practical` the basis also names
     the documents' practical figure where they give one: shown beside the limit, never enforced."""
-    rate, basis = _USB[_key(speed, transfer)]
-    value = rate / MB
-    seen = ""
-    if practical and (figure := _USB_PRACTICAL.get(_key(speed, transfer))) is not None:
-        seen = f"; in practice ≈ {figure[0]:.1f} MB/s: {figure[1]}"
-    return Ceiling(value, "MB/s", f"{basis} = {value:.3f} MB/s{seen}")
+    key = _key(speed, transfer)
+    rate, basis = _USB[key]
+    figure = _USB_PRACTICAL.get(key) if practical else None
+    seen = "" if figure is None else f"; in practice ≈ {figure[0]:.1f} MB/s: {figure[1]}"
+    return Ceiling(rate / MB, "MB/s", f"{basis} = {rate / MB:.3f} MB/s{seen}")
 
 
-# Largest isochronous payload one endpoint may move per (micro)frame or service interval, per speed:
-# full speed 1023 B per 1 ms frame; high speed 1024 B × up to 3 transactions (2048 and 3072 are the
-# high-bandwidth settings); super speed 1024 B × 16 bursts × 3 (Mult).
-_ISO_INTERVAL_S = {UsbSpeed.FULL: 1e-3, UsbSpeed.HIGH: 125e-6, UsbSpeed.SUPER: 125e-6}
+# The (micro)frame or service interval per speed: an isochronous endpoint's period and an interrupt one's shortest.
+_INTERVAL_S = {UsbSpeed.FULL: 1e-3, UsbSpeed.HIGH: 125e-6, UsbSpeed.SUPER: 125e-6}
+# Largest isochronous payload one endpoint may move per interval, per speed: full speed 1023 B; high speed
+# 1024 B × up to 3 transactions (2048 and 3072 are the high-bandwidth settings); super speed 1024 B × 16 bursts × 3.
 _ISO_MAX_BYTES = {UsbSpeed.FULL: 1023, UsbSpeed.HIGH: 3 * 1024, UsbSpeed.SUPER: 16 * 3 * 1024}
 
 
@@ -168,9 +144,8 @@ def usb_isochronous_ceiling(speed: UsbSpeed | str | int, bytes_per_interval: int
     if not 1 <= interval <= 16:
         raise ValueError(f"isochronous bInterval {interval} is not 1..16 (a period of 2^(bInterval-1) (micro)frames)")
     frames = 2 ** (interval - 1)
-    period = frames * _ISO_INTERVAL_S[key]
-    value = bytes_per_interval / period / MB
-    every = f"{_ISO_INTERVAL_S[key] * 1e6:g} µs" if frames == 1 else f"{frames} × {_ISO_INTERVAL_S[key] * 1e6:g} µs"
+    value = bytes_per_interval / (frames * _INTERVAL_S[key]) / MB
+    every = f"{_INTERVAL_S[key] * 1e6:g} µs" if frames == 1 else f"{frames} × {_INTERVAL_S[key] * 1e6:g} µs"
     return Ceiling(
         value,
         "MB/s",
@@ -203,29 +178,22 @@ def usb_frame_rate_ceiling(transport: Ceiling, fmt: str, width: int, height: int
 
 def usb_practical(speed: UsbSpeed | str | int, transfer: Transfer | str = Transfer.BULK) -> Ceiling | None:
     """The documents' practical figure for a transfer type, if they give one; informative only."""
-    entry = _USB_PRACTICAL.get(_key(speed, transfer))
-    if entry is None:
-        return None
-    value, basis = entry
-    return Ceiling(value, "MB/s", f"{basis} = {value:.3f} MB/s")
+    value, basis = _USB_PRACTICAL.get(_key(speed, transfer), (None, ""))
+    return None if value is None else Ceiling(value, "MB/s", f"{basis} = {value:.3f} MB/s")
 
 
 def usb_ethernet_ceiling(speed: UsbSpeed | str | int, link_mbit: float | None = None) -> Ceiling:
-    """Ceiling of a USB network interface, in Mbit/s per direction.
-
-    A gadget NIC (ECM, NCM, RNDIS) has no PHY: only the USB bulk ceiling bounds it (link_mbit=None).
-    A USB Ethernet adapter is bounded by the lower of its PHY rate and the bulk ceiling: a gigabit
-    adapter on USB 2.0 cannot exceed 53.248 MB/s × 8 = 425.984 Mbit/s.
-    """
+    """Ceiling of a USB network interface, in Mbit/s per direction. A gadget NIC (ECM, NCM, RNDIS) has no PHY:
+    only the USB bulk ceiling bounds it (link_mbit=None). A USB Ethernet adapter is bounded by the lower of its
+    PHY rate and the bulk ceiling: a gigabit adapter on USB 2.0 cannot exceed 53.248 MB/s × 8 = 425.984 Mbit/s."""
     bulk = usb_ceiling(speed, Transfer.BULK)
     bus_mbit = convert(bulk.value, bulk.unit, "Mbit/s")
     if link_mbit is not None and link_mbit <= 0:
         raise ValueError(f"link rate must be > 0 Mbit/s, got {link_mbit}")
     if link_mbit is None or bus_mbit <= link_mbit:
         suffix = "" if link_mbit is None else f" (below the {link_mbit:g} Mbit/s link)"
-        bound = f"{bulk.value:.3f} MB/s × 8 = {bus_mbit:.3f} Mbit/s"
-        basis = f"USB {UsbSpeed.parse(speed)}-speed bulk bound {bound}"
-        return Ceiling(bus_mbit, "Mbit/s", basis + suffix)
+        bound = f"{bulk.value:.3f} MB/s × 8 = {bus_mbit:.3f} Mbit/s{suffix}"
+        return Ceiling(bus_mbit, "Mbit/s", f"USB {UsbSpeed.parse(speed)}-speed bulk bound {bound}")
     return Ceiling(
         float(link_mbit),
         "Mbit/s",
@@ -233,22 +201,18 @@ def usb_ethernet_ceiling(speed: UsbSpeed | str | int, link_mbit: float | None = 
     )
 
 
-# Largest interrupt packet per speed; full speed also has the longest shortest interval (one frame).
-_INTERRUPT_PACKET = {UsbSpeed.FULL: 64, UsbSpeed.HIGH: 1024, UsbSpeed.SUPER: 1024}
-_SHORTEST_INTERVAL_S = {UsbSpeed.FULL: 1e-3, UsbSpeed.HIGH: 125e-6, UsbSpeed.SUPER: 125e-6}
+_INTERRUPT_PACKET = {UsbSpeed.FULL: 64, UsbSpeed.HIGH: 1024, UsbSpeed.SUPER: 1024}  # largest packet per speed
 
 
 def usb_interrupt_ceiling(speed: UsbSpeed | str | int, report_bytes: int, interval_s: float) -> Ceiling:
-    """Reports of `report_bytes` through one interrupt endpoint polled every `interval_s`, in kB/s.
-
-    One transaction per interval (no high-bandwidth multiplier, as Linux's f_hid declares none), so a
-    report longer than the speed's largest packet takes several intervals: 1024 B at 1 ms moves at most
-    1024 kB/s at high speed, and at full speed (64 B packets) 64 kB/s whatever the report length.
-    """
+    """Reports of `report_bytes` through one interrupt endpoint polled every `interval_s`, in kB/s. One
+    transaction per interval (no high-bandwidth multiplier, as Linux's f_hid declares none), so a report longer
+    than the speed's largest packet takes several intervals: 1024 B at 1 ms moves at most 1024 kB/s at high
+    speed, and at full speed (64 B packets) 64 kB/s whatever the report length."""
     key = UsbSpeed.parse(speed)
     if report_bytes < 1:
         raise ValueError(f"report length must be >= 1 byte, got {report_bytes}")
-    if interval_s < _SHORTEST_INTERVAL_S[key]:
+    if interval_s < _INTERVAL_S[key]:
         raise ValueError(f"{interval_s * 1e6:g} µs is below the shortest {key}-speed interrupt interval")
     packet = _INTERRUPT_PACKET[key]
     intervals = -(-report_bytes // packet)
@@ -285,11 +249,8 @@ def pcie_bandwidth(gen: int, lanes: int) -> float:
 
 
 def pcie_ceiling(gen: int, lanes: int, *, payload: int | None = None) -> Ceiling:
-    """PCIe ceiling in MB/s per direction; with `payload` (the negotiated MPS, bytes) net of TLP overhead.
-
-    Without a payload it is the raw link bandwidth; DMA and NVMe throughput is bounded by the
-    payload figure (seed 002 §4.1), which is what a metric's ceiling should normally use.
-    """
+    """PCIe ceiling in MB/s per direction; with `payload` (the negotiated MPS, bytes) net of TLP overhead, else
+    the raw link bandwidth. DMA and NVMe throughput is bounded by the payload figure (seed 002 §4.1)."""
     raw = pcie_bandwidth(gen, lanes)
     rate, _, encoding = _PCIE_GEN[gen]
     basis = f"PCIe Gen{gen} x{lanes}, {rate:g} GT/s per lane, {encoding} = {raw:.1f} MB/s per direction"

@@ -1,13 +1,10 @@
-"""Where did a metric step? Change points in a metric's history of run medians.
+"""Where did a metric step? Change points in a metric's history of run medians (docs/running.md, trend.html).
 
-ruptures (Truong, Oudre, Vayatis: "Selective review of offline change point detection methods", 2020) finds
-the candidates: binary segmentation with a least-squares cost, penalised like BIC with the history's own
-run-to-run noise (a robust estimate from successive differences, never below `min_spread`). A candidate is
-kept as a step only when hil's own rules agree, as for a regression (hil.verdict.baseline): the medians of
-the runs on either side differ by at least `min_effect`, and a Welch t-test of the two segments' run medians
-gives p < `alpha` (the step's confidence is 1 - p); a rejected candidate is merged away and its neighbours
-judged again on the longer segments. The run is the unit of evidence: each run is its own
-boot, so samples of one run say nothing about the next.
+ruptures finds the candidates: binary segmentation, least-squares cost, a BIC-like penalty from the history's
+own run-to-run noise (a robust estimate from successive differences, never below `min_spread`). A candidate is
+kept only when hil's own rules agree, as for a regression: the medians of the runs either side differ by at least
+`min_effect`, and a Welch t-test of the two segments' run medians gives p < `alpha`; a rejected one is merged away
+and its neighbours judged again. The run is the unit of evidence: samples of one boot say nothing about the next.
 """
 
 from __future__ import annotations

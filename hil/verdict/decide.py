@@ -1,30 +1,26 @@
 """The verdict rules (docs/verdict.md), as pure functions of a metric's statistics and its spec.
 
 Rules, in order (the first that applies wins):
-1. ERROR: a sample above the physical ceiling of the link (when the metric's unit converts to the
-   ceiling's): the measurement is wrong, whatever the statistics say.
-2. FAIL: a sample below the floor the device's standard sets (USB 2.0 resume timing): a figure better
-   than a compliant device can give is a finding about the board, whatever the band says (side "low").
-   FAIL: the confidence interval of the mean lies entirely outside the band (side "low"/"high").
-   Noise cannot rescue a metric whose whole interval is out, so this is final even with a high CV.
-3. PASS: the interval lies inside the band, so does the median, and CV <= max_cv. (The median
-   check only matters for skewed or bimodal samples, whose mean no typical run reaches.)
-4. Otherwise the answer is open (interval straddling an edge, median outside, or CV above max_cv)
-   and the sampler takes more samples. When it must stop (final=True):
-   - UNSTABLE if the CV is *significantly* above max_cv (the one-sided 99% lower confidence bound
-     of the true CV exceeds it);
-   - else, interval and median inside the band: MARGINAL (the CV is above max_cv only by chance
-     as far as the samples can tell; it passes with a warning instead of flipping a coin at the
-     threshold);
-   - else: MARGINAL if the median is inside the band, FAIL if outside, and the reason says
-     "marginal" either way.
+1. ERROR: a sample above the physical ceiling of the link (when the metric's unit converts to the ceiling's):
+   the measurement is wrong, whatever the statistics say.
+2. FAIL: a sample below the floor the device's standard sets (USB 2.0 resume timing, side "low"): a figure
+   better than a compliant device can give is a finding about the board, whatever the band says.
+   FAIL: the confidence interval of the mean lies entirely outside the band (side "low"/"high"): noise cannot
+   rescue a metric whose whole interval is out, so this is final even with a high CV.
+3. PASS: the interval lies inside the band, so does the median (for skewed or bimodal samples, whose mean no
+   typical run reaches), and CV <= max_cv.
+4. Otherwise the answer is open (interval straddling an edge, median outside, or CV above max_cv) and the
+   sampler takes more samples. When it must stop (final=True):
+   - UNSTABLE if the CV is *significantly* above max_cv (its one-sided 99% lower confidence bound exceeds it);
+   - else, interval and median inside the band: MARGINAL (the CV is above max_cv only by chance as far as the
+     samples can tell: a pass with a warning instead of a coin flip at the threshold);
+   - else MARGINAL if the median is inside the band, FAIL if outside, the reason saying "marginal" either way.
    So a passing verdict (PASS, MARGINAL) always has its median inside the band.
 
-Why significance for UNSTABLE: a sample CV scatters around the true CV (±CV/√(2(n-1))), so with a
-point test a metric whose true CV sits at max_cv would be UNSTABLE on every other run: a flaky gate.
-PASS still requires the point CV <= max_cv, so a PASS is never noisier than allowed.
-
-The band is two-sided; the direction only changes the words ("too slow" / "too high").
+Why significance for UNSTABLE: a sample CV scatters around the true CV (±CV/√(2(n-1))), so with a point test a
+metric whose true CV sits at max_cv would be UNSTABLE on every other run: a flaky gate. PASS still requires the
+point CV <= max_cv, so a PASS is never noisier than allowed. The band is two-sided; the direction only changes
+the words ("too slow" / "too high").
 """
 
 from __future__ import annotations
@@ -115,13 +111,9 @@ def _outside(band: Band, stats: SampleStats) -> str | None:
 
 def _headline(side: str, direction: Direction) -> str:
     """How a release engineer should read 'outside the band on this side'."""
-    if side == "low":
-        if direction is Direction.HIGHER:
-            return "too slow"
-        return "better than expected (check the band and the measurement)"
-    if direction is Direction.LOWER:
-        return "too high"
-    return "faster than expected (check the band and the measurement)"
+    if (side == "low") == (direction is Direction.HIGHER):  # on the bad side
+        return "too slow" if side == "low" else "too high"
+    return f"{'better' if side == 'low' else 'faster'} than expected (check the band and the measurement)"
 
 
 def _where(side: str) -> str:
@@ -152,11 +144,9 @@ def below_floor(value: float, unit: str, floor: Floor | None) -> Decision | None
 def decide(stats: SampleStats, spec: MetricSpec, *, final: bool = False) -> Decision:
     """Apply the rules above; with final=False an unsettled answer comes back open."""
     error = ceiling_error(stats.maximum, spec.unit, spec.ceiling, what="the highest sample")
-    if error is not None:
-        return error
-    finding = below_floor(stats.minimum, spec.unit, spec.floor)
-    if finding is not None and spec.band is not None:
-        return finding
+    early = error or (below_floor(stats.minimum, spec.unit, spec.floor) if spec.band is not None else None)
+    if early is not None:
+        return early
 
     band, unit = spec.band, spec.unit
     if band is None:
@@ -185,32 +175,29 @@ def decide(stats: SampleStats, spec: MetricSpec, *, final: bool = False) -> Deci
             Verdict.PASS, f"{_ci(stats, unit)} inside the band {band_text}, {spread} ({median_text}, n={stats.n})"
         )
 
-    if ci_inside:
-        # Skewed or bimodal samples (say, half the runs enumerate at a lower USB speed): the mean's
-        # interval says nothing about a typical run, so the median must agree with it.
-        position = f"{_ci(stats, unit)} is inside the band {band_text}"
+    # Inside, the median must still agree: with skewed or bimodal samples (say, half the runs enumerate at a
+    # lower USB speed) the mean's interval says nothing about a typical run.
+    place = f"is inside the band {band_text}" if ci_inside else f"straddles {_straddled_edge(band, stats, unit)}"
+    position = f"{_ci(stats, unit)} {place}"
+    settled = _at_the_limit(stats, spec, cv, position, median_side, inside)
+    if final:
+        return settled
+    if not ci_inside:
+        why = position
+    elif median_side is not None:
+        why = f"{position} but the {median_text} lies {_where(median_side)} it (skewed samples)"
     else:
-        position = f"{_ci(stats, unit)} straddles {_straddled_edge(band, stats, unit)}"
-    if not final:
-        if not ci_inside:
-            why = position
-        elif median_side is not None:
-            why = f"{position} but the {median_text} lies {_where(median_side)} it (skewed samples)"
-        else:
-            why = f"{cv_text} above max {spec.max_cv:.1%}"
-        settled = decide(stats, spec, final=True)
-        return Decision(settled.verdict, f"undecided after {stats.n} samples: {why}", settled.side, open=True)
-    return _at_the_limit(stats, spec, cv, position, median_side)
+        why = f"{cv_text} above max {spec.max_cv:.1%}"
+    return Decision(settled.verdict, f"undecided after {stats.n} samples: {why}", settled.side, open=True)
 
 
 def _at_the_limit(
-    stats: SampleStats, spec: MetricSpec, cv: CvState, position: str, median_side: str | None
+    stats: SampleStats, spec: MetricSpec, cv: CvState, position: str, median_side: str | None, inside: bool
 ) -> Decision:
-    """The final word on an interval that is not clearly inside the band with CV in limits (`position` says
-    where it is, `median_side` where the median lies): UNSTABLE, MARGINAL, or FAIL on the median."""
+    """The final word when the interval is not clearly inside the band with CV in limits (`inside`: it and the
+    median are inside, the CV is not): UNSTABLE, MARGINAL, or FAIL on the median."""
     assert spec.band is not None
     band, unit = spec.band, spec.unit
-    inside = band.contains(stats.ci_low) and band.contains(stats.ci_high) and median_side is None
     band_text, cv_text = band.describe(unit), f"CV {stats.cv:.1%}"
     median_text = f"median {_num(stats.median)} {unit}".rstrip()
     lower = cv_lower_bound(stats, UNSTABLE_CONFIDENCE)
@@ -240,20 +227,15 @@ def _at_the_limit(
 
 
 def cv_not_falling(cv_history: Sequence[float], stats: SampleStats, spec: MetricSpec) -> bool:
-    """Early-stop rule: more samples would not turn this metric into a PASS.
-
-    All of:
-    - the interval already lies inside the band: the band alone would pass, so only the CV stands
-      in the way, and sampling on could not uncover a FAIL;
-    - the CV is above max_cv at EARLY_STOP_CONFIDENCE (99.9%, one-sided): the final verdict would
-      be UNSTABLE anyway, and a true CV within limits is implausible even allowing for the repeated
-      looks;
-    - it has not fallen over the last CV_WINDOW samples: a settling transient (say a slow first
-      run after the warm-up) makes the CV fall as steady samples accumulate; that case samples on.
-    Why it is sound: were the true CV within max_cv, each look would stop with probability below
-    0.1%, so true passes are not given up; and the verdict it gives (UNSTABLE) is the one the final
-    rule would most likely reach at max_samples anyway, only sooner.
-    `cv_history` holds the CV after each counted sample from min_samples on, the newest last.
+    """Early-stop rule: more samples would not turn this metric into a PASS (`cv_history`: the CV after each
+    counted sample from min_samples on, the newest last). All of:
+    - the interval already lies inside the band: only the CV stands in the way, and sampling on could not
+      uncover a FAIL;
+    - the CV is above max_cv at EARLY_STOP_CONFIDENCE: were the true CV within max_cv, each look would stop
+      with probability below 0.1%, so true passes are not given up; and UNSTABLE is the verdict the final rule
+      would most likely reach at max_samples anyway, only sooner;
+    - it has not fallen over the last CV_WINDOW samples: a settling transient (say a slow first run after the
+      warm-up) makes the CV fall as steady samples accumulate; that case samples on.
     """
     if len(cv_history) <= CV_WINDOW or spec.band is None or not spec.check_cv:
         return False

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from hil.facts import Facts
 from hil.verdict.baseline import apply_baseline
 from hil.verdict.result import BaselineComparison, MetricResult, Verdict
 
@@ -34,8 +35,22 @@ class PcLoad:
     bound: float | None = None  # boards.yaml's pc_load_max, a fraction; None: recorded, never a verdict
 
     @property
+    def off(self) -> bool:
+        return self.busy
+
+    @property
     def note(self) -> str:
         return f"the lab PC was busy with other work ({self.line}): the figure is not the board's alone"
+
+    @property
+    def unstable(self) -> str | None:
+        """Why the figure is not the board's (an UNSTABLE's reason); None: recorded, never a verdict."""
+        return f"{self.note} (pc_load_max {self.bound * 100:g}%)" if self.busy and self.bound is not None else None
+
+    def record(self, facts: Facts) -> None:
+        facts.pc_load = self.line
+        if self.busy:
+            facts.pc_busy = self.note
 
 
 @dataclass(frozen=True)
@@ -46,8 +61,21 @@ class OperatingPoint:
     moves: tuple[str, ...] = ()  # what moved, per sample ("sample 3: cpu1 went offline")
 
     @property
+    def off(self) -> bool:
+        return bool(self.moves)
+
+    @property
     def note(self) -> str:
         return f"the board left its operating point ({'; '.join(self.moves)})"
+
+    @property
+    def unstable(self) -> str | None:
+        return self.note if self.moves else None
+
+    def record(self, facts: Facts) -> None:
+        facts.operating_point = self.line
+        if self.moves:
+            facts.operating_point_moved = self.note
 
 
 class Found(StrEnum):
@@ -88,33 +116,13 @@ def final_verdict(
 ) -> MetricResult:
     """`result` as decided on its band, with the lab's rules applied (module docstring); a new record."""
     result = replace(result, facts=result.facts.copy())
-    result = _under_load(result, pc_load)
-    result = _off_its_operating_point(result, operating_point)
+    for condition in (pc_load, operating_point):
+        if condition is not None:
+            condition.record(result.facts)
+            result = result if condition.unstable is None else _unstable(result, condition.unstable)
     if comparison is not None:
         result = apply_baseline(result, comparison)
     return _with_integrity(result, integrity)
-
-
-def _under_load(result: MetricResult, load: PcLoad | None) -> MetricResult:
-    if load is None:
-        return result
-    result.facts.pc_load = load.line
-    if not load.busy:
-        return result
-    result.facts.pc_busy = load.note
-    if load.bound is None:
-        return result
-    return _unstable(result, f"{load.note} (pc_load_max {load.bound * 100:g}%)")
-
-
-def _off_its_operating_point(result: MetricResult, point: OperatingPoint | None) -> MetricResult:
-    if point is None:
-        return result
-    result.facts.operating_point = point.line
-    if not point.moves:
-        return result
-    result.facts.operating_point_moved = point.note
-    return _unstable(result, point.note)
 
 
 def _unstable(result: MetricResult, why: str) -> MetricResult:

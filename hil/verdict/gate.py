@@ -2,17 +2,9 @@
 
 A pure function of two builds' stored results (per board and metric key, one result per run) and the thresholds
 of the inventory in force; `hil compare`, `--reference-build` and the dashboard render its decision and decide
-nothing. Per board and metric:
-- the change of the candidate's median against the reference runs' center, and whether it is a regression:
-  the run-level comparison of hil.verdict.baseline (size, Mann-Whitney within runs, and beyond the run-to-run
-  spread the reference runs show);
-- the candidate's band verdicts (decided when it was measured);
-- the smallest drop the row could have caught (hil.verdict.sensitivity), and the reference runs that would let
-  it catch one of min_effect.
-One gate over all rows: BLOCKED (a regression or a band FAIL), INCOMPLETE (a metric the candidate did not
-measure, or measured without a verdict: ERROR, UNSTABLE, a PASS without samples; reference runs that spread
-wider than the pair's calibrated run_spread beyond chance: measure the reference again; a row that could catch
-no drop at all; a worsening of min_effect, significant within the runs, not beyond their spread), else PASS.
+nothing. Per board and metric: the run-level comparison of hil.verdict.baseline against the reference runs, the
+candidate's band verdicts, and the smallest drop the row could have caught (hil.verdict.sensitivity). One gate
+over all rows, BLOCKED, INCOMPLETE or PASS, by the rules of docs/release-gate.md.
 """
 
 from __future__ import annotations
@@ -29,6 +21,7 @@ from hil.verdict.baseline import (
     BaselineComparison,
     RunSpread,
     compare,
+    pool,
     run_spread,
     wider_than,
     worsening,
@@ -90,10 +83,12 @@ def decide(
     units = {found: runs[0].unit for found, runs in reference.items()}
     board_units = {(board, unit) for (board, _), unit in units.items()}  # once each: a board has many keys per unit
     medians = {(board, unit): _run_medians(reference, board, unit) for board, unit in board_units}
+    pooled = {board_unit: pool(board_medians) for board_unit, board_medians in medians.items()}
     for board, key in sorted(set(reference) | set(candidate)):
         found = reference.get((board, key), []), candidate.get((board, key), [])
-        same_unit = medians.get((board, units.get((board, key))), {})
-        rows.append(_row(board, key, *found, same_unit, rules[(board, key)], min_effect))
+        board_unit = (board, units.get((board, key)))
+        same_unit = medians.get(board_unit, {}), pooled.get(board_unit, (0.0, 0))
+        rows.append(_row(board, key, *found, *same_unit, rules[(board, key)], min_effect))
     _name_other_clocks(rows, reference, candidate)
     order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
     rows.sort(key=lambda row: (order[row.gate], row.board, row.key))
@@ -140,24 +135,23 @@ def _row(
     reference: list[MetricResult],
     candidate: list[MetricResult],
     board_medians: dict[str, list[float]],
+    pooled: tuple[float, int],
     rules: Thresholds,
     min_effect: float | None,
 ) -> Row:
     if not candidate:
-        unit = reference[0].unit
-        return Row(board, key, unit, Gate.INCOMPLETE, "not measured in the candidate", reference_runs=len(reference))
+        why = "not measured in the candidate"
+        return Row(board, key, reference[0].unit, Gate.INCOMPLETE, why, reference_runs=len(reference))
     last = candidate[-1]
     effect = rules.min_effect if min_effect is None else min_effect
-    spread = run_spread(board_medians, key, floor=rules.run_spread)  # the reference runs of every metric of the board
+    spread = run_spread(board_medians, key, rules.run_spread, pooled)  # the reference runs of every metric of the board
     measured = [r.values for r in candidate if len(r.values) >= 2]
     gate, band_why, worst = _band_gate(candidate, measured)
     row = Row(board, key, last.unit, gate, "", band_verdict=worst, reference_runs=len(reference))
     diagnosed = [r.facts.notes["diagnosis"] for r in candidate if r.facts.notes.get("diagnosis")]
     row.diagnosis = list(diagnosed[-1]) if diagnosed else []
     reasons = [band_why] if band_why else []
-    boards = [board_of(r.facts.identity()) for r in reference]
-    other = other_board(boards, board_of(last.facts.identity()))
-    if other:
+    if other := other_board([board_of(r.facts.identity()) for r in reference], board_of(last.facts.identity())):
         reasons.append(other)
     if measured:
         row.candidate_median = statistics.median(statistics.median(v) for v in measured)
@@ -257,9 +251,9 @@ def _doubt(
         )
     if row.smallest_drop is None:
         return ""
-    if _unconfirmed(comparison, direction, comparison.min_effect):
-        # A drop of consequence that the runs' spread can neither confirm nor rule out: "no regression"
-        # would claim what the comparison could not see (a CI run, 2026-11-28: -27.4% PASSed).
+    if worse >= comparison.min_effect and comparison.p_value < comparison.alpha and not comparison.regression:
+        # Worse by min_effect and significant within the runs, yet not beyond their spread: "no regression" would
+        # claim what the comparison could not see (a CI run, 2026-11-28: -27.4% PASSed).
         return (
             f"cannot tell: a {worse:.1%} worsening, significant within the runs, is within what runs of one build move"
         )
@@ -278,35 +272,26 @@ def _what_would_see(row: Row, spread: float, effect: float, candidate_runs: int)
     )
 
 
+def _unclocked(board: str, result: MetricResult) -> tuple[tuple[str, str], str]:
+    """(board, the result's key without its clock parameter), and the clock it was measured on."""
+    params = dict(result.params)
+    clock = str(params.pop(CLOCK_PARAM, "real"))
+    return (board, metric_key(result.metric, params)), clock
+
+
 def _name_other_clocks(rows: list[Row], ref: Results, cand: Results) -> None:
     """A metric one side measured on the virtual clock and the other on the real one (its key with and without
     clock=virtual) is two rows of one side each, never compared: each says so."""
-
-    def unclocked(found: dict[tuple[str, str], list[MetricResult]]) -> dict[tuple[str, str], str]:
-        clocks = {}  # (board, key without the clock) -> the clock it was measured on
-        for (board, _), results in found.items():
-            params = dict(results[0].params)
-            clock = str(params.pop(CLOCK_PARAM, "real"))
-            clocks[(board, metric_key(results[0].metric, params))] = clock
-        return clocks
-
-    sides = {"reference": (ref, unclocked(ref)), "candidate": (cand, unclocked(cand))}
+    sides = {"reference": ref, "candidate": cand}
+    clocks = {name: dict(_unclocked(b, runs[0]) for (b, _), runs in found.items()) for name, found in sides.items()}
     for row in rows:
         if (row.board, row.key) in ref and (row.board, row.key) in cand:
             continue  # compared
         mine, other = ("reference", "candidate") if (row.board, row.key) in ref else ("candidate", "reference")
-        result = sides[mine][0][(row.board, row.key)][0]
-        params = dict(result.params)
-        clock = str(params.pop(CLOCK_PARAM, "real"))
-        there = sides[other][1].get((row.board, metric_key(result.metric, params)))
+        unclocked, clock = _unclocked(row.board, sides[mine][(row.board, row.key)][0])
+        there = clocks[other].get(unclocked)
         if there is not None and there != clock:
             row.why += (
                 f"; the {other} measured it on the {there} clock, the {mine} on the {clock}: figures of two clocks "
                 "are not compared (measure the reference on the pair's clock)"
             )
-
-
-def _unconfirmed(comparison: BaselineComparison, direction: Direction, min_effect: float) -> bool:
-    """Worse by min_effect or more and significant within the runs, but not beyond the run-to-run spread."""
-    worse = worsening(comparison.change, direction) >= min_effect and comparison.p_value < comparison.alpha
-    return worse and not comparison.regression

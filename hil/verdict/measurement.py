@@ -3,12 +3,6 @@
 A tool wrapper in hil/measure returns a `Measurement`; the sampler takes from it the quantity each
 metric of the catalogue reads (its `field`) and converts it into the metric's canonical unit. One run
 may feed several metrics (iperf3 UDP: bandwidth, jitter and loss; fio: bandwidth, IOPS and latency).
-
-    Measurement(
-        {"throughput": Quantity(134217728 / 1.07, "B/s")},
-        raw=dd_output,
-        details={"bytes": 134217728},
-    )
 """
 
 from __future__ import annotations
@@ -123,29 +117,19 @@ class Observed:
 
 @dataclass
 class Measurement:
-    """One run of a tool: the quantities it produced (by field name), its raw output and what it ran with.
-
-    `started` (epoch seconds) and `duration_s` default to what the sampler observes around the call;
-    a wrapper that knows better (the tool's own timing) sets them. `bytes_received` is what the receiving
-    side of a network tool got, which the lab's interface counters must match (hil.measure.netpath).
-    `observed` is what hil saw around the run (CPU loads, interface counters), typed for the layers that read
-    it. `details` are the tool's own per-run facts worth keeping beside the numbers (frames seen, options it
-    echoed): they are stored with the samples, not gated, and read by no other layer but a diagnosis that ran
-    the tool itself (hil.diagnose.network weighs the socket's drops against the datagrams iperf3 lost).
-    """
+    """One run of a tool: the quantities it produced (by field name), its raw output and what it ran with."""
 
     values: Mapping[str, Quantity]
     raw: str = ""
-    started: float | None = None
-    duration_s: float | None = None
+    started: float | None = None  # epoch seconds; None: what the sampler observes around the call
+    duration_s: float | None = None  # None: likewise; a wrapper that knows better (the tool's own timing) sets them
+    # The tool's own per-run facts (frames seen, options it echoed): stored with the samples, not gated, and read
+    # by no layer but a diagnosis that ran the tool itself (hil.diagnose.network weighs the socket's drops).
     details: dict[str, Any] = field(default_factory=dict)
-    bytes_received: int | None = None
-    observed: Observed = field(default_factory=Observed)
+    bytes_received: int | None = None  # a network tool's receiver's: the counters must match (hil.measure.netpath)
+    observed: Observed = field(default_factory=Observed)  # what hil saw around the run (CPU loads, counters)
 
     def __post_init__(self) -> None:
         for name, quantity in self.values.items():
             if not isinstance(quantity, Quantity):
                 raise TypeError(f"measurement field {name!r} must be a Quantity, got {type(quantity).__name__}")
-
-    def quantity(self, name: str) -> Quantity | None:
-        return self.values.get(name)

@@ -37,18 +37,11 @@ class Verdict(StrEnum):
     @property
     def severity(self) -> int:
         """How bad, for picking a test's outcome from its metrics: the worst one decides."""
-        return _SEVERITY[self]
+        return _SEVERITY.index(self)
 
 
-_SEVERITY = {
-    Verdict.INFO: 0,
-    Verdict.PASS: 1,
-    Verdict.MARGINAL: 2,
-    Verdict.UNSTABLE: 3,
-    Verdict.REGRESSION: 4,
-    Verdict.FAIL: 5,
-    Verdict.ERROR: 6,  # a result that cannot be trusted outranks one that is merely bad
-}
+# Least bad first; ERROR last: a result that cannot be trusted outranks one that is merely bad.
+_SEVERITY = tuple(Verdict(v) for v in ("INFO", "PASS", "MARGINAL", "UNSTABLE", "REGRESSION", "FAIL", "ERROR"))
 
 
 class StopReason(StrEnum):
@@ -102,16 +95,19 @@ class BaselineComparison:
     change: float  # (median - baseline median) / baseline median, signed
     p_value: float  # one-sided Mann-Whitney U, in the "worse" direction
     regression: bool
-    # Added with the verdict engine (defaults keep older results.json readable):
+    # The defaults keep older results.json readable.
     alpha: float = 0.01  # significance level the p-value was held to
     min_effect: float = 0.05  # smallest worsening of the median that counts, as a fraction
     reason: str = ""  # one line: why this is, or is not, a regression
-    # Added with run-level comparison (issue "a gate that does not cry wolf"):
     baseline_runs: int = 1  # runs (boots) the baseline holds for this metric
     run_spread: float | None = None  # relative SD of run medians (None: unknown, one run)
     run_spread_df: int = 0  # its degrees of freedom
     run_p: float | None = None  # one-sided p of this run's median among the baseline's run medians
     first_attempt: dict[str, Any] | None = None  # the suspecting measurement, when this one confirms it
+
+
+# The MetricSpec fields a result carries as they are.
+_FROM_SPEC = ("metric", "unit", "direction", "band", "max_cv", "ceiling", "min_effect", "min_run_spread")
 
 
 @dataclass
@@ -158,12 +154,8 @@ class MetricResult:
         return convert(ceiling.value, ceiling.unit, self.unit)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["direction"] = str(self.direction)
-        data["verdict"] = str(self.verdict)
-        data["stop_reason"] = str(self.stop_reason)
-        data["facts"] = self.facts.to_dict()
-        return data
+        enums = {name: str(getattr(self, name)) for name in ("direction", "verdict", "stop_reason")}
+        return asdict(self) | enums | {"facts": self.facts.to_dict()}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MetricResult:
@@ -178,27 +170,15 @@ class MetricResult:
         if data.get("stats"):
             # results.json and the database hold NaN as null (JSON has no NaN): read back, it is NaN again.
             data["stats"] = SampleStats(**{k: math.nan if v is None else v for k, v in data["stats"].items()})
-        if data.get("ceiling"):
-            data["ceiling"] = Ceiling(**data["ceiling"])
-        if data.get("baseline"):
-            data["baseline"] = BaselineComparison(**data["baseline"])
+        for name, kind in (("ceiling", Ceiling), ("baseline", BaselineComparison)):
+            if data.get(name):
+                data[name] = kind(**data[name])
         return cls(**data)
 
     @classmethod
     def for_spec(cls, spec: MetricSpec, board: str, **fields: Any) -> MetricResult:
-        return cls(
-            metric=spec.metric,
-            board=board,
-            params=dict(spec.params),
-            unit=spec.unit,
-            direction=spec.direction,
-            band=spec.band,
-            max_cv=spec.max_cv,
-            ceiling=spec.ceiling,
-            min_effect=spec.min_effect,
-            min_run_spread=spec.min_run_spread,
-            **fields,
-        )
+        copied = {name: getattr(spec, name) for name in _FROM_SPEC}
+        return cls(board=board, params=dict(spec.params), **copied, **fields)
 
 
 # The parameter of a figure measured on the virtual board's instruction-counted clock (boards.yaml `clock`), set by
@@ -208,10 +188,8 @@ CLOCK_PARAM = "clock"
 
 
 def metric_key(metric: str, params: dict[str, Any]) -> str:
-    """Stable identity of a metric with its parameters, e.g. 'usb.msc.read[bs=1M]'.
-
-    It keys baselines and trends (and so keeps the clocks apart: CLOCK_PARAM).
-    """
+    """Stable identity of a metric with its parameters, e.g. 'usb.msc.read[bs=1M]': it keys baselines and trends
+    (and so keeps the clocks apart: CLOCK_PARAM)."""
     if not params:
         return metric
     inner = ",".join(f"{name}={params[name]}" for name in sorted(params))

@@ -1,39 +1,27 @@
 """Adaptive sampling: warm up, take min_samples, then sample while a verdict is still open.
 
-One *check* samples one or more metrics from the same runs of a tool (iperf3 UDP gives bandwidth,
-jitter and loss at once; fio gives bandwidth, IOPS and latency). A sample source is a zero-argument
-callable returning
-- a `Measurement` (quantities by field name, raw output, details): each metric takes the quantity its
-  spec `reads`, converted into the metric's unit; or, for a check of one metric only,
-- a `Sample` (value in the metric's unit, started, duration_s, raw): kept as given; or
-- a plain number in the metric's unit, wrapped in a Sample timed around the call.
-It raises `MeasurementError` (or a subclass such as ParseError) when the measurement cannot be
-trusted: that ends sampling with an ERROR verdict for every metric of the check (they come from the
-same runs), keeping the samples taken so far and the raw output. Any other exception is a bug or a
-lab failure and propagates.
+One *check* samples one or more metrics from the same runs of a tool (iperf3 UDP gives bandwidth, jitter and
+loss at once). A sample source is a zero-argument callable returning a `Measurement` (each metric takes the
+quantity its spec `reads`, converted into its unit) or, for a check of one metric only, a `Sample` (kept as
+given) or a plain number in the metric's unit (timed around the call). A `MeasurementError` ends sampling with
+an ERROR for every metric of the check (they come from the same runs), keeping the samples and the raw output
+so far; any other exception is a bug or a lab failure and propagates.
 
-Gated metrics (a band in boards.yaml) steer the sampling: warm-up, min_samples, max_samples and the
-budget are the largest any of them asks for, and sampling goes on while any of them is open.
-Informative metrics (no band) are recorded from the same runs with verdict INFO.
+Gated metrics (a band in boards.yaml) steer the sampling: warm-up, min_samples, max_samples and the budget are
+the largest any of them asks for, and sampling goes on while any of them is open. Informative metrics (no band)
+are recorded from the same runs with verdict INFO.
 
 Stop rules, checked after each counted sample (the first that holds wins):
-- ERROR: a sample above the physical ceiling (for any metric of the check), a MeasurementError, a
-  non-finite value, a quantity the source did not deliver, or samples that spread around a mean of
-  exactly 0 (no CV exists).
-- FIXED_COUNT: with spec.fixed_samples, exactly that many samples (neither max_samples nor the
-  budget applies: the user asked for them), then one final decision per metric.
+- ERROR: a sample above the physical ceiling (of any metric of the check), a MeasurementError, a non-finite
+  value, a quantity the source did not deliver, or samples around a mean of exactly 0 (no CV exists).
+- FIXED_COUNT: spec.fixed_samples, exactly (the user asked for them: neither max_samples nor the budget applies).
 - DECIDED: from min_samples on, no gated metric's decision is open any more (PASS or FAIL).
-- MAX_SAMPLES: the limit; open metrics are then decided finally (MARGINAL / FAIL on the median, or
-  UNSTABLE).
-- CV_NOT_FALLING: every open metric's CV is significantly above its max_cv, has not fallen over the
-  last few samples, and its interval already lies inside its band (see decide.cv_not_falling):
-  UNSTABLE now instead of at max_samples. It never gives up a PASS that more samples could reach.
-- BUDGET: the time limit, decided like MAX_SAMPLES. The budget counts wall-clock time from the
-  first warm-up sample and is checked before each extra sample against the mean duration of the
-  samples so far, so a sample that would overrun it is not started. min_samples are always
-  taken: a verdict needs them, the budget only bounds the adaptive extension.
-A metric already settled when sampling stops for another one keeps stop reason DECIDED, judged on all
-the samples taken.
+- MAX_SAMPLES: open metrics are then decided finally (MARGINAL / FAIL on the median, or UNSTABLE).
+- CV_NOT_FALLING: every open metric meets decide.cv_not_falling: UNSTABLE now instead of at max_samples.
+- BUDGET: wall-clock time from the first warm-up sample, decided like MAX_SAMPLES. It is checked before each
+  extra sample against the mean duration so far, so a sample that would overrun it is not started; min_samples
+  are always taken (a verdict needs them, the budget only bounds the adaptive extension).
+A metric already settled when sampling stops for another one keeps stop reason DECIDED, judged on all samples.
 """
 
 from __future__ import annotations
@@ -42,13 +30,12 @@ import math
 import numbers
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from hil.verdict.ceilings import efficiency
 from hil.verdict.decide import Decision, ceiling_error, cv_not_falling, decide
 from hil.verdict.errors import MeasurementError
-from hil.verdict.measurement import Measurement, Observed
+from hil.verdict.measurement import Measurement
 from hil.verdict.result import MetricResult, Sample, SampleStats, StopReason, Verdict, metric_key
 from hil.verdict.spec import MetricSpec
 from hil.verdict.stats import ZeroMeanError, describe
@@ -64,13 +51,9 @@ class Progress:
     phase: str  # "warmup" or "sample"
     index: int  # 0-based within its phase
     elapsed_s: float  # clock time since the first warm-up sample started
-    samples: dict[str, Sample]  # this run's sample of each metric, by its label (_labels)
+    samples: dict[str, Sample]  # this run's sample of each metric, by its label (_tracks)
     stats: dict[str, SampleStats | None]  # statistics of the counted samples so far (from two on)
     decisions: dict[str, Decision]  # from min_samples on (or at the fixed count), gated metrics only
-
-    @property
-    def metric(self) -> str:
-        return next(iter(self.samples))
 
 
 OnSample = Callable[[Progress], None]
@@ -100,64 +83,39 @@ class _Track:
         return [s.value for s in self.counted]
 
 
-def _checked(source: SampleSource, specs: Sequence[MetricSpec]) -> Callable[[], Measurement | Sample | float]:
-    def call() -> Measurement | Sample | float:
-        got = source()
-        if isinstance(got, Measurement):
-            return got
-        if len(specs) > 1:
-            raise TypeError(f"a check of {len(specs)} metrics needs a Measurement, got {type(got).__name__}")
-        if isinstance(got, Sample) or (isinstance(got, numbers.Real) and not isinstance(got, bool)):
-            return got
-        raise TypeError(f"a sample source must return a Measurement, a Sample or a number, got {type(got).__name__}")
-
-    return call
-
-
 def _split(got: Measurement | Sample | float, specs: Sequence[MetricSpec], started: float, took: float) -> list[Sample]:
-    """This run's Sample of each metric, in its unit; the raw output is kept once, with the first metric."""
-    if isinstance(got, Sample):
-        samples = [got]
-    elif not isinstance(got, Measurement):
-        samples = [Sample(value=float(got), started=started, duration_s=took)]
-    else:
+    """Each metric's Sample (in its unit) from what a source returned; the raw output is kept with the first only."""
+    if isinstance(got, Measurement):
+        details = got.details if got.bytes_received is None else {**got.details, "bytes_received": got.bytes_received}
         run_started = got.started if got.started is not None else started
         duration = got.duration_s if got.duration_s is not None else took
-        samples = []
-        for index, spec in enumerate(specs):
-            quantity = got.quantity(spec.reads)
-            if quantity is None:
-                raise MeasurementError(
-                    f"the tool gave no {spec.reads!r} for {spec.metric} "
-                    f"(it gave: {', '.join(got.values) or 'nothing'})",
-                    got.raw,
-                )
-            if not convertible(quantity.unit, spec.unit):
-                raise MeasurementError(
-                    f"{spec.metric} is in {spec.unit}, but the tool's {spec.reads} is in {quantity.unit}", got.raw
-                )
-            samples.append(
-                Sample(
-                    value=convert(quantity.value, quantity.unit, spec.unit),
-                    started=run_started,
-                    duration_s=duration,
-                    raw=got.raw if index == 0 else "",
-                    details=_stored_details(got) if index == 0 else {},
-                    observed=got.observed if index == 0 else Observed(),
-                )
-            )
+        samples = [Sample(_value(got, spec), run_started, duration) for spec in specs]
+        samples[0] = replace(samples[0], raw=got.raw, details=dict(details), observed=got.observed)
+    elif len(specs) > 1:
+        raise TypeError(f"a check of {len(specs)} metrics needs a Measurement, got {type(got).__name__}")
+    elif isinstance(got, Sample):
+        samples = [got]
+    elif isinstance(got, numbers.Real) and not isinstance(got, bool):
+        samples = [Sample(value=float(got), started=started, duration_s=took)]
+    else:
+        raise TypeError(f"a sample source must return a Measurement, a Sample or a number, got {type(got).__name__}")
     for spec, sample in zip(specs, samples, strict=True):
         if not math.isfinite(sample.value):
             raise MeasurementError(f"{spec.metric}: sample value {sample.value!r} is not a finite number", sample.raw)
     return samples
 
 
-def _stored_details(got: Measurement) -> dict[str, Any]:
-    """What is kept with a run's first sample: its details, and the bytes its receiver got (if it says)."""
-    details = dict(got.details)
-    if got.bytes_received is not None:
-        details["bytes_received"] = got.bytes_received
-    return details
+def _value(got: Measurement, spec: MetricSpec) -> float:
+    """The quantity `spec` reads from a run, in the metric's unit."""
+    quantity = got.values.get(spec.reads)
+    if quantity is None:
+        given = ", ".join(got.values) or "nothing"
+        raise MeasurementError(f"the tool gave no {spec.reads!r} for {spec.metric} (it gave: {given})", got.raw)
+    if not convertible(quantity.unit, spec.unit):
+        raise MeasurementError(
+            f"{spec.metric} is in {spec.unit}, but the tool's {spec.reads} is in {quantity.unit}", got.raw
+        )
+    return convert(quantity.value, quantity.unit, spec.unit)
 
 
 def _describe(values: list[float], spec: MetricSpec) -> SampleStats | None:
@@ -198,14 +156,13 @@ def measure_metrics(
     warmup_count = max(t.spec.warmup for t in steering)
     fixed = specs[0].fixed_samples
     target = fixed or max(t.spec.min_samples for t in steering)
-    source = _checked(sample, specs)
     durations: list[float] = []  # clock time per counted sample, for the budget forecast
     started, t_start = wall(), clock()
     phase = "warmup"
 
     def take(kept: str) -> tuple[dict[str, Sample], float]:
         run_started, t0 = wall(), clock()
-        got = source()
+        got = sample()
         took = clock() - t0
         taken = dict(zip((t.label for t in tracks), _split(got, specs, run_started, took), strict=True))
         for track in tracks:
@@ -246,17 +203,14 @@ def measure_metrics(
 
 
 def _tracks(specs: Sequence[MetricSpec]) -> list[_Track]:
-    labels = _labels(specs)
+    """A track per metric, labelled with its name; with its parameters where the check measures it more than once
+    (each USB disk's rate from runs on all of them at once), so that the same metric with other parameters stays
+    apart."""
+    names = [spec.metric for spec in specs]
+    labels = [metric_key(s.metric, s.params) if names.count(s.metric) > 1 else s.metric for s in specs]
     if not specs or len(set(labels)) != len(labels):
         raise ValueError(f"a check needs at least one metric and none that appears twice: {labels}")
     return [_Track(spec, label) for spec, label in zip(specs, labels, strict=True)]
-
-
-def _labels(specs: Sequence[MetricSpec]) -> list[str]:
-    """Each metric's name; with its parameters where the check measures it more than once (each USB disk's
-    rate from runs on all of them at once), so that the same metric with other parameters stays apart."""
-    names = [spec.metric for spec in specs]
-    return [metric_key(s.metric, s.params) if names.count(s.metric) > 1 else s.metric for s in specs]
 
 
 def _decide(tracks: Sequence[_Track], *, final: bool) -> None:
@@ -326,21 +280,17 @@ def _verdict(track: _Track, stats: SampleStats | None, stop: _Stop) -> tuple[Ver
     """(verdict, reason, side, stop reason) of one metric once sampling has stopped."""
     spec = track.spec
     if stop.stop_reason is StopReason.ERROR:
-        if stop.culprit is None or stop.culprit == track.label:
-            return Verdict.ERROR, stop.reason, None, StopReason.ERROR
-        return Verdict.ERROR, f"the same runs are not trustworthy: {stop.reason}", None, StopReason.ERROR
+        ours = stop.culprit in (None, track.label)
+        reason = stop.reason if ours else f"the same runs are not trustworthy: {stop.reason}"
+        return Verdict.ERROR, reason, None, StopReason.ERROR
     if stats is None:  # fewer than two samples: only possible when nothing was gated (fixed counts are >= 2)
         return Verdict.ERROR, f"only {len(track.counted)} sample(s): no statistics", None, StopReason.ERROR
     if not spec.gated:
         reason = f"recorded, not gated: median {stats.median:.4g} {spec.unit}, CV {stats.cv:.1%}, n={stats.n}"
         return Verdict.INFO, reason, None, stop.stop_reason
-    if stop.stop_reason is StopReason.FIXED_COUNT:
-        decision = decide(stats, spec, final=True)
-        return decision.verdict, decision.reason, decision.side, StopReason.FIXED_COUNT
-    decision = decide(stats, spec, final=False)
-    if not decision.open:
-        return decision.verdict, decision.reason, decision.side, StopReason.DECIDED
-    final = decide(stats, spec, final=True)
+    final = decide(stats, spec, final=True)  # a settled decision is the same either way
+    if stop.stop_reason is not StopReason.FIXED_COUNT and not decide(stats, spec).open:
+        return final.verdict, final.reason, final.side, StopReason.DECIDED
     reason = final.reason
     if stop.stop_reason is StopReason.BUDGET:
         reason = f"{stop.reason}: {reason}"

@@ -72,9 +72,7 @@ def units_of(kind: Quantity) -> tuple[str, ...]:
 
 def convertible(from_unit: str, to_unit: str) -> bool:
     """True when a value in from_unit can be compared with one in to_unit (same known quantity)."""
-    if from_unit == to_unit:
-        return True
-    return from_unit in _QUANTITY_OF and to_unit in _QUANTITY_OF and _QUANTITY_OF[from_unit] == _QUANTITY_OF[to_unit]
+    return from_unit == to_unit or (from_unit in _QUANTITY_OF and _QUANTITY_OF[from_unit] == _QUANTITY_OF.get(to_unit))
 
 
 def convert(value: float, from_unit: str, to_unit: str) -> float:

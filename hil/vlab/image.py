@@ -1,8 +1,7 @@
 """Build the virtual board: a Debian kernel and an initramfs of busybox, kernel modules and the measuring tools.
 
-Everything comes from Debian packages installed on the lab PC (see `.ci/run` for the list). The result is
-cached under a directory keyed by a hash of its inputs (kernel and package versions, module and tool lists,
-this builder's own files), so a second run reuses it and any change of input rebuilds it.
+Everything comes from Debian packages installed on the lab PC (see `.ci/run` for the list), cached by a hash
+of the inputs (hil.image): kernel and package versions, module and tool lists, this builder's own files.
 
     python -m hil.vlab.image            # build (or reuse) and print the image directory
 """
@@ -16,37 +15,21 @@ from pathlib import Path
 
 from hil import rootfs
 from hil.errors import VlabImageError
-from hil.image import Builder, Image, install_modules, sources, which
+from hil.image import MEASURED_MODULES, Builder, Image, install_modules, sources, which
 from hil.install import debian_versions
 from hil.vlab.tool_checks import check_tools
 
 BUILDER_VERSION = 1
 HERE = Path(__file__).resolve().parent
 
-# Kernel modules the virtual lab needs; dependencies are resolved with `modprobe --show-depends`.
+# Kernel modules the virtual lab needs besides those both lab boards measure with.
 MODULES = (
-    "configfs",
-    "dummy_hcd",  # virtual UDC and host controller in one kernel: the USB link of the virtual pairs
-    "libcomposite",
-    "usb_f_mass_storage",
-    "usb_f_ecm",
-    "usb_f_ncm",
-    "usb_f_rndis",
-    "usb_f_fs",
+    *MEASURED_MODULES,
     "usb_f_uvc",
-    "usb_f_hid",
-    "usb-storage",
-    "uas",
-    "sd_mod",
     "uvcvideo",
-    "cdc_ether",
-    "rndis_host",
-    "cdc_ncm",
     "usbhid",
     "hid-generic",
-    "nvme",
     "xhci-pci",
-    "loop",
     # A V4L2 capture device that needs no USB: dummy_hcd has no isochronous endpoints, so no isochronous
     # UVC stream runs in the virtual lab, and v4l2_fps is also checked against this test pattern generator.
     "vivid",
@@ -58,14 +41,7 @@ MODULES = (
     # GadgetFS: hil's bulk UVC camera (hil/tools/uvc_gadgetfs.c) writes its own descriptors there, so a
     # UVC stream crosses dummy_hcd over a bulk endpoint (f_uvc and FunctionFS cannot).
     "gadgetfs",
-    # Filesystems the host side of the MSC gadget formats its disk with (usb.msc.fs.*): FAT32 with its
-    # code page and charset, and ext2/ext4 (the Debian kernel serves ext2 from ext4).
-    "vfat",
-    "nls_cp437",
-    "nls_ascii",
-    "ext4",
-    # fio on a file system of the NVMe drive (nvme.* target=f2fs, seed 002)
-    "f2fs",
+    "f2fs",  # fio on a file system of the NVMe drive (nvme.* target=f2fs, seed 002)
     # The board's own storage (storage.local.*): an SD card behind QEMU's SDHCI controller, the MMC stack an
     # eMMC or SD card goes through on a real board.
     "sdhci-pci",
@@ -126,11 +102,7 @@ def find_kernel(boot_dir: Path = Path("/boot"), modules_dir: Path = Path("/lib/m
             f"no Debian kernel with modules found under {boot_dir} and {modules_dir}: "
             "install it with `apt-get install linux-image-amd64`"
         )
-    return max(candidates, key=lambda item: _version_key(item[0]))
-
-
-def _version_key(version: str) -> list[int]:
-    return [int(part) for part in re.findall(r"\d+", version)]
+    return max(candidates, key=lambda item: [int(part) for part in re.findall(r"\d+", item[0])])
 
 
 def _package_versions(packages: list[str]) -> dict[str, str]:
@@ -173,19 +145,14 @@ def _fill(inputs: dict, cache_root: Path, scratch: Path, image: Path) -> None:
     rootfs.install_busybox(root, busybox, applets)
     rootfs.install_file(HERE / "init.sh", root / "init", mode=0o755)
     rootfs.install_file(HERE / "profile.sh", root / "etc/profile", mode=0o644)
-    _install_android_usb(root / "usr/bin")
+    # setprop and getprop too: one script by three names, as toybox is one binary by many
+    rootfs.install_file(HERE / ANDROID_USB, root / "usr/bin/android-usb", mode=0o755)
+    for name in ("setprop", "getprop"):
+        (root / "usr/bin" / name).symlink_to("android-usb")
     (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
     (root / "etc/group").write_text("root:x:0:\n")
     shutil.copyfile(inputs["kernel_image"], image / "vmlinuz")
     rootfs.write_cpio(root, image / "initramfs.cpio")
-
-
-def _install_android_usb(bindir: Path) -> None:
-    """The emulation of Android's setprop/getprop and USB triggers (see android-usb.sh), one script by three
-    names, as toybox is one binary by many."""
-    rootfs.install_file(HERE / ANDROID_USB, bindir / "android-usb", mode=0o755)
-    for name in ("setprop", "getprop"):
-        (bindir / name).symlink_to("android-usb")
 
 
 def _install_tools(root: Path) -> None:

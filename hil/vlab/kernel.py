@@ -1,10 +1,9 @@
 """The kernel a virtual board boots directly: the ELF inside a bzImage, entered through its PVH note.
 
-Under TCG a bzImage spends most of its boot decompressing itself: Debian's xz kernel took 6-7 s of the PC's
-time before its first line (2026-11-30, 2-core PC), a boot's 15.5 s in all. QEMU boots an uncompressed kernel
-that carries a PVH entry note (`-kernel vmlinux`, Linux's CONFIG_PVH) without that step; the code it runs is
-the same. hil takes that ELF out of the bzImage once per kernel (cached by its sha256, beside the virtual lab's
-images) and boots it; a kernel without the note, or compressed in a format Python cannot read, boots as given.
+Under TCG a bzImage spends 6-7 s of a boot decompressing itself (docs/virtual-lab.md); QEMU boots an
+uncompressed kernel that carries a PVH entry note (Linux's CONFIG_PVH) without that step, running the same code.
+hil takes that ELF out of the bzImage once per kernel (cached by its sha256, beside the virtual lab's images); a
+kernel without the note, or compressed in a format Python cannot read, boots as given.
 """
 
 from __future__ import annotations

@@ -4,50 +4,34 @@
     python -m hil.vlab.lab status
     python -m hil.vlab.lab stop                 # leaves nothing running
 
-`start` runs, all on loopback and in the background:
-
-- `labgrid-coordinator` (its places.yaml in the run directory);
-- hil's board service (hil.vlab.power): per virtual board a power switch in labgrid's `simplerest`
-  form that starts and stops the board's QEMU, and a TCP serial port that stays open like ser2net's;
-- `labgrid-exporter` serving, per board, a `NetworkSerialPort` (raw TCP) and a `NetworkPowerPort`
-  (model simplerest) in a resource group named after the board;
-- places `vboard-1` .. `vboard-N`, each tagged `kind=vlab` and `board=vboard-<i>`, matching that group.
-
-A client reserves and acquires a place through the coordinator and drives the board with labgrid's
-NetworkPowerDriver and SerialDriver (hil/vlab/remote-env.yaml), exactly as a real lab board behind
-a PDU and ser2net. The run directory (`--run-dir`, default under the system's temp directory) holds
-the state (pids, ports), the generated configuration and every process's log.
+`start` runs on loopback, in the background: `labgrid-coordinator`; hil's board service (hil.vlab.power: per
+virtual board a `simplerest` power switch starting its QEMU and a TCP console that stays open like ser2net's);
+`labgrid-exporter` serving each board's `NetworkSerialPort` and `NetworkPowerPort` in a resource group named
+after it; and places `vboard-1` .. `vboard-N`, tagged `kind=vlab` and `board=vboard-<i>`, matching those groups.
+A client drives a place with labgrid's NetworkPowerDriver and SerialDriver (hil/vlab/remote-env.yaml), as a real
+board behind a PDU and ser2net. The run directory (`--run-dir`) holds the state (pids, ports), the generated
+configuration and every process's log.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import yaml
 
 from hil import services
+from hil.services import read_state
 
 EXPORTER = "hil-vlab"
-TAGS = {"kind": "vlab"}
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 15.0
 
 
 LabCommandError = services.ServiceError  # the lab cannot be started or stopped as asked
-
-
-def default_run_dir() -> Path:
-    return Path(tempfile.gettempdir()) / f"hil-vlab-lab-{os.getuid()}"
-
-
-def place_names(count: int) -> list[str]:
-    return [f"vboard-{index}" for index in range(1, count + 1)]
 
 
 def _tool(name: str) -> str:
@@ -56,23 +40,12 @@ def _tool(name: str) -> str:
     return str(beside) if beside.exists() else name
 
 
-def _client(address: str, *args: str, timeout: float = 30.0, env: dict[str, str] | None = None) -> str:
-    result = subprocess.run(
-        [_tool("labgrid-client"), "-x", address, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=False,
-    )
+def _client(address: str, *args: str) -> str:
+    command = [_tool("labgrid-client"), "-x", address, *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=30.0, check=False)
     if result.returncode != 0:
         raise LabCommandError(f"labgrid-client {' '.join(args)}: {result.stderr.strip() or result.stdout.strip()}")
     return result.stdout
-
-
-def read_state(run_dir: Path) -> dict | None:
-    path = run_dir / "state.json"
-    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def exporter_config(boards: dict[str, int], power_port: int) -> dict:
@@ -107,7 +80,7 @@ def start(run_dir: Path, places: int, port: int | None = None) -> dict:
     (run_dir / "power.ready").unlink(missing_ok=True)
     port = port or services.free_port()
     address = f"127.0.0.1:{port}"
-    names = place_names(places)
+    names = [f"vboard-{index}" for index in range(1, places + 1)]
     boards = {name: services.free_port() for name in names}
     power_port = services.free_port()
     state = {"coordinator": address, "places": names, "power_port": power_port, "consoles": boards, "pids": {}}
@@ -138,7 +111,7 @@ def start(run_dir: Path, places: int, port: int | None = None) -> dict:
         )
         for name in names:
             _client(address, "-p", name, "create")
-            _client(address, "-p", name, "set-tags", *(f"{k}={v}" for k, v in {**TAGS, "board": name}.items()))
+            _client(address, "-p", name, "set-tags", "kind=vlab", f"board={name}")
             _client(address, "-p", name, "add-match", f"{EXPORTER}/{name}/*")
     except BaseException:
         stop(run_dir, state)
@@ -147,25 +120,20 @@ def start(run_dir: Path, places: int, port: int | None = None) -> dict:
 
 
 def stop(run_dir: Path, state: dict | None = None) -> list[str]:
-    """Stop every process of the lab (exporter, board service with its QEMUs, coordinator).
-
-    SIGTERM to each process group, SIGKILL to what is left after a grace period. Returns what was stopped.
-    """
+    """Stop every process of the lab (SIGTERM, SIGKILL after a grace period); returns what was stopped."""
     state = state or read_state(run_dir)
     if state is None:
         return []
-    stopped = []
-    for name in ("exporter", "power", "coordinator"):  # clients of the coordinator first
-        pid = state["pids"].get(name)
-        if pid is not None and services.stop(pid, timeout=STOP_TIMEOUT_S):
-            stopped.append(name)
-    (run_dir / "state.json").unlink(missing_ok=True)
-    return stopped
+    pids = state["pids"]  # clients of the coordinator first:
+    processes = [(name, pids[name], None) for name in ("exporter", "power", "coordinator") if name in pids]
+    return services.stop_recorded(run_dir, processes, STOP_TIMEOUT_S)
 
 
 def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog or "python -m hil.vlab.lab", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--run-dir", type=Path, default=default_run_dir(), help="state, configuration and logs")
+    parser.add_argument(
+        "--run-dir", type=Path, default=services.default_run_dir("hil-vlab-lab"), help="state, configuration and logs"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     start_parser = commands.add_parser("start", help="start coordinator, exporter and N virtual places")
     start_parser.add_argument("--places", type=int, default=2, help="number of virtual boards (default 2)")

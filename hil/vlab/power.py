@@ -1,15 +1,11 @@
 """The virtual boards' power switch and serial server: what a PDU and ser2net are to a real lab.
 
-One process serves every virtual board of the lab (`python -m hil.vlab.lab start` runs it):
-
-- **power**: an HTTP service in the form labgrid's `simplerest` power backend speaks. `GET
-  /power/<board>/1` starts the board's QEMU, `/power/<board>/0` stops it (SIGTERM, SIGKILL after a
-  grace period: a frozen emulator answers nothing), `GET /power/<board>` answers `1` or `0`.
-- **console**: a TCP port per board that stays open whether the board is on or off, like ser2net on a
-  UART. QEMU connects its serial port to a Unix socket of this process when it starts; bytes are relayed
-  between that socket and the TCP client (labgrid's SerialDriver, `NetworkSerialPort` protocol `raw`).
-  While the board is off, the line is silent and input is dropped, as on a real serial line. A new TCP
-  client replaces the previous one (a client that died without closing must not lock the console).
+One process (`python -m hil.vlab.lab start` runs it) serves every virtual board of the lab: an HTTP power switch
+in the form of labgrid's `simplerest` backend (`GET /power/<board>/1` starts its QEMU, `/0` stops it, with a bound,
+`/power/<board>` answers 1 or 0), and per board a TCP console that stays open whether the board is on or off, like
+ser2net on a UART (labgrid's `NetworkSerialPort`, protocol `raw`). QEMU's serial port connects to a Unix socket
+of this process; while the board is off the line is silent and input is dropped. A new TCP client replaces the
+previous one (a client that died without closing must not lock the console).
 """
 
 from __future__ import annotations
@@ -39,35 +35,12 @@ def qemu_command(name: str, image: Path, console_socket: Path) -> list[str]:
     the lab's emulator: a run on this lab's places never counts it as the PC's foreign load."""
     return [
         "qemu-system-x86_64",
-        "-name",
-        services.emulator_name(name),
-        "-accel",
-        "tcg,thread=multi",
-        "-smp",
-        "2",
-        "-machine",
-        "q35",
-        "-cpu",
-        "max",
-        "-m",
-        "2048M",
-        "-kernel",
-        str(direct_boot(image / "vmlinuz")),
-        "-initrd",
-        str(image / "initramfs.cpio"),
-        "-append",
-        "console=ttyS0 loglevel=3 panic=-1",
-        "-nic",
-        "none",
-        "-no-reboot",
-        "-display",
-        "none",
-        "-monitor",
-        "none",
-        "-chardev",
-        f"socket,id=console,path={console_socket}",
-        "-serial",
-        "chardev:console",
+        *("-name", services.emulator_name(name), "-accel", "tcg,thread=multi", "-smp", "2"),
+        *("-machine", "q35", "-cpu", "max", "-m", "2048M"),
+        *("-kernel", str(direct_boot(image / "vmlinuz")), "-initrd", str(image / "initramfs.cpio")),
+        *("-append", "console=ttyS0 loglevel=3 panic=-1", "-nic", "none", "-no-reboot"),
+        *("-display", "none", "-monitor", "none"),
+        *("-chardev", f"socket,id=console,path={console_socket}", "-serial", "chardev:console"),
     ]
 
 
@@ -90,29 +63,18 @@ class VirtualBoard:
     def power(self, on: bool) -> None:
         with self.lock:
             if on and not self.is_on():
-                logfile = (self.run_dir / f"{self.name}.qemu.log").open("ab")
-                self.process = subprocess.Popen(
-                    qemu_command(self.name, self.image, self.console_socket),
-                    stdin=subprocess.DEVNULL,
-                    stdout=logfile,
-                    stderr=subprocess.STDOUT,
-                )
-                logfile.close()
+                with (self.run_dir / f"{self.name}.qemu.log").open("ab") as logfile:
+                    self.process = subprocess.Popen(
+                        qemu_command(self.name, self.image, self.console_socket),
+                        stdin=subprocess.DEVNULL,
+                        stdout=logfile,
+                        stderr=subprocess.STDOUT,
+                    )
                 log.info("%s: power on (QEMU pid %d)", self.name, self.process.pid)
             elif not on:
-                self._stop()
-
-    def _stop(self) -> None:
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=QUIT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=QUIT_TIMEOUT_S)
-        log.info("%s: power off", self.name)
+                process, self.process = self.process, None
+                if services.terminate(process, QUIT_TIMEOUT_S):
+                    log.info("%s: power off", self.name)
 
 
 class ConsoleRelay(threading.Thread):

@@ -1,29 +1,16 @@
-"""QEMUDriver for the virtual board, tolerant of a QEMU that died or hangs.
+"""QEMUDriver for the virtual board, tolerant of a QEMU that died or hangs (docs/virtual-lab.md says why).
 
-labgrid's QEMUDriver powers off through QMP `quit`; when the emulator crashed or its monitor stopped
-answering, that raises and leaves the driver believing the board is still on, so no power cycle can
-ever succeed again. A hardware lab's PDU does not care whether the board is alive: neither does this.
+labgrid's QEMUDriver powers off through QMP `quit`; when the emulator crashed or its monitor stopped answering,
+that raises and leaves the driver believing the board is still on, so no power cycle can ever succeed again.
+This one pulls the plug as a PDU does. QEMU runs under `setpriv --pdeathsig KILL` (util-linux): it dies with the
+process that powered it on, even one killed with SIGKILL (a Jenkins abort), never left running with parent 1.
 
-QEMU dies with the process that powered it on, even one killed with SIGKILL (Jenkins escalates an abort
-to it): it is started under `setpriv --pdeathsig KILL` (util-linux), so no emulator is left running for
-good, holding its scratch disks, with parent 1.
+The board's scratch disks (`scratch_disks: {nvme.img: 1024}`, MiB; `@scratch@/nvme.img` in `extra_args`) are
+memory files (memfd) this process holds, one set per QEMU: a virtual drive's figures then do not depend on the
+PC's disk, and the memory is freed when the driver and QEMU are gone, even killed.
 
-It also creates the board's scratch disks (`scratch_disks: {nvme.img: 1024}`, MiB), one set per QEMU (two
-workers' boards never share a disk). `extra_args` names them as `@scratch@/nvme.img`. They are anonymous
-memory files (memfd) that this process holds and QEMU opens as /proc/<pid>/fd/<n>: a virtual drive's figures
-then depend on what QEMU emulates, not on the lab PC's disk (a backing file under /tmp wrote 1263 MB/s on one
-2-core machine and ~4100 on another), and the memory is freed when the driver and QEMU are gone, even killed.
-Pages are allocated as the board writes them.
-
-It runs the board on one of two clocks (`clock`, set from the pair's boards.yaml `clock` by
-hil.lab.board.provision.use_clock):
-- `real`: multi-threaded TCG on two vCPUs, the guest's clock the PC's: a figure moves with the PC's load;
-- `virtual`: QEMU's instruction counter is the guest's clock (`-icount shift=3,sleep=off`: 125 million
-  instructions a second of the guest's clock; `virtual_mips` sets 250, 500 or 1000, shift 2..0), one vCPU on one
-  TCG thread (two vCPUs with icount hang at "Booting SMP configuration" on QEMU 7.2), address randomisation
-  off (`nokaslr norandmaps`: the layout is part of the figure). A figure measured inside the guest is then the
-  cost of the guest's path in instructions, whatever the PC's load; one through a QEMU device model is not
-  (the device's I/O runs in the PC's time), so those pairs stay on `real` (docs/virtual-lab.md).
+The board runs on the pair's `clock` (CLOCKS, set by hil.lab.board.provision.use_clock): `virtual` is QEMU's
+instruction counter on one vCPU (two hang at "Booting SMP configuration" on QEMU 7.2).
 """
 
 from __future__ import annotations
@@ -122,7 +109,10 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
         # own board is in its process tree, and another run's board on this PC is foreign load for this run.
         self._cmd += ["-name", self.target.name]
         self._create_scratch_disks()
-        self._die_with_this_process()
+        setpriv = shutil.which("setpriv")  # the kernel kills QEMU when the thread that started it dies
+        if setpriv is None:
+            raise LabError(f"{self.target.name}: setpriv not found (util-linux): apt-get install util-linux")
+        self._cmd = [setpriv, "--pdeathsig", "KILL", "--", *self._cmd]
 
     def on(self) -> None:
         """Power on with the clock's arguments (the command line is made on activation, the clock chosen later)."""
@@ -138,13 +128,6 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
             super().on()
         finally:
             self._cmd = made
-
-    def _die_with_this_process(self) -> None:
-        """Prefix the command with setpriv: the kernel kills QEMU when the thread that started it dies."""
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            raise LabError(f"{self.target.name}: setpriv not found (util-linux): apt-get install util-linux")
-        self._cmd = [setpriv, "--pdeathsig", "KILL", "--", *self._cmd]
 
     def _create_scratch_disks(self) -> None:
         """Memory files for the disks extra_args names under @scratch@ (QEMU opens them read-write)."""
@@ -199,11 +182,8 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
 
     @step()
     def off(self) -> None:
-        """Pull the plug, with a bound: SIGTERM (QEMU quits as on QMP `quit`), SIGKILL after a grace period.
-
-        Not QMP: a frozen emulator (SIGSTOP, a wedged main loop) never answers its monitor, and labgrid's
-        QMP read has no timeout. SIGKILL ends even a stopped process.
-        """
+        """Pull the plug: SIGTERM (QEMU quits as on QMP `quit`), SIGKILL after a grace period. Not QMP: a frozen
+        emulator never answers its monitor, and labgrid's QMP read has no timeout."""
         if not self.status:
             return
         child = self._child
@@ -225,11 +205,8 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
         self.status = 0
 
     def _read(self, size: int = 1, timeout: float = 10, max_size: int | None = None) -> bytes:
-        """labgrid's read, except that a console whose emulator is gone is closed (EOF), not silent.
-
-        Without this a dead QEMU's socket reads as empty data, polled every 10 ms until the command's
-        timeout runs out; with it the command fails at once and the board is power-cycled.
-        """
+        """labgrid's read, except that a dead QEMU's console is EOF at once (the board is then power-cycled), not
+        empty data polled until the command's timeout runs out."""
         data = super()._read(size=size, timeout=timeout, max_size=max_size)
         if data == b"":
             status = self._child.poll() if self._child is not None else None

@@ -1,9 +1,8 @@
 """Each tool the virtual board runs for hil, exercised once the way hil uses it, when its image is built.
 
-The image copies the lab PC's binaries (and their libraries), so running them here is running the board's.
-A tool that does not behave (a security update that makes `rz` refuse hil's file name, a `date` without
-nanoseconds, a fio without JSON) is named at build time with its Debian package and version, instead of being
-found later as one ERROR per case that needs it.
+The image copies the lab PC's binaries, so running them here is running the board's: a tool that does not behave
+(a security update that makes `rz` refuse hil's file name, a `date` without nanoseconds, a fio without JSON) is
+named at build time with its Debian package and version, not found later as one ERROR per case that needs it.
 """
 
 from __future__ import annotations
@@ -77,11 +76,9 @@ def send_over_pipes(command: str, data: bytes) -> tuple[bool, int]:
 
 def _date(scratch: Path) -> str | None:
     proc = _run(["date", "+%s%N"], scratch)
-    return (
-        None
-        if proc.returncode == 0 and proc.stdout.strip().isdigit() and len(proc.stdout.strip()) >= 19
-        else (f"`date +%s%N` gave no nanoseconds ({_said(proc)})")
-    )
+    if proc.returncode == 0 and proc.stdout.strip().isdigit() and len(proc.stdout.strip()) >= 19:
+        return None
+    return f"`date +%s%N` gave no nanoseconds ({_said(proc)})"
 
 
 def _dd(scratch: Path) -> str | None:
@@ -95,9 +92,9 @@ def _mkfs(tool: str, size_mib: int, *options: str) -> Check:
         with disk.open("wb") as file:
             file.truncate(size_mib << 20)
         proc = _run([tool, *options, str(disk)], scratch, timeout=60)
-        return (
-            None if proc.returncode == 0 else f"could not make a file system on a {size_mib} MiB file ({_said(proc)})"
-        )
+        if proc.returncode == 0:
+            return None
+        return f"could not make a file system on a {size_mib} MiB file ({_said(proc)})"
 
     return check
 

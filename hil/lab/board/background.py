@@ -5,19 +5,11 @@ responder, a UVC frame source, a CPU-load sampler.
         sample = iperf3.tcp(host, ...)
     server.output, server.exit_status      # what it printed, how it ended
 
-Everything runs through the role's own commands, so it works the same on a board's serial console
-and on the lab PC (LocalShellDriver). The command runs in a session of its own on the role, its output
-goes to a file there, and a small wrapper records its exit status:
-
-    <dir>/pgid     the wrapper's process group (the whole tree is signalled through it)
-    <dir>/out      stdout and stderr of the command
-    <dir>/status   its exit status, written when it ends
-
-Starting, waiting for readiness and stopping are each one round trip with a bound. The process is
-stopped on every way out of the `with` block (TERM, then KILL for the whole group after a grace
-period). When the role does not answer any more (a hung board), stopping it is the power cycle's
-job: the role is marked suspect, the exit status stays None and `lost` says why; the test's own
-exception is never hidden by a failing cleanup.
+The command runs through the role's own commands (a board's console, the lab PC) in a session of its own;
+a wrapper writes <dir>/pgid (its process group, signalled as a whole), <dir>/out (the command's output)
+and <dir>/status (its exit status, once it ends). Starting, waiting for readiness and stopping are each one
+bounded round trip; on every way out of the `with` block the group gets TERM, then KILL after a grace
+period. A role that no longer answers is left to the power cycle: exit status None, `lost` says why.
 """
 
 from __future__ import annotations
@@ -37,6 +29,12 @@ POLL_S = 0.1  # readiness and stop polling interval, on the role itself
 MAX_OUTPUT = 1_000_000  # bytes of the command's output read back: a chatty responder must not flood the console
 
 
+def _poll_until(condition: str, timeout_s: float) -> str:
+    """A shell loop polling `condition` every POLL_S until it holds, for about `timeout_s`."""
+    tries = max(1, round(timeout_s / POLL_S))
+    return f"i=0; while ! {condition} && [ $i -lt {tries} ]; do sleep {POLL_S}; i=$((i+1)); done"
+
+
 class BackgroundError(LabError):
     """A background command exited before it was ready, or never became ready within its bound."""
 
@@ -46,18 +44,10 @@ class BackgroundError(LabError):
 
 
 class Background:
-    """One command running in the background on a role; a context manager (see the module docstring).
+    """One command running in the background on a role; a context manager.
 
-    Args:
-        role: where it runs.
-        command: a shell command line built with `hil.lab.board.shell` (every value quoted).
-        ready: a regular expression (extended, as `grep -E` reads it) that the command prints once it
-            is ready; None to only check that it is still running.
-        ready_command: a shell command that succeeds once the command is ready (a device node exists,
-            a port answers); checked on the role, together with `ready` if both are given.
-        ready_timeout_s: bound for readiness; the command is stopped and BackgroundError raised after it.
-        stop_timeout_s: grace between TERM and KILL when stopping.
-        name: what log lines and errors call it.
+    Ready once it printed `ready` (a `grep -E` pattern) and `ready_command` succeeds on the role (those given);
+    `stop_timeout_s` is the grace between TERM and KILL.
     """
 
     def __init__(
@@ -110,13 +100,10 @@ class Background:
 
     def start(self) -> None:
         d = shlex.quote(self.directory)
-        # The wrapper runs in a new session (setsid), so its process group holds everything the command
-        # starts; it records that group, runs the command in the background, and writes its exit status.
-        # TERM to the group reaches the wrapper too: its trap (an action, not "ignore", so the command does
-        # not inherit it) keeps it alive to wait for the command's real exit status. A trapped signal makes
-        # `wait` return 128+15 at once; the command's own status is then still the shell's to collect, so a
-        # wait that a TERM cut short is waited again (127: it had been collected already). Checking whether
-        # the command still ran instead lost a command that handled TERM (exit 1) to 143 on a loaded machine.
+        # The wrapper's new session (setsid) holds everything the command starts. TERM to the group reaches the
+        # wrapper too: its trap (an action, not "ignore", so the command does not inherit it) keeps it alive.
+        # A trapped signal makes `wait` return 128+15 at once, so a cut-short wait is waited again (127: already
+        # collected); checking whether the command still ran lost a TERM-handling command's exit 1 to 143.
         wrapper = (
             "trap 't=1; kill -TERM $c 2>/dev/null' TERM; "
             'echo $$ > "$0/pgid"; '
@@ -129,7 +116,7 @@ class Background:
             f"mkdir -p {d} && "
             f"setsid sh -c {shlex.quote(wrapper)} {d} > {d}/out 2>&1 < /dev/null & "
             # Return once the wrapper has written its group: from then on it can be stopped.
-            f"i=0; while [ ! -s {d}/pgid ] && [ $i -lt 100 ]; do sleep {POLL_S}; i=$((i+1)); done; [ -s {d}/pgid ]"
+            f"{_poll_until(f'[ -s {d}/pgid ]', 10)}; [ -s {d}/pgid ]"
         )
         self._power_cycles_at_start = self.role.power_cycles
         self._running = True
@@ -141,19 +128,18 @@ class Background:
         log.info("%s: started %s in the background", self.role.label, self.name)
 
     def wait_ready(self) -> None:
-        """Wait until the command is ready; BackgroundError if it exits first or the bound passes.
-
-        Without `ready` and `ready_command` there is nothing to wait for (a command that may well finish
-        on its own, such as a client run alongside): it returns at once.
-        """
+        """Wait until the command is ready (at once without `ready` and `ready_command`); BackgroundError if it
+        exits first or the bound passes."""
         if self.ready is None and self.ready_command is None:
             return
         d = shlex.quote(self.directory)
-        checks = []
+        checks, waited_for = [], []
         if self.ready is not None:
             checks.append(f"grep -Eq {shlex.quote(self.ready)} {d}/out")
+            waited_for.append(f"output matching {self.ready!r}")
         if self.ready_command is not None:
             checks.append(f"{{ {self.ready_command}; }} >/dev/null 2>&1")
+            waited_for.append(f"`{self.ready_command}`")
         condition = " && ".join(checks)
         tries = max(1, round(self.ready_timeout_s / POLL_S))
         script = (
@@ -168,16 +154,9 @@ class Background:
         output = self._peek()
         if exitcode == 3:
             raise BackgroundError(f"{self.role.label}: {self.name} exited before it was ready", output)
-        waited_for = " and ".join(
-            part
-            for part in (
-                f"output matching {self.ready!r}" if self.ready else "",
-                f"`{self.ready_command}`" if self.ready_command else "",
-            )
-            if part
-        )
         raise BackgroundError(
-            f"{self.role.label}: {self.name} not ready within {self.ready_timeout_s:g} s (waited for {waited_for})",
+            f"{self.role.label}: {self.name} not ready within {self.ready_timeout_s:g} s "
+            f"(waited for {' and '.join(waited_for)})",
             output,
         )
 
@@ -188,8 +167,7 @@ class Background:
     def stop(self, *, quiet: bool = False) -> None:
         """Stop the command (TERM, then KILL after the grace period), collect output and exit status.
 
-        quiet=True never raises (cleanup on the way out of a failing test); otherwise a role that does
-        not answer raises its BoardTimeout after recording it in `lost`.
+        quiet=True never raises; otherwise a role that does not answer raises after recording it in `lost`.
         """
         if not self._running:
             return
@@ -203,11 +181,10 @@ class Background:
             log.warning("%s: %s: %s (the next power cycle ends it)", self.role.label, self.name, self.lost)
             return
         d = shlex.quote(self.directory)
-        tries = max(1, round(self.stop_timeout_s / POLL_S))
         script = (
             f"by=itself; if [ -s {d}/pgid ] && [ ! -e {d}/status ]; then by=stop; "
             f'pg=$(cat {d}/pgid); kill -TERM "-$pg" 2>/dev/null; '
-            f"i=0; while [ ! -e {d}/status ] && [ $i -lt {tries} ]; do sleep {POLL_S}; i=$((i+1)); done; "
+            f"{_poll_until(f'[ -e {d}/status ]', self.stop_timeout_s)}; "
             "fi; "
             # Whatever survived TERM (or was left by a wrapper that already finished) goes now.
             f'[ -s {d}/pgid ] && kill -KILL "-$(cat {d}/pgid)" 2>/dev/null; '
@@ -243,17 +220,10 @@ class Background:
             )
 
     def wait(self, *, timeout_s: float) -> None:
-        """Let a command that ends on its own finish (bounded), then collect its output and exit status.
-
-        Still running after the bound, it is stopped as `stop` does, and its exit status shows that.
-        """
+        """Let a command that ends on its own finish (bounded; then stopped), and collect output and status."""
         if self._running and self.role.suspect_reason is None:
-            d = shlex.quote(self.directory)
-            tries = max(1, round(timeout_s / POLL_S))
-            self.role.run_status(
-                f"i=0; while [ ! -e {d}/status ] && [ $i -lt {tries} ]; do sleep {POLL_S}; i=$((i+1)); done",
-                timeout=timeout_s + 30,
-            )
+            status = f"{shlex.quote(self.directory)}/status"
+            self.role.run_status(_poll_until(f"[ -e {status} ]", timeout_s), timeout=timeout_s + 30)
         self.stop()
 
     def _peek(self) -> str:

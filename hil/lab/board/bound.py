@@ -1,9 +1,7 @@
 """How long a board command may take while a sample runs: derived from how long samples normally take.
 
-A hung board should cost seconds, not the command's generous own limit (dd's is minutes, to allow a
-slow board's largest transfer). While a sample runs, `Perf` sets a bound from the warm-up's duration
-(a multiple of it, with a floor); `Role.run` then waits at most until that bound, and its timeout
-message names the bound and why it is what it is.
+A hung board should cost seconds, not the command's generous own limit (dd's is minutes). While a sample
+runs, `Perf` sets a bound from the warm-up's duration; `Role.run` waits at most until it and names it.
 """
 
 from __future__ import annotations

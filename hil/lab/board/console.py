@@ -1,9 +1,5 @@
-"""What a board's serial console adds to a command's output: kernel messages printed in between.
-
-A board under test should not print printk lines on its shell console (hil lowers the console log level),
-but a real board's console may still carry one, in the middle of a tool's output or of a sysfs read.
-Lab code (tuning read-backs) and the parsers (hil.measure.parsing) both drop such lines the same way.
-"""
+"""What a board's serial console adds to a command's output: kernel messages printed in between (hil lowers
+the console log level, but a real board's console may still carry one in the middle of a tool's output)."""
 
 from __future__ import annotations
 
@@ -22,9 +18,8 @@ def without_kernel_messages(text: str) -> str:
 
 
 def console_error(exc: BaseException) -> str:
-    """One line for an error of a console: pexpect's TIMEOUT and EOF append a dump of their spawn object
-    ("<labgrid.util.expect.PtxExpect object at 0x...>", command, args, buffer...: 25 lines) to the line that
-    says what happened; a report keeps that line."""
+    """One line for an error of a console: pexpect's TIMEOUT and EOF append a 25-line dump of their spawn
+    object to the line that says what happened; a report keeps that line."""
     text = str(exc).strip()
     if type(exc).__module__.startswith("pexpect"):
         text = text.splitlines()[0] if text else ""

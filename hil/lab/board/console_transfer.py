@@ -1,13 +1,10 @@
 """A file onto a board through its serial console (labgrid's ShellDriver), for a board without network.
 
-First choice: XMODEM-1K to the board's own receiver (lrzsz's `lrz`/`rz`, or busybox `rx`), which hil drives
-through the ShellDriver's helpers with the xmodem package's 1K mode (labgrid's own `put` sends 128-byte
-blocks: 32 KiB took 6.5 s that way on the virtual board, 2.3 s in 1K blocks). The receiver gets a bare file
-name in its working directory: lrzsz 0.12.21-10+deb12u1 (a Debian security update of 2026-11-26) answers a
-name with a directory in it with "rz: Security Violation" and cancels before the first block, which is
-what labgrid's `put` gives it. When the receiver refuses anyway, or the board has none, the file goes as
-base64 in shell commands (`printf | base64 -d`, which needs nothing but a shell and base64) and is checked by
-SHA-256 on the board; the returned description names the method and why it was chosen.
+First choice: XMODEM-1K to the board's own receiver (lrzsz's `lrz`/`rz`, or busybox `rx`) through the
+ShellDriver's helpers (labgrid's own `put` sends 128-byte blocks: 32 KiB took 6.5 s, 2.3 s in 1K blocks).
+The receiver gets a bare file name: lrzsz 0.12.21-10+deb12u1 answers a name with a directory in it (what
+labgrid's `put` gives it) with "rz: Security Violation". When the receiver refuses, or the board has none,
+the file goes as base64 in shell commands, checked by SHA-256 on the board.
 """
 
 from __future__ import annotations
@@ -41,10 +38,8 @@ _KEEP_BUSY = "(while :; do :; done) & hil_busy=$!; "
 
 
 def receive_command(receiver: str, directory: str, name: str, *, keep_busy: bool = False) -> str:
-    """The command that makes `receiver` take one XMODEM-1K file as `name` in `directory` (a bare name in
-    its working directory, in a subshell so the role's shell keeps its own); its messages go to `name`.err
-    there, not to the console the XMODEM stream runs on. `keep_busy`: with a busy loop beside it (_KEEP_BUSY),
-    in a subshell of their own (no job control messages on the console)."""
+    """The command that makes `receiver` take one XMODEM-1K file as `name` in `directory`, in a subshell; its
+    messages go to `name`.err, not to the console the XMODEM stream runs on. `keep_busy`: with _KEEP_BUSY."""
     if receiver not in RECEIVERS:
         raise LabError(f"no XMODEM receiver named {receiver!r} (hil knows {', '.join(RECEIVERS)})")
     receive = shell.cmd(receiver, *RECEIVERS[receiver], name)
@@ -79,9 +74,8 @@ def put(role: Shell, data: bytes, remote: str) -> str:
 
 
 def _over_xmodem(role: Shell, console: object, receiver: str, data: bytes, remote: str) -> str | None:
-    """XMODEM-1K to `receiver`, the padding trimmed with `head -c`; None when the file arrived, else why not,
-    with what the receiver said. (labgrid's own trim, `dd bs=1`, runs under a fixed 30 s bound a slow board
-    does not meet for a whole bundle.)"""
+    """XMODEM-1K to `receiver`, the padding trimmed with `head -c` (labgrid's `dd bs=1` trim has a fixed 30 s
+    bound a slow board misses); None when the file arrived, else why not."""
     directory, name = posixpath.split(remote)
     staged = f".{name}.xmodem"
     warps = any(getattr(driver, "idle_time_warps", False) for driver in role.target.drivers)
@@ -102,8 +96,8 @@ def _over_xmodem(role: Shell, console: object, receiver: str, data: bytes, remot
 
 
 def _through_the_shell(role: Shell, data: bytes, remote: str) -> None:
-    """`data` as base64 in shell commands each one line long (shell.MAX_LINE: a longer one would be staged in
-    pieces itself), appended to a part file, then checked by SHA-256 on the board and moved into place."""
+    """`data` as base64 in shell commands of one line each (shell.MAX_LINE), appended to a part file, checked by
+    SHA-256 on the board and moved into place."""
     part = f"{remote}.part"
     encoded = base64.b64encode(data).decode("ascii")
     size = (shell.MAX_LINE - _LINE_OVERHEAD - len(shell.quote(part))) // 4 * 4  # each chunk decodes on its own

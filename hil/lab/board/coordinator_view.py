@@ -1,12 +1,7 @@
-"""The coordinator's places as data: read through labgrid's client session, the API labgrid's own RemotePlace
-resource uses (`labgrid.remote.client.start_session`), never by reading the listings `labgrid-client places`
-prints for people, which labgrid may restyle in any release. A reservation is seen through the place it is
-allocated to (the place's `reservation` token), as labgrid's client resolves `-p +TOKEN`: labgrid's client
-API has no call that returns reservations, and its generated gRPC stubs are no API of its.
-
-What hil reads of each labgrid object is named here once (PlaceView); a labgrid whose objects lack it is one
-LabError naming labgrid's version, never a wrong place. tests/coordinator checks the view against the
-installed labgrid and a real coordinator.
+"""The coordinator's places as data, read through labgrid's client session (the API its RemotePlace uses),
+never from the listings `labgrid-client places` prints for people. A reservation is seen through the place
+allocated to it, as labgrid's client resolves `-p +TOKEN` (its client API has no call for reservations).
+A labgrid whose objects lack what PlaceView reads is one LabError naming labgrid's version, never a wrong place.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """hil's board-side programs put on a board by hil itself, before the board's first sample.
 
-On each board (a role's target): its architecture (`uname -m`), hil/tools built for it (hil.programs, one
-Makefile), copied as one xz-compressed tar with the target's own file transfer (labgrid's SSHDriver when the
-target has one, else its serial console: hil.lab.board.console_transfer), unpacked under
-DEPLOY_ROOT/<build hash>/ and checked file by file with sha256sum on the board. A board that already holds
-the build (same hash, every file's sha256 right) gets nothing copied: deployments persist on boards with
-storage, across tests and power cycles; a changed source is a new hash, hence a new deployment.
-
-The role puts the deployed bin/ first on the PATH of every command it runs (hil.lab.board.role), so tests
-run the programs by name; `Deployment.library(name)` is where an LD_PRELOAD library went.
-
-The lab PC (hil's LocalShellDriver) is a target too: its build is used where it was built, nothing copied.
+hil/tools built for the board's `uname -m` (hil.programs) go over as one xz-compressed tar through the
+target's SSHDriver, else its serial console (hil.lab.board.console_transfer), into DEPLOY_ROOT/<build hash>/,
+checked file by file with sha256sum on the board; a board that already holds the build gets nothing copied.
+The role puts the deployed bin/ first on the PATH of every command (hil.lab.board.role). On the lab PC
+(LocalShellDriver) the build is used where it was built.
 """
 
 from __future__ import annotations
@@ -99,9 +93,9 @@ def ensure(role: Shell) -> Deployment:
 
 
 def require_tools(pair: str, roles: Mapping[str, Shell], needed: dict[str, list[str]], facts: Facts) -> None:
-    """Every program a test runs is on its role's board: hil's own are deployed there first (cold: built
-    and copied; warm: checked; each board's `programs` fact), and the missing others, all of them, are one
-    LabError naming `pair` before any sample (a role the pair does not have is left to the test)."""
+    """Every program a test runs is on its role's board: hil's own are deployed there first (each board's
+    `programs` fact), and all missing others are one LabError naming `pair` before any sample (a role the
+    pair does not have is left to the test)."""
     missing = []
     own, libraries = set(programs.names()), set(programs.libraries())
     for role_name, wanted in needed.items():
@@ -168,12 +162,10 @@ def _sha256_on_board(role: Shell, directory: str, expected: dict[str, str]) -> d
     """sha256 of each expected file as the board computes it ({} when the directory is not there)."""
     command = f"cd {shell.quote(directory)} 2>/dev/null && sha256sum " + " ".join(shell.quote(n) for n in expected)
     code, output = role.run_status(command, timeout=120)
-    found = {}
-    for line in output.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1] in expected and len(parts[0]) == 64:
-            found[parts[1]] = parts[0]
-    return found if code == 0 else {}
+    if code != 0:
+        return {}
+    pairs = (parts for parts in (line.split() for line in output.splitlines()) if len(parts) == 2)
+    return {name: digest for digest, name in pairs if name in expected and len(digest) == 64}
 
 
 def _bundle(build: programs.ProgramsBuild) -> bytes:

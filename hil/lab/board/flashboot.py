@@ -1,25 +1,11 @@
 """Put a build on a U-Boot board by writing it into the board's boot flash, the way a board without a network
 (or a lab without a TFTP server) gets a kernel under test: labgrid's FlashromDriver writes the flash through
-the lab's programmer while the board is off, and U-Boot copies the images from the flash on every boot.
-
-In a labgrid environment (examples/rehearsal-env.yaml, target rboard-serial):
-
-    resources:
-      Flashrom: {programmer: 'ch341a_spi'}         # the lab's programmer on the board's SPI NOR, as flashrom
-    drivers:                                         # names it (the bench's: dummy, emulating the chip)
-      FlashromDriver: {}
-      UBootDriver: {...}
-      UBootFlashBootDriver:
-        size: 67108864                               # the flash chip's size, bytes
-        read_command: 'sf probe; sf read {addr} {offset} {size}'
-        boot_args: 'root=/dev/mmcblk0p2 rootwait console=ttyS2,1500000'
-
-`boot_build` switches the board off (when the target has a power driver), lays the build's images out one
-after the other on erase-block boundaries (64 KiB) in an image of the chip's size (the rest erased: 0xff),
-has flashrom write it, and replaces U-Boot's boot command with one that copies each image to U-Boot's
-standard load address (`read_command`, with {addr}, and the image's place as {offset}/{size} in bytes or
-{block}/{blocks} in 512-byte blocks, all hexadecimal) and `booti`s them. Everything is checked before
-flashrom runs: a build that does not fit the flash touches nothing.
+the lab's programmer while the board is off, and U-Boot copies the images from the flash on every boot
+(examples/rehearsal-env.yaml, target rboard-serial). `boot_build` switches the board off, lays the images out
+on erase-block boundaries in an image of the chip's size, has flashrom write it, and replaces U-Boot's boot
+command with one that copies each image to its load address (`read_command`: {addr}, and the image's place as
+{offset}/{size} in bytes or {block}/{blocks} in 512-byte blocks, hexadecimal) and `booti`s them. A build that
+does not fit the flash touches nothing.
 """
 
 from __future__ import annotations

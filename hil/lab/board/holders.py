@@ -1,14 +1,9 @@
 """Which process on this host holds which place: lets a later run free the places of a run killed outright.
 
-A run killed with SIGKILL (or the OOM killer, or a lost machine) cannot release its places, and labgrid
-keeps them acquired by `host/user` for ever. The coordinator knows no more than that, so before it
-acquires a place hil writes a record on this host: coordinator, place, reservation, and the process
-(pid with its start time: a reused pid is not the holder). A later run of the same host and user
-releases a place only when all three hold: the place is acquired by that same `host/user`, a record
-names it, and the recorded process is gone. A live run keeps its place; a place acquired by hand
-(`labgrid-client acquire`, no record) or from another host is left alone.
-
-The records live in a directory of the user's under the system's temp directory (`TMPDIR`).
+labgrid keeps a killed run's places acquired by `host/user` for ever, so before acquiring a place hil writes
+a record under TMPDIR: coordinator, place, reservation, and the process (pid with its start time: a reused
+pid is not the holder). A later run of the same host and user releases a place only when it is acquired by
+that `host/user`, a record names it, and the recorded process is gone.
 """
 
 from __future__ import annotations

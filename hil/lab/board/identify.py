@@ -1,14 +1,9 @@
 """What a board says it is, read with one command after each boot: its architecture and kernel, and which board
 it is (hil.facts.BoardIdentity), so every result names the board that measured it.
 
-- model: the device tree's (/proc/device-tree/model, else /sys/firmware/devicetree/base/model), else the DMI
-  product name (x86, QEMU);
-- serial: the device tree's serial-number, else the DMI product serial (readable by root only);
-- mac: the burnt-in address (addr_assign_type 0) of the first Ethernet interface (type 1) with a device: not a
-  gadget's or a bridge's, whose addresses are made up at each boot.
-
-A file the board lacks, or a DMI field its firmware left at a placeholder, is absent (None), never guessed.
-Output that does not parse is a LabError showing it.
+Model and serial come from the device tree, else DMI; the MAC is the burnt-in address (addr_assign_type 0) of
+the first Ethernet interface with a device, not a gadget's or a bridge's, made up at each boot. A file the
+board lacks, or a DMI placeholder, is None, never guessed.
 """
 
 from __future__ import annotations

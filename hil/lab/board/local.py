@@ -1,8 +1,4 @@
-"""CommandProtocol on the lab PC itself, for roles the PC plays (USB host of a gadget board, iperf peer).
-
-labgrid has no driver that runs commands locally; this is one, in labgrid's style, so a PC role is a
-labgrid target like any board and the framework never needs a side path for it.
-"""
+"""CommandProtocol on the lab PC itself (labgrid has none), so a PC role is a labgrid target like any board."""
 
 from __future__ import annotations
 
@@ -23,12 +19,7 @@ from labgrid.step import step
 @target_factory.reg_driver
 @attr.s(eq=False)
 class LocalShellDriver(CommandMixin, Driver, CommandProtocol):
-    """Run commands with /bin/sh on the machine running pytest.
-
-    Args:
-        prefix (list): argv prepended to every command, e.g. ["sudo", "-n"] for root-only steps
-            (dropping caches, configfs) when pytest does not run as root.
-    """
+    """Run commands with /bin/sh on the machine running pytest; `prefix` goes before each (["sudo", "-n"])."""
 
     bindings: ClassVar[dict] = {}
     KILL_GRACE_S: ClassVar[float] = 2.0

@@ -1,27 +1,18 @@
 """Board pairs on a shared lab: labgrid places reserved through the coordinator, locked, always released.
 
-labgrid is the distributed engine; hil acts on it through `labgrid-client` (the same commands a lab
-engineer types, so a labgrid upgrade that keeps its command line keeps hil working) and reads the places and
-reservations as data, through labgrid's client session (hil.lab.board.coordinator_view), never by reading
-the listings labgrid prints for people:
+hil acts through `labgrid-client` (the commands a lab engineer types) and reads places and reservations as
+data (hil.lab.board.coordinator_view), never from the listings labgrid prints for people:
 
-1. `reserve --shell KEY=VALUE...` with the role's filter (tags, or `name=<place>`), then `wait TOKEN`
-   until the coordinator allocates a place, for at most the inventory's `coordinator.wait_s`; past that
-   bound the pair is an ERROR naming who holds each matching place, never a hang;
-2. `-p +TOKEN acquire`: the allocated place is locked; nobody else can acquire it until it is released;
-3. a labgrid Environment from the pair's env file whose target's `RemotePlace` names that place: the
-   drivers (power, serial, shell, BoardStrategy) bind to the resources the exporter serves;
-4. on every way out (end of the pair's tests, a failure, Ctrl-C, SIGTERM via hil.signals): board
-   powered off, `release`, `cancel-reservation`.
+1. `reserve --shell KEY=VALUE...` with the role's filter, then `wait TOKEN` for at most `coordinator.wait_s`
+   (past that, an ERROR naming who holds each matching place, never a hang);
+2. `-p +TOKEN acquire`: the allocated place is locked;
+3. a labgrid Environment from the pair's env file whose `RemotePlace` names that place;
+4. on every way out (including Ctrl-C and SIGTERM via hil.signals): power off, `release`, `cancel-reservation`.
 
-labgrid's own conventions are honoured: with `LG_TOKEN` set (a `labgrid-client reserve --wait --shell`
-made beforehand) or `LG_PLACE` (a place chosen, or already acquired, by hand), the roles whose filter that
-place satisfies use it instead of a reservation of hil's; hil locks it only if nobody has, and gives back
-only what it took (the user's reservation and lock stay the user's).
-
-A run killed with SIGKILL has no way out: while waiting, hil releases the matching places that a dead
-hil process of this host and user still holds (hil.lab.board.holders says which), with `release-from
-HOST/USER` (released only if still that holder's), and never a place of a live run.
+With `LG_TOKEN` or `LG_PLACE` set, the roles whose filter that place satisfies use it instead; hil locks it
+only if nobody has, and gives back only what it took. A run killed with SIGKILL has no way out: while
+waiting, hil releases the matching places a dead hil process of this host and user still holds
+(hil.lab.board.holders), with `release-from HOST/USER`, never a place of a live run.
 """
 
 from __future__ import annotations
@@ -39,8 +30,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from labgrid import Environment
 
@@ -85,8 +78,8 @@ def _die_with_parent() -> None:
 
 
 def _environ() -> dict[str, str]:
-    """This environment without labgrid's own selectors: each call names its place or token itself (with
-    LG_ENV set, `release` would release the places of that env file instead of the one named)."""
+    """This environment without labgrid's own selectors (with LG_ENV set, `release` would release the places
+    of that env file instead of the one named)."""
     return {k: v for k, v in os.environ.items() if k not in ("LG_PLACE", "LG_TOKEN", "LG_ENV", "LG_STATE")}
 
 
@@ -123,14 +116,7 @@ class LabgridClient:
     def detached(self, calls: list[tuple[str, ...]]) -> str | None:
         """Run the calls one after the other in a process that outlives this one; what went wrong, or None."""
         script = "; ".join(shlex.join(self._command(args)) + " || s=1" for args in calls)
-        process = subprocess.Popen(
-            ["sh", "-c", f"s=0; {script}; exit $s"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=_environ(),
-            start_new_session=True,
-        )
+        process = self._popen(["sh", "-c", f"s=0; {script}; exit $s"], start_new_session=True)
         try:
             _, said = process.communicate(timeout=CALL_TIMEOUT_S * len(calls))
         except subprocess.TimeoutExpired:
@@ -138,13 +124,12 @@ class LabgridClient:
         return None if process.returncode == 0 else _last_words(said, process.returncode)
 
     def spawn(self, *args: str) -> subprocess.Popen[str]:
+        return self._popen(self._command(args), preexec_fn=_die_with_parent)
+
+    def _popen(self, argv: list[str], **how: Any) -> subprocess.Popen[str]:
+        """A process in the background: its errors read, its output dropped."""
         return subprocess.Popen(
-            self._command(args),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=_environ(),
-            preexec_fn=_die_with_parent,
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_environ(), **how
         )
 
     def places(self) -> dict[str, PlaceView]:
@@ -203,10 +188,9 @@ class Coordinator:
         """The place for a role: the user's choice (LG_TOKEN/LG_PLACE), else reserved, waited for, acquired.
 
         The place goes into `holding[key]` the moment it is locked, before any other call: a SIGTERM that
-        lands after the lock (the next coordinator call takes half a second) finds it where the lease's
-        release looks, instead of leaving it acquired for nobody."""
+        lands after the lock then finds it where the lease's release looks."""
         if self.users_choice is not None:
-            return self._take_users_choice(wanted, wait_s, holding, key)
+            return self._take_users_choice(self.users_choice, wanted, wait_s, holding, key)
         self.reclaim(wanted)
         if not self.matching(wanted):
             known = ", ".join(f"{n} ({_tags(p.tags)})" for n, p in sorted(self.places().items())) or "none"
@@ -214,22 +198,37 @@ class Coordinator:
         filters = [f"{tag}={value}" for tag, value in wanted.filters().items()]
         token = self._token(self.client("reserve", "--shell", *filters))
         started = time.monotonic()
-        name, record = "", None
-        try:
-            name = self._wait(token, wanted, wait_s, started)
-            # Recorded before the lock is taken: a kill between the two must not leave a lock nobody can trace.
-            record = holders.HolderRecord.mine(self.address, name, self.identity, token)
-            holders.write(record)
-            self.client("-p", f"+{token}", "acquire")
-            held = holding[key] = HeldPlace(name, token, (), time.monotonic() - started, record)
-        except BaseException as exc:  # a bound, Ctrl-C, SIGTERM: the reservation must not hold a place for nobody
-            if key not in holding:
-                maybe_locked = record is not None and not isinstance(exc, CoordinatorRefused)
-                self.release(HeldPlace(name, token, (), 0.0, record, locked_by_hil=maybe_locked), quiet=True)
-            raise
-        held.exporters = self.places()[name].exporters
+        held = HeldPlace("", token, (), 0.0)
+        with self._given_back_on_failure(held, holding, key):
+            held.name = self._wait(token, wanted, wait_s, started)
+            self._take(held, f"+{token}", holding, key, started)
         log.info("acquired place %s for %s after %.1f s", held.describe(), wanted.describe(), held.waited_s)
         return held
+
+    def _take(self, held: HeldPlace, place: str, holding: dict[str, HeldPlace], key: str, started: float) -> None:
+        """Lock `place` (a name or +TOKEN) if hil is to, and put it in `holding[key]` at once."""
+        if held.locked_by_hil:
+            # Recorded before the lock is taken: a kill between the two must not leave a lock nobody can trace.
+            token = held.token if held.reserved_by_hil else ""  # reclaim cancels it: never the user's
+            record = holders.HolderRecord.mine(self.address, held.name, self.identity, token)
+            holders.write(record)
+            held.record = record
+            self.client("-p", place, "acquire")
+        holding[key] = held
+        held.waited_s = time.monotonic() - started
+        held.exporters = self.places()[held.name].exporters
+
+    @contextlib.contextmanager
+    def _given_back_on_failure(self, held: HeldPlace, holding: dict[str, HeldPlace], key: str) -> Iterator[None]:
+        """Whatever fails before the place is in `holding[key]` (a bound, Ctrl-C, SIGTERM) gives back what hil
+        may hold of it: a reservation or lock must not hold a place for nobody."""
+        try:
+            yield
+        except BaseException as exc:
+            if key not in holding:
+                held.locked_by_hil = held.record is not None and not isinstance(exc, CoordinatorRefused)
+                self.release(held, quiet=True)
+            raise
 
     def _token(self, printed: str) -> str:
         found = re.search(r"^export LG_TOKEN=(\S+)$", printed, re.MULTILINE)
@@ -263,10 +262,8 @@ class Coordinator:
         return name
 
     def _take_users_choice(
-        self, wanted: PlaceConfig, wait_s: float, holding: dict[str, HeldPlace], key: str
+        self, choice: UsersChoice, wanted: PlaceConfig, wait_s: float, holding: dict[str, HeldPlace], key: str
     ) -> HeldPlace:
-        choice = self.users_choice
-        assert choice is not None
         started = time.monotonic()
         if choice.token:
             # Not allocated yet, or no such reservation: `labgrid-client wait` waits, or says why it cannot.
@@ -283,30 +280,12 @@ class Coordinator:
                 f"{choice.describe()} is place {name} ({_tags(place.tags)}), which does not match "
                 f"{wanted.describe()}: unset it, or deselect the pairs it does not suit (-k)"
             )
-        record = None
-        if place.acquired == self.identity:
-            pass  # acquired by hand before the run: used, and left acquired
-        elif place.acquired is not None:
+        if place.acquired not in (None, self.identity):
             raise PlaceUnavailable(f"{choice.describe()}: place {name} is acquired by {place.acquired}")
-        else:
-            record = holders.HolderRecord.mine(self.address, name, self.identity, "")
-            holders.write(record)  # before the lock, as for a reservation of hil's
-        held = HeldPlace(
-            name, choice.token or "", (), 0.0, record, locked_by_hil=record is not None, reserved_by_hil=False
-        )
-        if record is not None:
-            try:
-                self.client("-p", f"+{choice.token}" if choice.token else name, "acquire")
-                holding[key] = held
-            except BaseException as exc:  # interrupted in or just after `acquire`: the lock may have been taken
-                if key not in holding:
-                    held.locked_by_hil = not isinstance(exc, CoordinatorRefused)
-                    self.release(held, quiet=True)
-                raise
-        else:
-            holding[key] = held
-        held.waited_s = time.monotonic() - started
-        held.exporters = self.places()[name].exporters
+        # Acquired by hand before the run (by this identity): used, and left acquired.
+        held = HeldPlace(name, choice.token or "", (), 0.0, locked_by_hil=place.acquired is None, reserved_by_hil=False)
+        with self._given_back_on_failure(held, holding, key):
+            self._take(held, f"+{choice.token}" if choice.token else name, holding, key, started)
         log.info("using place %s named by %s", name, choice.describe())
         return held
 
@@ -347,10 +326,9 @@ class Coordinator:
 
     def release(self, held: HeldPlace, quiet: bool = False) -> None:
         """Give back what hil took for the place: the lock, then the reservation (cancelled while the place is
-        still acquired, the coordinator keeps it). Both run in one process of their own session, which
-        finishes even if this one is killed meanwhile (pytest-xdist kills an interrupted worker after 5 s,
-        and each labgrid-client start costs about half a second of CPU); failures are logged, unless
-        `quiet` (an acquire that was interrupted may or may not have taken the lock)."""
+        still acquired, the coordinator keeps it). Both run in a detached process, which finishes even if this
+        one is killed (pytest-xdist kills an interrupted worker after 5 s, and each labgrid-client start costs
+        about half a second); failures are logged unless `quiet` (an interrupted acquire may not have locked)."""
         steps = []
         if held.locked_by_hil:
             steps.append(("-p", held.name, "release"))

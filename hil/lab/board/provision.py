@@ -1,10 +1,8 @@
 """Put the build under test on the boards of a labgrid environment, before their first power-on.
 
-A target that boots Linux (it has one of hil's strategies) gets the build from a driver that can put it
-there, found by its `BootBuildProtocol` as labgrid finds its drivers by protocol: the virtual board's QEMU boots the
-build's kernel and initramfs with its kernel arguments (hil.vlab.qemu). Its strategy then checks after every
-boot that the board runs it (hil.build.boardview). A target without such a driver is a LabError naming it:
-hil measures nothing on a board it could not put the build on. Targets without a strategy (the lab PC) are left alone.
+A target with one of hil's strategies gets the build from its `BootBuildProtocol` driver, and its strategy
+checks after every boot that the board runs it (hil.build.boardview); a target without such a driver is a
+LabError. Targets without a strategy (the lab PC) are left alone.
 """
 
 from __future__ import annotations
@@ -20,12 +18,11 @@ from hil.lab.board.role import strategy_of
 
 
 class BootBuildProtocol(abc.ABC):
-    """A driver that puts a build on its board before the first power-on (hil.lab.board.flashboot, tftpboot,
-    hil.vlab.qemu), as a labgrid protocol: the driver inherits it, labgrid's get_driver finds it.
+    """A driver that puts a build on its board before the first power-on (flashboot, tftpboot, hil.vlab.qemu).
 
-    `boot_build` runs on the bound driver (labgrid's `Driver.check_bound`), not the active one: activating a U-Boot
-    boot driver activates its UBootDriver, which waits for the prompt of a board not yet powered, and QEMUDriver
-    fixes on activation the command line the build changes."""
+    `boot_build` runs on the bound driver, not the active one: activating a U-Boot boot driver activates its
+    UBootDriver, which waits for the prompt of a board not yet powered, and QEMUDriver fixes on activation
+    the command line the build changes."""
 
     @abc.abstractmethod
     def boot_build(self, build: Build) -> None:
@@ -46,9 +43,8 @@ class ClockProtocol(abc.ABC):
 
 
 def use_clock(target: Target, clock: str, mips: int = 125) -> bool:
-    """`target` runs on `clock` from its next power-on: a board on another clock is powered off (the next
-    `ensure_ready` boots it on this one), as a UDC module is reloaded for another speed. True when it was.
-    A target without a ClockProtocol driver (a real board) runs on the real clock only."""
+    """`target` runs on `clock` from its next power-on: a board on another clock is powered off (True when it
+    was). A target without a ClockProtocol driver (a real board) runs on the real clock only."""
     try:
         driver = target.get_driver(ClockProtocol, activate=False)
     except NoDriverFoundError:

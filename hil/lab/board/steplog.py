@@ -1,11 +1,9 @@
 """labgrid's step log, kept for the whole run after a console that never printed.
 
-labgrid's SerialLoggingReporter (26.0) makes a logger for a console at its first step, but its line buffer
-only at the first read that returned data; its flush, before every non-console step once any console has
-printed, reads the buffer of every console that has a logger. A console that was written to and never
-answered (a board that never reached its boot loader, a dead serial cable) then makes every later flush
-raise KeyError: labgrid turns each into a warning, and StepLogger's line for that step (power, shell,
-strategy transitions) is lost for the rest of the run, on every board.
+labgrid's SerialLoggingReporter (26.0) makes a console's logger at its first step but its line buffer only at
+its first read with data, and flushes every console with a logger. A console that never answered (a dead
+serial cable) then makes every later flush raise KeyError, and StepLogger's lines are lost for the rest of
+the run, on every board.
 """
 
 from __future__ import annotations

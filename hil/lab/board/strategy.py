@@ -1,22 +1,11 @@
 """Bring a board to a shell, and bring it back when a test left it broken.
 
-What hil needs from a board's labgrid strategy is `BoardControl`: boot it (or power-cycle it when it
-was marked suspect or does not answer), mark it suspect, and say how often and how fast it booted.
-`Role` talks to strategies only through it, and a pair whose target has a strategy without it is
-refused when the pair is opened, naming what is missing.
-
-labgrid's ShellStrategy waits for systemd and, once anything fails, stays broken for the rest of the
-session (`never_retry`). A performance lab needs the opposite: a hung board costs one power cycle, not
-the remaining tests. `RecoveringStrategy` holds that logic once; a board's strategy only says how it
-gets from power-on to a logged-in shell:
-
-- `BoardStrategy`: power on, log in on the console (the virtual board; real boards that boot
-  straight into Linux).
-- `BootloaderStrategy`: power on, stop the boot loader at its prompt, boot, log in (boards whose
-  U-Boot must be interrupted, labgrid's `UBootDriver` style).
-
-A board author with another boot flow (fastboot, a USB loader) subclasses `RecoveringStrategy` and
-implements `bring_up()`, or writes any labgrid strategy that satisfies `BoardControl`.
+`Role` talks to strategies only through `BoardControl` (boot, power-cycle when suspect or silent, count
+boots); a target whose strategy lacks it is refused when the pair is opened. labgrid's ShellStrategy stays
+broken once anything fails (`never_retry`); here a hung board costs one power cycle, not the remaining tests.
+`RecoveringStrategy` holds that logic once; a board's strategy only says how it gets from power-on to a
+shell: `BoardStrategy` (straight into Linux) or `BootloaderStrategy` (stop U-Boot at its prompt, boot).
+Another boot flow (fastboot, a USB loader) subclasses `RecoveringStrategy` and implements `bring_up()`.
 """
 
 from __future__ import annotations
@@ -101,11 +90,7 @@ class RecoveringStrategy(Strategy, abc.ABC):
 
     @abc.abstractmethod
     def bring_up(self) -> None:
-        """From power off to a logged-in shell: power on, any boot stages, activate the shell driver.
-
-        Raise anything on failure: the caller powers off and tries again, up to `boot_attempts`.
-        Increment nothing: the caller counts power-ons and times the boot.
-        """
+        """From power off to a logged-in shell; raise on failure (the caller retries, counts and times)."""
 
     @step(args=["status"])
     def transition(self, status, *, step) -> None:  # noqa: ANN001 - labgrid's signature
@@ -144,11 +129,9 @@ class RecoveringStrategy(Strategy, abc.ABC):
         self.stage = f"{stage} ({where})"
 
     def switch_power(self, *, on: bool) -> None:
-        """Switch the board's power; a switch that refuses or does not answer is a LabError naming the power
-        driver, its port and what it answered.
+        """Switch the board's power; a switch that refuses or does not answer is a LabError naming it.
 
-        labgrid's HTTP power backends call `requests` without a timeout: a switch that accepts connections and
-        never answers would hang the run for good. So a switch on HTTP is first asked for its front page
+        labgrid's HTTP power backends set no timeout, so a switch on HTTP is first asked for its front page
         within `power_timeout` (any HTTP answer, even 401 or 500, means it is alive)."""
         where = getattr(self.power, "port", None) or getattr(self.power, "target", None)
         what = f"{self.target.name}: power switch ({type(self.power).__name__}, {_describe(where)})"
@@ -163,10 +146,8 @@ class RecoveringStrategy(Strategy, abc.ABC):
     def _forget_console_output(self) -> None:
         """Drop what the console read but nobody matched: prompts of the board that was just switched off.
 
-        During a boot the ShellDriver sends a newline every few seconds, and the prompts they produce sit
-        in the console's expect buffer; the next power-on would match one at once and "boot" in 0.1 s while
-        the new board is still in its firmware. A real board's console (ser2net, a USB UART) is the same
-        driver object across power cycles, so this holds for every board, not only the virtual one.
+        The ShellDriver's newlines during a boot leave prompts in the expect buffer; the next power-on would
+        match one at once and "boot" in 0.1 s while the board is still in its firmware.
         """
         expect = getattr(self.console, "_expect", None)  # labgrid's ConsoleExpectMixin keeps a pexpect here
         if expect is not None:
@@ -271,10 +252,8 @@ class BoardStrategy(RecoveringStrategy):
 class BootloaderStrategy(BoardStrategy):
     """Power on, stop the boot loader at its prompt, boot Linux from it, log in.
 
-    The boot loader is any labgrid driver that implements LinuxBootProtocol and gets to its prompt on
-    activation (labgrid's UBootDriver, BareboxDriver): its `boot_command` (e.g. `run bootcmd`, or on
-    the virtual board's U-Boot `qfw load` + `zboot`) says how Linux is started, its `bootstring` that
-    the kernel was entered. hil/vlab/env-uboot.yaml is the example environment.
+    The boot loader is any LinuxBootProtocol driver that gets to its prompt on activation (UBootDriver,
+    BareboxDriver); hil/vlab/env-uboot.yaml is the example environment.
     """
 
     bindings: ClassVar[dict] = {**BoardStrategy.bindings, "bootloader": "LinuxBootProtocol"}
@@ -286,8 +265,7 @@ class BootloaderStrategy(BoardStrategy):
         super().power_off()
 
     def _ask_version(self) -> str | None:
-        """The boot loader's `version` answer, first line ("U-Boot 2023.01+dfsg-2+deb12u3 (...)"); None when it
-        has no such command (a result then says the version is unknown rather than failing the boot)."""
+        """The boot loader's `version` answer, first line; None when it has no such command."""
         try:
             lines = self.bootloader.run_check("version", timeout=10)
         except Exception as exc:  # a boot loader without `version`: not a reason to power-cycle
@@ -326,7 +304,7 @@ class SwitchSilent(TimeoutError):
 
 def _probe_http_switch(driver: object, timeout: float) -> None:
     """For a power driver whose backend speaks HTTP (labgrid's NetworkPowerDriver models built on requests):
-    one HEAD request to the switch within `timeout`, or SwitchSilent. Any other driver: nothing to do."""
+    one HEAD request to the switch within `timeout`, or SwitchSilent."""
     backend, resource = getattr(driver, "backend", None), getattr(driver, "port", None)
     host = getattr(resource, "host", None)
     if backend is None or "requests" not in vars(backend) or not isinstance(host, str):
@@ -335,15 +313,11 @@ def _probe_http_switch(driver: object, timeout: float) -> None:
     if url.scheme not in ("http", "https") or not url.hostname:
         return
     port = url.port or getattr(backend, "PORT", None) or (443 if url.scheme == "https" else 80)
-    if url.scheme == "https":
-        connection: http.client.HTTPConnection = http.client.HTTPSConnection(
-            url.hostname,
-            port,
-            timeout=timeout,
-            context=ssl._create_unverified_context(),  # a lab's self-signed PDU
-        )
-    else:
-        connection = http.client.HTTPConnection(url.hostname, port, timeout=timeout)
+    connection = (
+        http.client.HTTPSConnection(url.hostname, port, timeout=timeout, context=ssl._create_unverified_context())
+        if url.scheme == "https"  # unverified: a lab's self-signed PDU
+        else http.client.HTTPConnection(url.hostname, port, timeout=timeout)
+    )
     try:
         connection.request("HEAD", "/")
         connection.getresponse()

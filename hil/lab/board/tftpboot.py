@@ -1,20 +1,8 @@
 """Put a build on a U-Boot board over TFTP, the way labs boot a kernel under test: labgrid's TFTP provider
-serves the build's images, U-Boot fetches them on every boot and starts the kernel with the build's arguments.
-
-In a labgrid environment (examples/rehearsal-env.yaml):
-
-    resources:
-      TFTPProvider: {internal: /srv/tftp/rk3399-a, external: rk3399-a}   # the TFTP server's root, and the
-    drivers:                                                            # same folder as the board asks for it
-      TFTPProviderDriver: {}
-      UBootDriver: {...}
-      UBootTFTPBootDriver: {boot_args: "root=/dev/mmcblk0p2 rootwait console=ttyS2,1500000"}
-
-`boot_build` stages the images (labgrid links them into the provider's folder) and replaces U-Boot's boot
-command with one that brings up the network, fetches the kernel, the initramfs and the device tree (the
-board's own, `fdtcontroladdr`, when the build has none) to U-Boot's standard load addresses and `booti`s
-them: an arm64 kernel Image. The board's own arguments (root, console) come first, the build's after them.
-Without a build the driver does nothing: the board boots what its boot command says.
+serves the build's images, U-Boot fetches them on every boot and starts the kernel with the build's arguments
+(examples/rehearsal-env.yaml declares one). `boot_build` replaces U-Boot's boot command with one that brings up
+the network, fetches the images to U-Boot's standard load addresses (the board's own device tree when the
+build has none) and `booti`s the arm64 kernel Image, the board's own arguments first, the build's after them.
 """
 
 from __future__ import annotations
@@ -55,8 +43,7 @@ class UBootTFTPBootDriver(Driver, BootBuildProtocol):
 def uboot_tftp_command(staged: dict[str, str], kernel_args: list[str]) -> str:
     """One U-Boot command line: network up, images fetched to the standard addresses, `booti`.
 
-    `staged`: image kind -> the path the TFTP server knows it by. Every path and argument is checked for what
-    U-Boot's shell would split or expand (uboot.check_words)."""
+    `staged`: image kind -> the path the TFTP server knows it by."""
     uboot.check_words(list(staged.values()))
     steps = ["pci enum", "setenv autoload no", "dhcp", f"tftpboot ${{kernel_addr_r}} {staged['kernel']}"]
     initrd = "-"

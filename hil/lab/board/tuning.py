@@ -1,10 +1,8 @@
-"""A pair's tuning profile (boards.yaml `tuning:`, hil.inventory.tuning) applied on its roles around a
-measurement, restored after it, and described in the result's facts.
+"""A pair's tuning profile (boards.yaml `tuning:`) applied on its roles around a measurement, restored after.
 
-One command per role applies everything and reports, per file, what it found: `set` with the value it
-replaced, `failed` (the kernel refused the value), `missing` (no such file: no cpufreq under QEMU TCG, no
-ASPM policy without PCIe). Restoring writes the replaced values back in reverse order, in one command.
-A board power-cycled since (hung, timed out) booted with its defaults: there is nothing to restore.
+One command per role applies everything and reports, per file, `set` with the value it replaced, `failed`
+(the kernel refused it) or `missing` (no cpufreq under QEMU TCG, no ASPM policy without PCIe). A board
+power-cycled since booted with its defaults: there is nothing to restore.
 """
 
 from __future__ import annotations
@@ -28,18 +26,16 @@ ASPM_POLICY = "/sys/module/pcie_aspm/parameters/policy"
 MARK = "hil-tuning"
 _CPU = re.compile(r"/cpu(?P<n>[0-9]+)/")
 
+
 # t FILE VALUE: write VALUE to FILE and say what it replaced. tb: the same for a file that shows its
 # choices with the current one in brackets ("[default] performance powersave", the ASPM policy).
 # Values are read with newlines and tabs turned into spaces (tcp_rmem reads "4096\t131072\t6291456").
-_FUNCTIONS = (  # the lines they print start with MARK
-    't() { if [ ! -e "$1" ]; then echo "hil-tuning|missing|$1|"; return; fi; '
-    "o=$(tr '\\t\\n' '  ' < \"$1\"); o=${o% }; "
-    'if printf \'%s\\n\' "$2" 2>/dev/null > "$1"; then echo "hil-tuning|set|$1|$o"; '
-    'else echo "hil-tuning|failed|$1|$o"; fi; }; '
-    'tb() { if [ ! -e "$1" ]; then echo "hil-tuning|missing|$1|"; return; fi; '
-    "o=$(sed -n 's/.*\\[\\(.*\\)\\].*/\\1/p' \"$1\"); "
-    'if printf \'%s\\n\' "$2" 2>/dev/null > "$1"; then echo "hil-tuning|set|$1|$o"; '
-    'else echo "hil-tuning|failed|$1|$o"; fi; }; '
+_READ_OLD = {"t": "o=$(tr '\\t\\n' '  ' < \"$1\"); o=${o% }", "tb": "o=$(sed -n 's/.*\\[\\(.*\\)\\].*/\\1/p' \"$1\")"}
+_FUNCTIONS = "".join(
+    f'{name}() {{ if [ ! -e "$1" ]; then echo "{MARK}|missing|$1|"; return; fi; {read_old}; '
+    f'if printf \'%s\\n\' "$2" 2>/dev/null > "$1"; then echo "{MARK}|set|$1|$o"; '
+    f'else echo "{MARK}|failed|$1|$o"; fi; }}; '
+    for name, read_old in _READ_OLD.items()
 )
 
 
@@ -206,11 +202,8 @@ def roles_of(profile: TuningConfig, pair_roles: Mapping[str, Role]) -> list[Role
 
 @contextmanager
 def tuned(profile: TuningConfig | None, roles: Mapping[str, Role], *, root: str = "") -> Iterator[dict[str, str]]:
-    """Apply a pair's profile (if it has one) to its `roles` for the `with` block; yield what it did on each board
-    (by target name, hil.facts.BoardFacts.tuning); restore after.
-
-    root: where the boards' /sys and /proc are ('' on a board; a directory tree in the tests).
-    """
+    """Apply a pair's profile (if any) to its `roles` for the `with` block, restored after; yield what it did on
+    each board, by target name. `root`: where /sys and /proc are ('' on a board; a tree in the tests)."""
     if profile is None:
         yield {}
         return

@@ -4,16 +4,12 @@
         iperf2.loopback(link.board, link.modem_address, ...)          # the board's server and client
         netpath.measure(link.path(), ...)                              # the copies crossed the interface
 
-A real board (a pair whose link names no UDC: both roles are the board): the modem is the lab's, put in
-loopback by hand as the seed describes (loopback_config.txt with REP_FACTOR, RIL up): hil checks that the board's
-interface (`modem.interface`) holds `modem.board_address`, and measures.
+A real board (a link with no UDC): the lab's modem, put in loopback by hand as the seed describes; hil checks
+that `modem.interface` holds `modem.board_address`, and measures.
 
-The virtual lab (a pair whose link is a gadget on the board's own UDC): the modem is a stand-in. An ECM gadget on
-dummy_hcd is its USB data interface; the gadget's end goes into a network namespace of its own with the
-modem's address and hil's reflector (hil/tools/udp_loopback: every datagram back `modem.replication`
-times), the USB host's end stays in the board's namespace, renamed to `modem.interface` (so the pair's
-`tuning:` block names it as on a real board: RPS masks), with the board's address. The only way between
-the two is the USB link, so the copies really cross it, counted by the board's interface.
+The virtual lab: a stand-in, an ECM gadget whose end goes into a network namespace with the modem's address
+and hil's reflector (hil/tools/udp_loopback), while the USB host's end, renamed to `modem.interface` (as the
+pair's `tuning:` names it), keeps the board's address: the copies really cross the USB link.
 """
 
 from __future__ import annotations

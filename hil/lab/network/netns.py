@@ -4,13 +4,8 @@
         link.device.address, link.host.wrap(command)      # where to run what
         netpath.measure(link.path(device_sends=False), lambda: iperf3.tcp(link.host, ...))
 
-On a real pair the gadget's interface is on the board and the host's on the PC. On the virtual lab both
-are in one kernel, which would route the traffic over loopback: each end then goes into a network
-namespace of its own (iproute2 `ip netns`), so the only way between them is the USB link. Either way a
-measurement counts only if both interfaces' byte counters moved by at least what the tool says arrived
-(`UsbNetLink.path`, proven by hil.measure.netpath).
-
-A link whose carrier does not come up within its bound (NCM under dummy_hcd, sometimes) is a LabError.
+On the virtual lab both ends are in one kernel, which would route the traffic over loopback: each end then
+goes into a network namespace of its own, so the only way between them is the USB link.
 """
 
 from __future__ import annotations
@@ -68,9 +63,8 @@ def wait_for_carrier(end: NetEnd, *, timeout_s: float) -> None:
 
 
 def wait_for_both(device: NetEnd, host: NetEnd, *, timeout_s: float) -> str:
-    """Carrier on both ends. Seen once on the virtual lab: the host side's carrier stayed down after a
-    fresh dummy_hcd load until the gadget's interface was re-opened (which re-sends the function's
-    connect notification). So one re-open is tried, and said in the result; a second miss is the error."""
+    """Carrier on both ends. Seen on the virtual lab: the host's carrier stayed down after a fresh dummy_hcd load
+    until the gadget's interface was re-opened (re-sending its connect notification), so one re-open is tried."""
     try:
         for end in (device, host):
             wait_for_carrier(end, timeout_s=timeout_s)
@@ -94,8 +88,7 @@ def wait_for_both(device: NetEnd, host: NetEnd, *, timeout_s: float) -> str:
 
 
 def iproute2(role: Role) -> str:
-    """iproute2's `ip` by full path: busybox's has no `netns`, and a busybox shell (the one a background
-    command may run in) prefers its own applet to any `ip` on PATH unless given a path."""
+    """iproute2's `ip` by full path: busybox's has no `netns`, and a busybox shell prefers its own applet."""
     exitcode, output = role.run_status('p=$(command -v ip) && "$p" -V && echo "$p"', timeout=30)
     lines = output.strip().splitlines()
     if exitcode != 0 or not lines or "iproute2" not in output or not lines[-1].startswith("/"):

@@ -1,9 +1,5 @@
-"""Where a network measurement's traffic must show: the interfaces of a link, set up by the lab layer.
-
-A network family (USB network gadgets, a USB Ethernet adapter on the board, a modem's data interface) sets
-up its link and describes it as a `NetPath`: the interfaces whose byte counters must move by at least what
-the tool says arrived, and the one whose full counters (errors, drops) are kept with every run.
-hil.measure.netpath reads the counters around each run and does the proof, the same way for every family.
+"""Where a network measurement's traffic must show: the interfaces whose byte counters must move by at least
+what the tool says arrived, and the one whose error and drop counters are kept (proven by hil.measure.netpath).
 """
 
 from __future__ import annotations

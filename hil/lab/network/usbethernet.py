@@ -4,15 +4,9 @@ cable (the pair's `peer` role), as seed 000 §2.2 sets them up: the PC serves ip
     with usb_ethernet(pair) as nic, iperf3.server_on_free_port(nic.peer, bind=nic.peer.listen) as port:
         netpath.measure(nic.path(board_sends=True), lambda: iperf3.tcp(nic.board, nic.peer.address, port=port, ...))
 
-Before anything is measured: the adapter (found by its USB serial number) enumerated at the pair's USB
-speed, the driver that took it and the Ethernet rate it negotiated are recorded (the rate must be
-`ethernet.link_mbps` when that is set), its address is set, its carrier is up within a bound, the board's
-route to the PC goes through it, and the PC answers pings there. A measurement counts only if the adapter's
-byte counters moved by at least what iperf3 says arrived; its error and drop counters are stored with every
-run (`UsbEthernetLink.path`, proven by hil.measure.netpath).
-
-On the virtual lab the adapter is QEMU's `usb-net` on the board's xHCI, its far end QEMU's user-mode
-network: the board reaches the PC's loopback at the gateway address, where the PC's iperf3 listens.
+Before anything is measured the adapter (by its USB serial) is checked at the pair's USB speed and Ethernet
+rate (`ethernet.link_mbps`), addressed, its carrier up, the board's route to the PC through it, the PC
+answering pings there. On the virtual lab it is QEMU's `usb-net`, its far end QEMU's user-mode network.
 """
 
 from __future__ import annotations
@@ -28,7 +22,7 @@ from hil.catalogue.usb_network import EthernetSettings
 from hil.errors import LabError
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.lab.network.netns import wait_for_carrier
+from hil.lab.network.netns import configure, wait_for_carrier
 from hil.lab.network.path import Counted, NetEnd, NetPath
 from hil.lab.usb_host import usbhost
 
@@ -40,8 +34,8 @@ ROUTE_DEVICE = re.compile(r"\bdev ([^\s]+)")
 
 @dataclass(frozen=True)
 class Peer:
-    """The lab PC as the board sees it: where its iperf3 runs, the address the board connects to, and the
-    address the PC's server binds (they differ where the PC is reached through a NAT, as on the virtual lab)."""
+    """The lab PC as the board sees it: the address the board connects to, and the one the PC's server binds
+    (they differ behind a NAT, as on the virtual lab)."""
 
     role: Role
     address: str
@@ -51,8 +45,7 @@ class Peer:
         return command
 
     def end(self) -> NetEnd:
-        """The PC's interface the board's traffic arrives on: the one holding `listen` (on the virtual lab the
-        loopback, where QEMU's NAT delivers it)."""
+        """The PC's interface the board's traffic arrives on: the one holding `listen`."""
         words = self.role.run(shell.cmd("ip", "-o", "addr", "show", "to", self.listen), timeout=30).split()
         if len(words) < 2:
             raise LabError(f"{self.role.label}: no interface holds {self.listen} (ethernet.peer_listen)")
@@ -67,8 +60,7 @@ class UsbEthernetLink:
     params: dict[str, Any] = field(default_factory=dict)  # case parameters the ceiling reads (link_mbps)
 
     def path(self, *, board_sends: bool) -> NetPath:
-        """Where one run's traffic must show: the adapter's tx (the board sends) or rx bytes; its error and
-        drop counters are kept with the run."""
+        """Where one run's traffic must show: the adapter's tx (the board sends) or rx bytes."""
         return NetPath(
             "the USB Ethernet adapter", (Counted(self.board, "tx" if board_sends else "rx"),), recorded=self.board
         )
@@ -84,8 +76,7 @@ def interface_driver(role: Role, ifname: str) -> str:
 
 
 def ethernet_speed(role: Role, ifname: str) -> int | None:
-    """The negotiated Ethernet rate (sysfs `speed`, Mbit/s); None where the driver reports none (-1, or
-    EINVAL as cdc_ether gives without a speed notification)."""
+    """The negotiated Ethernet rate (sysfs `speed`, Mbit/s); None where the driver reports none."""
     exitcode, output = role.run_status(shell.cmd("cat", f"/sys/class/net/{ifname}/speed"), timeout=30)
     text = output.strip()
     if exitcode != 0 or not text.isascii() or not text.isdigit() or int(text) <= 0:
@@ -103,26 +94,12 @@ def route_device(role: Role, address: str) -> str:
 
 
 def reach(role: Role, address: str, ifname: str, *, count: int = 3) -> None:
-    """The peer answers pings through the adapter: a dead cable or a PC on another address is a LabError
-    naming both here, not an iperf3 error later. (It is also the link's first traffic, before any run.)"""
+    """The peer answers pings through the adapter: a dead cable is a LabError here, not an iperf3 error later."""
     exitcode, output = role.run_status(
         shell.cmd("ping", "-c", count, "-W", 2, "-I", ifname, address), timeout=count * 3 + 30
     )
     if exitcode != 0:
         raise LabError(f"{role.label}: the peer {address} does not answer through {ifname}:\n{output.strip()}")
-
-
-def _configure(role: Role, ifname: str, cidr: str) -> None:
-    role.run(
-        shell.all_of(
-            [
-                shell.cmd("ip", "addr", "flush", "dev", ifname),
-                shell.cmd("ip", "addr", "add", cidr, "dev", ifname),
-                shell.cmd("ip", "link", "set", ifname, "up"),
-            ]
-        ),
-        timeout=60,
-    )
 
 
 @contextmanager
@@ -140,9 +117,10 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
         usb_ethernet=f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}: {ifname}",
         usb_ethernet_driver=driver,
     )
-    board = NetEnd(host, ifname, cidr.split("/")[0])
+    address, prefix = cidr.split("/")
+    board = NetEnd(host, ifname, address)
     try:
-        _configure(host, ifname, cidr)
+        configure(board, int(prefix))
         wait_for_carrier(board, timeout_s=ethernet.carrier_timeout_s)
         speed = ethernet_speed(host, ifname)
         pair.note(ethernet_speed=f"{speed} Mbit/s" if speed else "not reported by the driver")

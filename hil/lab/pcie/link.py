@@ -1,12 +1,8 @@
 """The trained state of a PCIe link, from sysfs, before any PCIe metric is measured (issue 8, seed 002 §2).
 
-A link that trained below what the pair is specified for (boards.yaml `link: {type: pcie, gen, lanes}`)
-measures the wrong thing: a Gen3 x4 SSD that came up at Gen2 x1 would pass a loose band and hide the
-fault. So it is an ERROR naming both, on real boards; on an emulated link the figures are recorded only.
-
-Two ways in: `read_link` + `require_link` for a device found by its sysfs path (an NVMe namespace's
-controller), `require_declared` for an endpoint given by its PCI address (RC/EP pairs), which also refuses
-a link trained *above* the declaration: every rate is shown against the declared link's ceiling.
+A link that trained below boards.yaml's `link` (gen, lanes) is an ERROR naming both on real boards: a Gen3 x4
+SSD at Gen2 x1 would pass a loose band. `require_declared` (RC/EP pairs) also refuses a link trained above
+it: every rate is shown against the declared link's ceiling.
 """
 
 from __future__ import annotations

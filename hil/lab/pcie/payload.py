@@ -1,13 +1,8 @@
 """The Max Payload Size a PCIe function really uses, read back from its config space (seed 002 §3.2).
 
-Every PCIe ceiling hil enforces is net of TLP overhead at the link's `max_payload` (boards.yaml): a link whose
-function runs at 128 B while the inventory says 256 B is measured against a ceiling it cannot reach, and
-the opposite hides a slow link. So the Device Control register's MPS is read back and must equal the
-declaration on a real link. Seed 002 suggests `pci=pcie_bus_perf` and then checking that the MPS set is
-one every device supports: a pair that declares `mps_policy: pcie_bus_perf` gets both checked.
-
-Config space is read with `od` from sysfs (`config`: the first 256 bytes hold the capability list), and the
-capability list is walked here, so no pciutils is needed on the board.
+Every PCIe ceiling is net of TLP overhead at the link's `max_payload` (boards.yaml), so the Device Control
+register's MPS must equal the declaration on a real link (and with `mps_policy: pcie_bus_perf`, the kernel
+must run with it). Config space is read with `od` and walked here: no pciutils needed on the board.
 """
 
 from __future__ import annotations
@@ -77,8 +72,8 @@ def bus_perf_policy(role: Role) -> bool:
 
 
 def require_payload(payload: Payload | None, declared: int, where: str, *, bus_perf: bool | None = None) -> None:
-    """A function whose MPS is not the pair's `max_payload` is an error naming both; with `bus_perf` (the pair
-    asks for pci=pcie_bus_perf) the kernel must run with it and the MPS must be one the function supports."""
+    """A function whose MPS is not the pair's `max_payload`, or not one it supports, is an error; `bus_perf`:
+    whether the kernel runs with pci=pcie_bus_perf (None: not asked for)."""
     if payload is None:
         raise LabError(f"{where}: no PCI Express capability in its config space: its payload size cannot be read")
     if bus_perf is False:
@@ -93,8 +88,7 @@ def require_payload(payload: Payload | None, declared: int, where: str, *, bus_p
 
 
 def checked(role: Role, device: str, link: Any, where: str) -> str:
-    """The function's payload settings for the result's facts, required to match the pair's link on a real
-    link (and its mps_policy when it names one); recorded only on an emulated one."""
+    """The function's payload settings for the facts, required to match the pair's link on a real link."""
     payload = read_payload(role, device)
     if link.emulated:
         shown = payload.describe() if payload else "no PCI Express capability"

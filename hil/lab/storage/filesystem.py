@@ -1,10 +1,4 @@
-"""A filesystem on a block device of a role: make it, mount it, and unmount it whatever happens.
-
-Seed 001 measures mass storage "with the filesystem involved": the host formats the gadget's disk,
-mounts it and copies a file; seed 002 runs fio on a file of an NVMe drive's ext4 or f2fs. The mkfs is the
-role's own: dosfstools/e2fsprogs/f2fs-tools on a PC or board that has them, busybox's mkdosfs/mke2fs on a
-small board, whichever the role has first.
-"""
+"""A filesystem on a block device of a role: make it (with the role's first mkfs), mount it, unmount it."""
 
 from __future__ import annotations
 
@@ -65,7 +59,7 @@ def mount_options(proc_mounts: str, mountpoint: str) -> str:
 
 def supported(role: Role, fs: str) -> Argv:
     """The role's mkfs for `fs` once its kernel has `fs` (the modules loaded), for `mounted`; Unavailable where it
-    lacks either (a file system the suite asks for: one the inventory names is mounted's LabError)."""
+    lacks either."""
     try:
         mkfs = mkfs_command(role, fs)
     except LabError as error:
@@ -81,9 +75,8 @@ def supported(role: Role, fs: str) -> Argv:
 def mounted(
     role: Role, node: str, fs: str, *, mountpoint: str = MOUNTPOINT, options: tuple[str, ...] = (), mkfs: Argv = ()
 ) -> Iterator[str]:
-    """Format `node` with `fs` (its data is lost), mount it (with `options`, mount's -o), yield the mount
-    point, unmount on the way out. mkfs: `supported`'s, the role probed and the modules loaded there; none:
-    both done here."""
+    """Format `node` with `fs` (its data is lost), mount it with `options`, yield the mount point, unmount after.
+    mkfs: `supported`'s; none: probed and modules loaded here."""
     if not mkfs:
         mkfs = mkfs_command(role, fs)
         # Built-in modules are fine too: modprobe succeeds for them. A failure shows in mount's error below.

@@ -1,11 +1,7 @@
 """The board's own storage (eMMC, SD card) made ready for a measurement, and the facts that explain its figure.
 
-Seed 000 measures the RK3399's eMMC with dd on a file of its filesystem (/sdcard), seed 001 backs the MSC
-LUN with the SD card: a board's storage is measured through its filesystem. Either hil formats a block device
-of the pair's choosing and mounts it for the run (`local.device`: the virtual board's SD card), or it uses a
-directory on a filesystem the board has mounted (`local.dir`: /data, /sdcard on a real board).
-Recorded with every result: the filesystem type, the device behind it and its block queue, and hdparm's
-cached and device read timings (`hdparm -T -t`, seed 001) where the board has hdparm.
+Measured through a filesystem: hil formats and mounts `local.device`, or uses `local.dir` the board has
+mounted. Recorded: the filesystem type, its device and block queue, and `hdparm -T -t` where there is hdparm.
 """
 
 from __future__ import annotations
@@ -64,8 +60,7 @@ def backing_device(role: Role, directory: str) -> str:
 
 
 def where(role: Role, directory: str, source: str | None = None) -> str:
-    """'/tmp on tmpfs (tmpfs)', '/data on /dev/mmcblk0p8 (ext2/ext3)': what holds a directory (`source`:
-    its device when the caller has read it already)."""
+    """'/data on /dev/mmcblk0p8 (ext2/ext3)': what holds a directory (`source`: its device, if read already)."""
     if source is None:
         source = _df(role, directory)[0] or "?"
     fs_type = role.run(shell.cmd("stat", "-f", "-c", "%T", directory), timeout=30).strip()

@@ -1,7 +1,5 @@
 """An NVMe namespace on a role: wait for it, find its controller and PCI device, name the drive; and what fio
 runs on, the raw namespace or a file on a file system made on it (seed 002: ext4, f2fs with nobarrier).
-
-The namespace's PCI device is where the link's trained speed and width are read (hil.lab.pcie.link).
 """
 
 from __future__ import annotations
@@ -95,9 +93,9 @@ class FioTarget:
 
 @contextmanager
 def fio_target(role: Role, node: str, target: str) -> Iterator[FioTarget]:
-    """`target` ("raw" or a FILESYSTEMS key) on the namespace: a file system is made (the namespace's data is
-    lost), mounted with its options for the block, and unmounted after it; the facts say which, and the mount
-    options the kernel applied (/proc/mounts). Unavailable where the role cannot make or mount it (supported)."""
+    """`target` ("raw" or a FILESYSTEMS key) on the namespace: a file system is made (its data is lost) and
+    mounted for the block; the facts name it and the mount options the kernel applied. Unavailable where the
+    role cannot make or mount it."""
     if target == "raw":
         yield FioTarget(node, facts={"fio_target": f"raw namespace {node}"})
         return

@@ -1,9 +1,7 @@
 """The block queue behind a storage figure: the settings that explain it, read where the disk is.
 
-Seeds 000 and 001 tune and quote them beside their dd figures: the largest request the kernel sends
-(`max_sectors_kb`, capped by the controller's `max_hw_sectors_kb`), the I/O scheduler, whether the disk
-claims to be rotational, the queue depth and read-ahead. A 512K dd on a disk whose max_sectors_kb is 120
-is four requests per block, not one: a figure without these cannot be compared with another board's.
+A 512K dd on a disk whose max_sectors_kb is 120 is four requests per block, not one: a figure without these
+cannot be compared with another board's.
 """
 
 from __future__ import annotations

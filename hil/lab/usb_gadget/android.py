@@ -1,35 +1,18 @@
 """The android gadget backend: Android's init owns the gadget, hil switches its functions with sys.usb.config.
 
-On an Android BSP the USB gadget belongs to init (`init.usb.configfs.rc` and the board's
-`init.<board>.usb.rc`): `setprop sys.usb.config mtp,adb` makes init link those functions into its configfs
-gadget and bind it to `sys.usb.controller`, then set `sys.usb.state` to the same value. hil switches the
-way Android's UsbDeviceManager does (`none` first, then the new value) and puts the old value back:
+`setprop sys.usb.config mtp,adb` makes init link those functions into its configfs gadget, bind it to
+`sys.usb.controller` and set `sys.usb.state` to the same value. hil switches as Android's UsbDeviceManager
+does (`none` first, waiting for the host to drop the device, then the new value, each state waited for) and
+switches back to the previous value on every way out. With `keep_adb` every value ends in `,adb`.
+The previous value is also kept in hil's own property (`debug.hil.usb_config_before`) until it is restored,
+so a run killed mid-test is undone by the next one instead of being taken for the board's resting state.
 
-    previous = getprop sys.usb.config
-    setprop sys.usb.config none           wait (bounded) for sys.usb.state == none
-                                          wait for the host to drop the device (same serial)
-    setprop sys.usb.config mass_storage   wait for sys.usb.state == mass_storage
-    ... find the function's configfs directory (the LUN file, the ifname) and run the test ...
-    setprop sys.usb.config none, then previous, each waited for: on every way out of the `with` block
-
-With `keep_adb` every value hil sets ends in `,adb`, so the board's adb is up for the whole test (it
-drops only across each switch, as on any Android configuration change).
-
-A state that does not reach the value within `state_timeout_s` is a LabError naming both values. The
-previous value is also kept in a property of hil's own (`debug.hil.usb_config_before`) until it is
-restored, so a run that was killed mid-test is undone by the next one instead of being taken for the
-board's resting configuration.
-
-What each function needs on Android (`_prepare`, `_bound`, `_release`, by function type):
-- mass storage: Android's LUN stays removable (it binds without a medium); hil writes its backing file
-  into `lun.0/file` once bound and force-ejects it before restoring;
-- network (ECM/NCM/RNDIS): the interface is whatever the function's `ifname` says; hil's MAC and queue
-  attributes cannot be applied to init's function and are refused;
-- MTP: the responder is the board's own (Android's MtpServer); its storage is `mtp_storage`. The buffer
-  length is the Android kernel's f_mtp module parameters `mtp_tx_req_len`/`mtp_rx_req_len` (seed 000,
-  "USB MTP"), set before the function binds and restored after; a board without them cannot take one.
-HID (hil's own vendor report descriptor) and UVC (hil's formats and packet sizes) have no sys.usb.config
-function hil could configure: the backend refuses them before touching the board.
+What each function needs on Android (`_prepare`, `_bound`, `_release`, `_cleanup`, by function type):
+- mass storage: Android's LUN binds without a medium; hil sets `lun.0/file` once bound, force-ejects it after;
+- network: init's function cannot take hil's MAC and queue attributes: refused;
+- MTP: the responder is the board's own; the buffer length is f_mtp's `mtp_tx_req_len`/`mtp_rx_req_len`
+  module parameters (seed 000, "USB MTP"), set before the function binds and restored after.
+HID and UVC have no sys.usb.config function hil could configure: refused before touching the board.
 """
 
 from __future__ import annotations
@@ -122,10 +105,10 @@ def wait_for_state(role: Role, wanted: str, *, timeout_s: float) -> None:
 
 @dataclass
 class AndroidGadget(GadgetBackend):
-    """Android's gadget, switched to `functions` for the `with` block (see the module docstring).
+    """Android's gadget, switched to `functions` for the `with` block.
 
-    on_disconnect(serial): called once the board has dropped the previous configuration, before the new
-    one binds; the pair waits there for the host to let go of the old device, which has the same serial.
+    on_disconnect(serial): called once the board dropped the previous configuration, before the new one binds
+    (the host must let go of the old device, which has the same serial).
     """
 
     backend = "android"
@@ -138,17 +121,12 @@ class AndroidGadget(GadgetBackend):
     previous: str | None = field(default=None, init=False)  # what the board had before hil's switch
     gadget_path: str | None = field(default=None, init=False)  # init's configfs gadget, once bound
     _dirs: dict[int, str] = field(default_factory=dict, init=False, repr=False)
-    _serial: str = field(default="", init=False)
     identity: GadgetIdentity | None = field(default=None, init=False)  # init's VID:PID and serial, once bound
     _saved: dict[str, str] = field(default_factory=dict, init=False, repr=False)  # parameters to restore
 
     @property
     def wanted(self) -> str:
         return usb_config(self.functions, keep_adb=self.config.keep_adb)
-
-    @property
-    def serial(self) -> str:
-        return self._serial
 
     def function_dir(self, function: Function) -> str:
         try:
@@ -182,17 +160,11 @@ class AndroidGadget(GadgetBackend):
             for function in self.functions:
                 _bound(function, self)
         except BaseException:
-            self._restore_quietly()
+            self.release_quietly()
             raise
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        if exc_info[0] is None:
-            self.restore()
-        else:
-            self._restore_quietly()  # never hide the test's own exception behind a cleanup error
-
-    def restore(self) -> None:
+    def release(self) -> None:
         """Release the functions, switch back to the previous configuration, clean up: every step tried."""
         errors: list[BaseException] = []
         for step in (
@@ -252,13 +224,13 @@ class AndroidGadget(GadgetBackend):
                 f"{self.role.label}: {STATE}={self.wanted}, yet no configfs gadget with a serial number is bound to "
                 f"{self.udc}: {output.strip() or 'none found'}"
             )
-        self.gadget_path, self._serial, linked = found["gadget"][0], found["serial"][0], found.get("function", [])
+        self.gadget_path, serial, linked = found["gadget"][0], found["serial"][0], found.get("function", [])
         try:  # what a PC's pyusb check looks for (init's VID:PID, e.g. Google's 18d1:4ee1 for MTP)
             ids = int(found["vendor"][0], 16), int(found["product"][0], 16)
         except (KeyError, ValueError):
             problem = f"{self.gadget_path} has no readable idVendor/idProduct: {output}"
             raise LabError(f"{self.role.label}: {problem}") from None
-        self.identity = GadgetIdentity(vendor_id=ids[0], product_id=ids[1], serial=self._serial)
+        self.identity = GadgetIdentity(vendor_id=ids[0], product_id=ids[1], serial=serial)
         for function in self.functions:
             matches = [path for path in linked if _is_function(path, function.android_name or "")]
             if len(matches) != 1:
@@ -267,15 +239,6 @@ class AndroidGadget(GadgetBackend):
                     f"{len(matches)} {function.android_name} function(s): {', '.join(linked) or 'none'}"
                 )
             self._dirs[id(function)] = matches[0]
-
-    def _restore_quietly(self) -> None:
-        if self.role.suspect_reason is not None:  # its console already failed: the power cycle resets it
-            log.warning("%s: %s left to the power cycle (%s)", self.role.label, CONFIG, self.role.suspect_reason)
-            return
-        try:
-            self.restore()
-        except Exception as exc:  # the board may be the reason we are here
-            log.warning("%s: could not restore %s=%s: %s", self.role.label, CONFIG, self.previous, exc)
 
 
 def _is_function(path: str, android_name: str) -> bool:

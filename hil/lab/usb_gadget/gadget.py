@@ -1,16 +1,9 @@
 """USB gadgets on the device role: the functions a test asks for, and the backends that run them.
 
-A test names its functions (`MassStorage`, `Ecm`, `MtpResponder`, ...) and the pair's `link.gadget` in
-boards.yaml picks the backend (hil.lab.usb_gadget.on_link), behind one interface, `GadgetBackend`:
-
-- `Gadget` (configfs, the default): hil builds its own gadget through configfs (libcomposite), binds it,
-  and on the way out unbinds it and removes its configfs tree. A gadget left over by a crashed run (same
-  name) is removed before a new one is created. The virtual lab and Linux BSPs.
-- `hil.lab.usb_gadget.android.AndroidGadget`: Android's init owns the gadget; hil switches its functions with
-  `setprop sys.usb.config` and restores the previous value on the way out. Android BSPs.
-
-Either way the backend is a context manager: whatever happens inside the `with` block, the next test
-finds the UDC free of what this one used.
+The pair's `link.gadget` in boards.yaml picks the backend (hil.lab.usb_gadget.on_link), a `GadgetBackend`:
+`Gadget` (configfs, the default: hil builds, binds and removes its own gadget; the virtual lab, Linux BSPs)
+or hil.lab.usb_gadget.android.AndroidGadget (Android's init owns the gadget; hil switches sys.usb.config).
+Either way, whatever happens inside the `with` block, the next test finds the UDC free of what this one used.
 """
 
 from __future__ import annotations
@@ -21,7 +14,7 @@ import re
 import secrets
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import ClassVar
 
 from hil.errors import CommandFailed, LabError
@@ -33,11 +26,9 @@ CONFIGFS = "/sys/kernel/config/usb_gadget"
 log = logging.getLogger(__name__)
 
 # A function's bind failing because the sysfs directory it adds to was gone (ENOENT): seen on the virtual lab
-# in 3 of 7 cold runs, f_ecm bound right after the MTP gadget was removed (2026-11-27: "kobject_add_internal
-# failed for usb1 (error: -2 parent: net)", "failed to start hil: -2"); the earlier gadget's sysfs entries
-# were most likely still being torn down. Only this failure is tried once more, with a new gadget after a
-# pause (bind() has reloaded the UDC's module, which a failed bind leaves unable to attach); a second failure
-# is the error, and every other one (an endpoint a function cannot get) is at once.
+# in 3 of 7 cold runs, f_ecm bound right after the MTP gadget was removed ("kobject_add_internal failed for
+# usb1 (error: -2 parent: net)"): the earlier gadget's sysfs entries were still being torn down. Only this
+# failure is tried once more, with a new gadget after a pause; every other one is the error at once.
 SYSFS_RACE = re.compile(r"kobject_add_internal failed for \S+ \(error: -2 ")
 SYSFS_RACE_WAIT_S = 2
 
@@ -77,8 +68,7 @@ class Function:
         return None
 
     def before_bind(self, role: Role, gadget_path: str) -> None:
-        """After configfs holds the function, before the UDC is bound: FunctionFS daemons start here
-        (they write the descriptors the bind needs)."""
+        """Before the UDC is bound: FunctionFS daemons start here (they write the descriptors the bind needs)."""
 
     def after_unbind(self, role: Role, gadget_path: str) -> None:
         """After the UDC is unbound (or on a leftover gadget), before configfs removes the function."""
@@ -118,11 +108,7 @@ class MassStorage(Function):
 
 @dataclass
 class NetworkFunction(Function):
-    """A USB Ethernet function (ECM, NCM, RNDIS): the gadget gets a network interface, the host another.
-
-    MAC addresses default to the kernel's random ones; qmult multiplies the request queue length at
-    high and super speed (the kernel's default is 5).
-    """
+    """A USB Ethernet function (ECM, NCM, RNDIS); unset MACs are the kernel's random ones, qmult its 5."""
 
     dev_addr: str | None = None
     host_addr: str | None = None
@@ -133,8 +119,7 @@ class NetworkFunction(Function):
         self.attributes = {name: value for name, value in wanted.items() if value is not None}
 
     def interface(self, role: Role, function_dir: str) -> str:
-        """The gadget-side interface name the kernel gave this function (usb0, ...), once it is bound;
-        `function_dir` is its configfs directory (`GadgetBackend.function_dir`)."""
+        """The gadget-side interface name the kernel gave this function (usb0, ...), once it is bound."""
         name = role.read(f"{function_dir}/ifname")
         if not name or name == "(unnamed net_device)" or not name.replace("_", "").isalnum():
             raise LabError(f"{role.label}: {self.dirname} has no network interface (ifname: {name!r})")
@@ -184,11 +169,10 @@ UVC_FORMATS = {"yuyv": ("uncompressed", "u"), "mjpeg": ("mjpeg", "m")}  # config
 
 @dataclass
 class Uvc(Function):
-    """A UVC camera (usb_f_uvc) with one format and one frame size, streaming over isochronous packets.
+    """A UVC camera (usb_f_uvc) with one format and one frame size, fed by hil/tools/uvc_source.c.
 
-    Mainline f_uvc (Linux 6.1) has no bulk streaming endpoint: bulk exists only in vendor kernels
-    (seed 000 table 3-6, Rockchip's patch). The frames come from a userspace source on the board
-    (hil/tools/uvc_source.c) that opens the gadget's video node once the gadget is bound.
+    Mainline f_uvc (Linux 6.1) streams isochronously only: bulk exists only in vendor kernels (seed 000
+    table 3-6, Rockchip's patch).
     """
 
     kind: str = "uvc"
@@ -246,10 +230,8 @@ class Uvc(Function):
         }
         steps += [shell.write(f"{frame}/{attr}", value) for attr, value in values.items()]
         steps.append(shell.cmd("ln", "-s", fmt, f"{fdir}/streaming/header/h/{name}"))
-        steps += [shell.cmd("ln", "-s", f"{fdir}/streaming/header/h", f"{fdir}/streaming/class/{s}/h") for s in SPEEDS]
-        steps += [
-            shell.cmd("ln", "-s", f"{fdir}/control/header/h", f"{fdir}/control/class/{s}/h") for s in ("fs", "ss")
-        ]
+        for part, speeds in (("streaming", ("fs", "hs", "ss")), ("control", ("fs", "ss"))):
+            steps += [shell.cmd("ln", "-s", f"{fdir}/{part}/header/h", f"{fdir}/{part}/class/{s}/h") for s in speeds]
         return steps
 
     def untree(self, fdir: str) -> str:
@@ -276,17 +258,12 @@ class Uvc(Function):
         return f"/dev/{found[0]}"
 
 
-SPEEDS = ("fs", "hs", "ss")
-
-
 @dataclass
 class Hid(Function):
     """HID function (usb_f_hid) with a vendor-defined report descriptor and an interrupt OUT endpoint.
 
-    f_hid makes each endpoint's wMaxPacketSize equal to `report_length`, so one report is one packet
-    (up to 1024 B at high and super speed). A hidg write or read moves at most one report. The
-    interval is the kernel's: 6.1's f_hid has no configfs attribute for it (bInterval 4: 1 ms at high
-    speed), so tests read the enumerated endpoint to learn which interval they measure.
+    f_hid makes each endpoint's wMaxPacketSize `report_length`: one report is one packet. The interval is
+    the kernel's (6.1's f_hid has no attribute for it), so tests read it from the enumerated endpoint.
     """
 
     kind: str = "hid"
@@ -330,11 +307,8 @@ class GadgetIdentity:
 
 
 class GadgetBackend(abc.ABC):
-    """One way of running a set of functions on the device role's UDC (see the module docstring).
-
-    Entering binds the functions (the host may enumerate them from then on); leaving, on every way out,
-    leaves the UDC as it was found. A failure while leaving never hides the `with` block's own exception.
-    """
+    """One way of running a set of functions on the device role's UDC: entering binds them, leaving (on
+    every way out) leaves the UDC as it was found, never hiding the `with` block's own exception."""
 
     backend: ClassVar[str]  # as boards.yaml's link.gadget names it
     max_speed: ClassVar[str | None] = None  # a USB speed name when the backend cannot run at the link's speed
@@ -343,9 +317,9 @@ class GadgetBackend(abc.ABC):
     identity: GadgetIdentity | None  # VID:PID and serial the host should see (known once bound)
 
     @property
-    @abc.abstractmethod
     def serial(self) -> str:
-        """The serial number the host sees: how `usbhost.wait_for_device` finds this gadget."""
+        """The serial number the host sees: how `usbhost.wait_for_device` finds this gadget ("" until known)."""
+        return self.identity.serial if self.identity is not None else ""
 
     @abc.abstractmethod
     def function_dir(self, function: Function) -> str:
@@ -363,36 +337,43 @@ class GadgetBackend(abc.ABC):
     @abc.abstractmethod
     def __enter__(self) -> GadgetBackend: ...
 
+    def __exit__(self, *exc_info: object) -> None:
+        if exc_info[0] is None:
+            self.release()
+        else:
+            self.release_quietly()  # never hide the test's own exception behind a cleanup error
+
     @abc.abstractmethod
-    def __exit__(self, *exc_info: object) -> None: ...
+    def release(self) -> None:
+        """Leave the UDC as this backend found it."""
+
+    def release_quietly(self) -> None:
+        reason = self.role.suspect_reason
+        if reason is not None:  # its console already failed: the power cycle resets it
+            log.warning("%s: %s left to the power cycle (%s)", self.role.label, self.describe(), reason)
+            return
+        try:
+            self.release()
+        except Exception as exc:  # the board may be the reason we are here
+            log.warning("%s: could not release %s: %s", self.role.label, self.describe(), exc)
 
 
+@dataclass(eq=False)
 class Gadget(GadgetBackend):
     """hil's own configfs gadget (see the module docstring)."""
 
     backend = "configfs"
 
-    def __init__(
-        self,
-        role: Role,
-        udc: str,
-        functions: list[Function],
-        *,
-        name: str = "hil",
-        identity: GadgetIdentity | None = None,
-        max_power_ma: int = 250,
-    ) -> None:
-        self.role = role
-        self.udc = udc
-        self.functions = functions
-        self.name = name
-        self.identity = identity or GadgetIdentity()
-        self.max_power_ma = max_power_ma
-        self.path = f"{CONFIGFS}/{name}"
+    role: Role
+    udc: str
+    functions: list[Function]
+    _: KW_ONLY
+    name: str = "hil"
+    identity: GadgetIdentity = field(default_factory=GadgetIdentity)
 
     @property
-    def serial(self) -> str:
-        return self.identity.serial
+    def path(self) -> str:
+        return f"{CONFIGFS}/{self.name}"
 
     def function_dir(self, function: Function) -> str:
         return f"{self.path}/functions/{function.dirname}"
@@ -429,14 +410,8 @@ class Gadget(GadgetBackend):
                 function.before_bind(self.role, self.path)
             self.bind()
         except BaseException:
-            self._remove_quietly()
+            self.release_quietly()
             raise
-
-    def __exit__(self, *exc_info: object) -> None:
-        if exc_info[0] is None:
-            self.remove()
-        else:
-            self._remove_quietly()  # never hide the test's own exception behind a cleanup error
 
     def create(self) -> None:
         modules = sorted({"libcomposite", *(f.module for f in self.functions)})
@@ -453,13 +428,12 @@ class Gadget(GadgetBackend):
             shell.write(f"{p}/strings/0x409/product", ident.product),
             shell.write(f"{p}/strings/0x409/serialnumber", ident.serial),
             shell.write(f"{p}/configs/c.1/strings/0x409/configuration", "hil"),
-            shell.write(f"{p}/configs/c.1/MaxPower", self.max_power_ma),
+            shell.write(f"{p}/configs/c.1/MaxPower", 250),  # mA
         ]
         self.role.run(shell.all_of(steps))
         for function in self.functions:
-            fdir = f"{p}/functions/{function.dirname}"
-            steps = [shell.cmd("mkdir", fdir), *function.tree(fdir)]
-            steps += function.attribute_commands(fdir)
+            fdir = self.function_dir(function)
+            steps = [shell.cmd("mkdir", fdir), *function.tree(fdir), *function.attribute_commands(fdir)]
             steps.append(shell.cmd("ln", "-s", fdir, f"{p}/configs/c.1/{function.dirname}"))
             self.role.run(shell.all_of(steps))
 
@@ -498,17 +472,20 @@ class Gadget(GadgetBackend):
     def remove(self) -> None:
         """Unbind and delete the configfs tree, in the order configfs insists on; no-op if absent."""
         p = shlex.quote(self.path)
-        exists = self.role.run_status(f"[ -d {p} ]")[0] == 0
-        if exists:
+        if self.role.run_status(f"[ -d {p} ]")[0] == 0:
             self.unbind()
+            untrees = ""
             for function in self.functions:
                 function.after_unbind(self.role, self.path)
+                fdir = self.function_dir(function)
+                if untree := function.untree(fdir):
+                    untrees += f"if [ -d {shlex.quote(fdir)} ]; then {untree}; fi; "
             # Links out of the configuration first, then strings, configurations, functions, the gadget.
             script = (
                 f"cd {p} && "
                 'for l in configs/*/*.*; do [ -L "$l" ] && rm "$l"; done; '
                 'for d in configs/*/strings/* strings/*; do [ -d "$d" ] && rmdir "$d"; done; '
-                + "".join(f"{script}; " for script in self._untree_scripts())
+                + untrees
                 + 'for d in configs/* functions/*; do [ -d "$d" ] && rmdir "$d"; done; '
                 f"cd / && rmdir {p}"
             )
@@ -516,22 +493,4 @@ class Gadget(GadgetBackend):
         for function in self.functions:
             function.cleanup(self.role)
 
-    def _untree_scripts(self) -> list[str]:
-        scripts = []
-        for function in self.functions:
-            script = function.untree(f"{self.path}/functions/{function.dirname}")
-            if script:
-                fdir = shlex.quote(f"{self.path}/functions/{function.dirname}")
-                scripts.append(f"if [ -d {fdir} ]; then {script}; fi")
-        return scripts
-
-    def _remove_quietly(self) -> None:
-        if self.role.suspect_reason is not None:  # its console already failed: the power cycle removes it
-            log.warning(
-                "%s: gadget %s left to the power cycle (%s)", self.role.label, self.name, self.role.suspect_reason
-            )
-            return
-        try:
-            self.remove()
-        except Exception as exc:  # the board may be the reason we are here
-            log.warning("%s: could not remove gadget %s: %s", self.role.label, self.name, exc)
+    release = remove

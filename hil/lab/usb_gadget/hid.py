@@ -24,8 +24,6 @@ POLL_S = 0.2
 class Endpoint:
     name: str  # ep_81
     direction: str  # in / out
-    kind: str  # Interrupt
-    b_interval: int
     max_packet: int  # bytes per transaction (wMaxPacketSize bits 10..0)
     interval: str  # as the kernel prints it: "1ms", "125us"
 
@@ -87,16 +85,16 @@ def ends(
         parts = line.split()
         if len(parts) != 6 or parts[2] != "Interrupt":
             raise LabError(f"{host.label}: unexpected endpoint of the HID interface: {line!r}")
-        name, direction, kind, b_interval, max_packet, interval = parts
-        endpoints.append(Endpoint(name, direction, kind, int(b_interval, 16), int(max_packet, 16) & 0x7FF, interval))
+        name, direction, _, _, max_packet, interval = parts  # the type is checked; `interval` says bInterval
+        endpoints.append(Endpoint(name, direction, int(max_packet, 16) & 0x7FF, interval))
     if sorted(ep.direction for ep in endpoints) != ["in", "out"]:
         raise LabError(f"{host.label}: the HID interface should have one IN and one OUT endpoint: {listing!r}")
     return HidEnds(device, hidg, host, hidraw, tuple(endpoints))
 
 
 def ends_of(on_link: GadgetOnLink, function: Hid, *, interval: str | None = None, timeout_s: float = 20) -> HidEnds:
-    """`ends` of a gadget a pair runs (`with gadget_on(pair, Hid(...)) as on_link`). With `interval`, endpoints
-    that run at another one are Unavailable: the interval is the gadget kernel's (f_hid has no knob for it)."""
+    """`ends` of a gadget a pair runs; with `interval`, endpoints at another one are Unavailable (f_hid has no
+    knob for it)."""
     pair = on_link.pair
     found = ends(pair.device, on_link.gadget.path, function, pair.host, on_link.usb_device, timeout_s=timeout_s)
     if interval is not None and found.interval != interval:

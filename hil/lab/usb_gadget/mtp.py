@@ -1,18 +1,12 @@
 """An MTP responder on the device role: umtprd (umtp-responder) on a FunctionFS function of a configfs gadget.
 
-umtprd writes the USB descriptors to FunctionFS itself, so it must run before the gadget is bound:
-the function starts it in `before_bind` (mount functionfs, write umtprd's config, start it in the
-background, wait for its endpoints) and stops it in `after_unbind`. Its storage is a directory in RAM
-(tmpfs) so the board's storage does not limit the USB path.
+umtprd writes the USB descriptors to FunctionFS itself, so it starts in `before_bind` and stops in
+`after_unbind`. Its storage is in RAM (tmpfs) so the board's storage does not limit the USB path. Its buffer
+lengths are seed 000 table 3-1's MTP Tx/Rx buffer length.
 
-umtprd's USB buffer lengths (`usb_max_rd_buffer_size`, `usb_max_wr_buffer_size`) are what seed 000
-table 3-1 calls the MTP driver's Tx/Rx buffer length (16K/64K/1M); None keeps umtprd's default.
-
-Speed: umtprd ends a transfer that fills whole packets with a zero-length packet, judged by its
-`usb_max_packet_size`, so that must be the bulk packet size of the speed the link runs at: the speed the
-pair is specified for (gadget_on fails a link that trained at any other). Debian 12's umtprd writes no
-SuperSpeed descriptors, and f_fs leaves such a function out at super speed, so there umtprd runs with hil's
-LD_PRELOAD library ffs_superspeed (hil/tools/preload/), which adds them to the descriptors umtprd writes.
+umtprd ends a transfer of whole packets with a zero-length packet judged by `usb_max_packet_size`, so that
+must be the bulk packet size of the link's speed. Debian 12's umtprd writes no SuperSpeed descriptors, so
+at super speed it runs with hil's LD_PRELOAD library ffs_superspeed (hil/tools/preload/), which adds them.
 """
 
 from __future__ import annotations
@@ -82,11 +76,8 @@ class MtpResponder(Function):
         return f"{self.workdir}/umtprd.conf"
 
     def config(self) -> str:
-        """umtprd.conf: one storage, FunctionFS endpoints, no inotify.
-
-        inotify off: with it, umtprd 1.3.10 under dummy_hcd never answers after a SendObject (libmtp:
-        "could not get object handles", the session stays open; measured on the virtual board).
-        """
+        """umtprd.conf: one storage, FunctionFS endpoints, no inotify (with it, umtprd 1.3.10 under dummy_hcd
+        never answers after a SendObject: measured on the virtual board)."""
         ep = self.mountpoint
         lines = [
             "loop_on_disconnect 1",
@@ -151,8 +142,8 @@ class MtpResponder(Function):
             self.descriptors = self._shim_said(role)
 
     def _shim_environment(self, role: Role) -> list[str]:
-        """What runs umtprd under ffs_superspeed; a board without the library is an error naming it (ld.so
-        would only warn and run umtprd without it, and the gadget would never enumerate at super speed)."""
+        """What runs umtprd under ffs_superspeed; a board without the library is an error (ld.so would only warn,
+        and the gadget would never enumerate at super speed)."""
         shim = self.superspeed_shim
         if shim is None:
             if role.deployment is None:
@@ -188,8 +179,7 @@ class MtpResponder(Function):
         role.run(shell.cmd("rm", "-rf", self.workdir), check=False, timeout=60)
 
     def version(self, role: Role) -> str:
-        """umtprd's version as it printed it at start ("v1.3.10"), the board's own responder, or why it is
-        unknown."""
+        """umtprd's version as it printed it at start, the board's own responder, or why it is unknown."""
         if self.board_responder is not None:
             return self.board_responder
         if self.responder is None:

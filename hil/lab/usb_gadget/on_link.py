@@ -39,11 +39,9 @@ class GadgetOnLink:
 
     def reattach_disk(self, mountpoint: str, fs: str, *, timeout_s: float = 30.0) -> float:
         """Seed 001 between a write and its read ("Un-mount the drive and detach-attach MUSB cable again"): the
-        disk unmounted, the gadget off the bus until the host has dropped it and on it again until the host has
-        enumerated it (GadgetBackend.reconnect), its disk mounted again. The host's page cache holds nothing of
-        the disk: it is a new device. The seconds from the unmount to the mount, console round trips included.
-        A disk the host cannot unmount (busy) is the error, the gadget left on the bus: not filesystem.unmount, whose
-        lazy detach would let the disk leave the bus while the host still uses it, no clean re-attach to read after."""
+        disk unmounted, the gadget off the bus and on again, the disk mounted again (the host's page cache holds
+        nothing of it); the seconds this took. A busy disk is the error: not filesystem.unmount, whose lazy
+        detach would let the disk leave the bus while the host still uses it."""
         host, started = self.pair.host, time.monotonic()
         host.run(shell.cmd("umount", mountpoint), timeout=120)
         self.gadget.reconnect(lambda: usbhost.wait_until_gone(host, self.gadget.serial, timeout_s=timeout_s))
@@ -62,9 +60,8 @@ def gadget_on(
 ) -> Iterator[GadgetOnLink]:
     """Run a gadget of `functions` on the pair's device role, wait for the host to enumerate it, check the speed.
 
-    attach: what must run on the device before the host can see the gadget (a UVC gadget stays off the bus
-    until its frame source opens the video node); it is left when the gadget goes. backend: makes, for the
-    link's UDC, a gadget that is a program of its own (hil.lab.usb_gadget.uvc_gadgetfs: the GadgetFS camera)."""
+    attach: what must run on the device before the host can see the gadget (a UVC frame source). backend:
+    makes, for the link's UDC, a gadget that is a program of its own (the GadgetFS camera)."""
     link = pair.link
     if not isinstance(link, UsbLink) or link.udc is None:
         raise LabError(f"{pair.name}: gadget tests need a USB link with a `udc` in boards.yaml")
@@ -76,10 +73,8 @@ def gadget_on(
 
 
 def enumerated(pair: BoardPair, gadget: GadgetBackend, *, timeout_s: float) -> usbhost.UsbDevice:
-    """The bound gadget as the pair's host role sees it, at the link's speed, or a LabError saying what it saw:
-    first through pyusb where the host's target declares a UsbEnumerationDriver (a lab PC: what a USB program
-    there sees), then through sysfs, the kernel's word (all the virtual lab's host has), for the exact speed and
-    the device's sysfs path the tests use."""
+    """The bound gadget as the pair's host role sees it, at the link's speed: through pyusb where the host has a
+    UsbEnumerationDriver, then through sysfs (the exact speed and the sysfs path the tests use)."""
     link = pair.link
     pair.note(gadget=gadget.describe())
     speed = link.speed

@@ -1,9 +1,5 @@
-"""Bring a pair's link into the configuration boards.yaml specifies before a test measures across it.
-
-On real boards the UDC driver is built in and there is nothing to do. On the virtual board the link *is*
-a kernel module (dummy_hcd) whose parameters set its speed, so switching between the high-speed and the
-super-speed pair means reloading it.
-"""
+"""Bring a pair's link into the configuration boards.yaml specifies: on the virtual board the link is a kernel
+module (dummy_hcd) whose parameters set its speed; on real boards the UDC driver is built in."""
 
 from __future__ import annotations
 
@@ -60,10 +56,8 @@ def ensure_link_driver(role: Role, link: UsbLink) -> str | None:
 
 
 def reload_udc_module(role: Role, udc: str) -> str | None:
-    """Unload and load again the kernel module that drives `udc`, with the parameters it runs with; the
-    module's name, or None when the driver is built in (nothing to reload). A failed gadget bind leaves
-    dummy_hcd unable to attach the next gadget (the UDC stays "not attached", verified 2026-11-27 on Linux
-    6.1): a reload gives it a fresh start."""
+    """Reload the kernel module that drives `udc` with its parameters; its name, or None when built in. A failed
+    gadget bind leaves dummy_hcd unable to attach the next gadget (verified on Linux 6.1): a reload fixes it."""
     link = shlex.quote(f"/sys/class/udc/{udc}/device/driver/module")
     module = role.run(f'[ -e {link} ] && basename "$(readlink -f {link})"; true', check=False).strip()
     if not module:

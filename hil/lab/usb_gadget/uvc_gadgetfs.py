@@ -1,16 +1,12 @@
 """hil's GadgetFS bulk UVC camera (hil/tools/uvc_gadgetfs.c) as a gadget backend: the way a UVC stream
 crosses a UDC without isochronous endpoints (the virtual lab's dummy_hcd), over one bulk endpoint.
 
-The program is the whole gadget (descriptors, ep0, frames), so there is no configfs tree: entering mounts
-gadgetfs, checks that no other gadget holds the UDC (hil's own configfs leftover is removed; anything else
-is refused) and starts the program in the background; leaving stops it, unmounts gadgetfs and checks that
-the UDC is free again. The UDC is released whenever ep0 closes, so a crashed program leaves no gadget.
-GadgetFS binds at high speed at most: on a super-speed link the camera enumerates at high speed.
+The program is the whole gadget (descriptors, ep0, frames): no configfs tree. The UDC is released whenever
+ep0 closes, so a crashed program leaves no gadget. GadgetFS binds at high speed at most.
 """
 
 from __future__ import annotations
 
-import logging
 import shlex
 from typing import ClassVar
 
@@ -19,8 +15,6 @@ from hil.lab.board import shell
 from hil.lab.board.background import Background
 from hil.lab.board.role import Role
 from hil.lab.usb_gadget.gadget import Function, Gadget, GadgetBackend, GadgetIdentity, Uvc
-
-log = logging.getLogger(__name__)
 
 PROGRAM = "uvc_gadgetfs"
 MODULE = "gadgetfs"
@@ -37,13 +31,12 @@ def udc_function(role: Role, udc: str) -> str:
     return role.run(shell.cmd("cat", f"{path}/function"), check=False).strip()
 
 
-def camera_command(udc: str, camera: Uvc, serial: str, *, max_payload: int = MAX_PAYLOAD) -> str:
-    return shell.cmd(PROGRAM, MOUNT, udc, camera.fmt, camera.width, camera.height, max_payload, serial)
+def camera_command(udc: str, camera: Uvc, serial: str) -> str:
+    return shell.cmd(PROGRAM, MOUNT, udc, camera.fmt, camera.width, camera.height, MAX_PAYLOAD, serial)
 
 
 class GadgetfsCamera(GadgetBackend):
-    """One UVC camera (`Uvc`, format and frame size; its isochronous attributes do not apply) streaming
-    over bulk from hil's GadgetFS program on the device role's UDC."""
+    """One UVC camera (`Uvc`'s format and frame size) streaming over bulk from hil's GadgetFS program."""
 
     backend: ClassVar[str] = "gadgetfs"
     max_speed: ClassVar[str] = "high"  # gadgetfs' max_speed (legacy/inode.c)
@@ -56,10 +49,6 @@ class GadgetfsCamera(GadgetBackend):
         # The program's own descriptors: Linux Foundation's webcam gadget id, its strings.
         self.identity = identity or GadgetIdentity(product_id=0x0102, product="hil gadgetfs bulk camera")
         self.process: Background | None = None
-
-    @property
-    def serial(self) -> str:
-        return self.identity.serial
 
     def function_dir(self, function: Function) -> str:
         raise LabError(f"{self.role.label}: the GadgetFS camera has no configfs function directory")
@@ -86,7 +75,7 @@ class GadgetfsCamera(GadgetBackend):
             self.process.__enter__()
         except BaseException:
             self.process = None
-            self._release_quietly()
+            self.release_quietly()
             raise
         return self
 
@@ -95,10 +84,7 @@ class GadgetfsCamera(GadgetBackend):
             if self.process is not None:
                 self.process.stop(quiet=exc_info[0] is not None)
         finally:
-            if exc_info[0] is None:
-                self.release()
-            else:
-                self._release_quietly()
+            super().__exit__(*exc_info)
 
     @property
     def output(self) -> str:
@@ -115,11 +101,3 @@ class GadgetfsCamera(GadgetBackend):
     def _unmount(self) -> None:
         mount = shlex.quote(MOUNT)
         self.role.run(f"! grep -q ' {mount} gadgetfs ' /proc/mounts || umount {mount}", timeout=60)
-
-    def _release_quietly(self) -> None:
-        if self.role.suspect_reason is not None:
-            return
-        try:
-            self.release()
-        except Exception as exc:  # never hide the test's own exception
-            log.warning("%s: could not release UDC %s: %s", self.role.label, self.udc, exc)

@@ -1,9 +1,5 @@
-"""V4L2 camera nodes on a role: the capture node uvcvideo registers for a USB camera (a UVC gadget seen
-by the host, or a camera plugged into the board), the camera gadgets the UVC and camera cases stream from,
-and what the virtual lab cannot stream.
-
-uvcvideo registers two nodes per camera since Linux 5.x: the video capture node (index 0) and a metadata
-node (index 1); frames come from the first.
+"""V4L2 camera nodes on a role, the camera gadgets the UVC and camera cases stream from, and what the virtual
+lab cannot stream. uvcvideo registers two nodes per camera: capture (index 0, the frames) and metadata (1).
 """
 
 from __future__ import annotations
@@ -33,15 +29,10 @@ POLL_S = 0.5
 UVC_SOURCE = "uvc_source"
 UVC_SOURCE_FORMATS = ("yuyv", "mjpeg")
 
-# Verified on the virtual board (Linux 6.1, dummy_hcd): binding a UVC function fails with
-# "uvc: Unable to allocate streaming EP" / "udc dummy_udc.0: failed to start g: -22". dummy_udc offers
-# bulk and interrupt endpoints only, its host side fails every isochronous URB, and f_uvc streams over
-# an isochronous endpoint only. So no isochronous UVC frame crosses a dummy_hcd link, in either direction.
-# The kernel's other virtual UDC, USB/IP's vudc (with vhci_hcd), binds and enumerates the gadget and
-# carries the probe/commit requests, but fails every isochronous URB with -EXDEV ("TODO: support" in
-# vudc_transfer.c): tests/vlab/test_uvc_vlab.py checks both facts. What does cross dummy_hcd is a bulk
-# camera: hil's GadgetFS program (hil.lab.usb_gadget.uvc_gadgetfs), for the pairs that set uvc.gadgetfs (the UVC
-# cases' `transfer=bulk`) or camera.gadgetfs (the board's camera is its own gadget, seen through the link).
+# Verified on the virtual board (Linux 6.1): dummy_udc offers bulk and interrupt endpoints only and f_uvc
+# streams isochronously only ("uvc: Unable to allocate streaming EP"). USB/IP's vudc binds the gadget but fails
+# every isochronous URB with -EXDEV (tests/vlab/test_uvc_vlab.py checks both). What does cross dummy_hcd is a
+# bulk camera: hil's GadgetFS program (uvc.gadgetfs, camera.gadgetfs).
 NO_ISO_ON_DUMMY_HCD = (
     "dummy_udc has no isochronous endpoints and mainline f_uvc (Linux 6.1) streams isochronously only: "
     "the UVC function cannot bind on the virtual lab ('uvc: Unable to allocate streaming EP', verified); "
@@ -53,10 +44,8 @@ NO_BULK_IN_MAINLINE = (
 )
 
 
-# Where a UVC case's isochronous service settings would not be what runs (seed 000: f_uvc's streaming_interval
-# "1 - 16", streaming_maxburst "0 - 15 (ss only)"). Linux 6.1's f_uvc gives a high-speed endpoint of several
-# packets per microframe bInterval 1 whatever streaming_interval says ("A high-bandwidth endpoint must specify a
-# bInterval value of 1", uvc_function_bind).
+# Linux 6.1's f_uvc gives a high-speed endpoint of several packets per microframe bInterval 1 whatever
+# streaming_interval says (uvc_function_bind); streaming_maxburst applies at super speed only.
 SERVICE_DEFAULTS = {"streaming_interval": 1, "streaming_maxburst": 0}
 
 
@@ -89,12 +78,8 @@ def uvc_unavailable(udc: str | None, *, bulk: bool, bulk_supported: bool) -> str
 
 
 def uvc_stream_unavailable(board: Board, params: dict[str, object]) -> str | None:
-    """Why no frame of a UVC gadget case (`transfer`, `streaming_interval`, `streaming_maxburst` parameters)
-    can stream on `board`, or None.
-
-    A case whose `transfer` is "bulk" asks for bulk streaming, which the pair's `uvc.bulk` or `uvc.gadgetfs`
-    setting must allow; an isochronous service setting must be one the link's speed runs. The plugin applies it
-    at collection (`@pytest.mark.hil_unavailable`), before any board is touched."""
+    """Why no frame of a UVC gadget case (its `transfer`, `streaming_interval`, `streaming_maxburst`) can stream
+    on `board`, or None: bulk needs the pair's `uvc.bulk` or `uvc.gadgetfs`. Applied at collection."""
     transfer = str(params.get("transfer"))
     interval, maxburst = (int(str(params.get(name, default))) for name, default in SERVICE_DEFAULTS.items())
     nonsense = uvc_service_unavailable(transfer, getattr(board.config.link, "speed", ""), interval, maxburst)
@@ -107,8 +92,7 @@ def uvc_stream_unavailable(board: Board, params: dict[str, object]) -> str | Non
 
 
 def camera_stream_unavailable(board: Board, params: dict[str, object]) -> str | None:
-    """Why the board's camera cannot stream on `board`, or None: over bulk where the pair's
-    `camera.gadgetfs` makes the board's own GadgetFS camera its camera, else as a UVC camera does."""
+    """Why the board's camera cannot stream on `board` (over bulk with `camera.gadgetfs`), or None."""
     bulk = board.settings(CameraSettings).gadgetfs
     if bulk and str(params.get("stream", "")).startswith("h264"):
         return "hil's GadgetFS camera (camera.gadgetfs) streams YUYV and MJPEG, not H264: a real H264 camera needed"
@@ -124,9 +108,9 @@ def uvc_source_command(device: str, fmt: str, width: int, height: int, *, max_pa
 
 @contextlib.contextmanager
 def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
-    """The pair's device role streaming as `camera`, enumerated by the host: a bulk camera on a pair with
-    uvc.gadgetfs is hil's GadgetFS camera (hil.lab.usb_gadget.uvc_gadgetfs); otherwise the configfs UVC function fed
-    by uvc_source, which opens the gadget's video node (the gadget stays off the bus until it does)."""
+    """The pair's device role streaming as `camera`, enumerated by the host: hil's GadgetFS camera for a bulk
+    camera on a pair with uvc.gadgetfs, else the configfs UVC function fed by uvc_source (the gadget stays
+    off the bus until uvc_source opens its video node)."""
 
     def frame_source(gadget: GadgetBackend) -> contextlib.AbstractContextManager[object]:
         node = camera.video_node(pair.device)
@@ -141,17 +125,15 @@ def uvc_gadget(pair: BoardPair, camera: Uvc) -> Iterator[GadgetOnLink]:
 
 
 def numbered_frames(gadget: GadgetOnLink) -> bool:
-    """Whether the host can check frame counters (v4l2_fps ... counter): hil's GadgetFS camera sends every
-    frame it numbers, in order, within a session; f_uvc may drop a frame uvc_source numbered on the device
-    side (an underrun), which the check would take for a corrupt one."""
+    """Whether the host can check frame counters: hil's GadgetFS camera sends every frame it numbers; f_uvc may
+    drop one uvc_source numbered (an underrun), which the check would take for a corrupt one."""
     return isinstance(gadget.gadget, GadgetfsCamera)
 
 
 @contextlib.contextmanager
 def board_camera(pair: BoardPair, fmt: str, width: int, height: int) -> Iterator[str]:
-    """The capture node of the camera on the board (the pair's host role): camera.device, else the one
-    uvcvideo registered. On a pair with camera.gadgetfs the camera is the board's own GadgetFS bulk camera
-    in `fmt` at `width` x `height`, seen through the pair's link (the virtual lab's dummy_hcd)."""
+    """The capture node of the camera on the board (the host role): camera.device, else the one uvcvideo
+    registered; with camera.gadgetfs, the board's own GadgetFS bulk camera seen through the pair's link."""
     if pair.settings(CameraSettings).gadgetfs:
         camera = Uvc(fmt=fmt, width=width, height=height, bulk=True)
         with gadget_on(pair, camera, backend=lambda udc: GadgetfsCamera(pair.device, udc, camera)) as gadget:

@@ -1,10 +1,6 @@
-"""The pair's USB disk on the lab PC (seed 000: test the same USB3 disk on a PC for comparison, so a slow disk is
-told from a slow board): the disk moved to the PC, or an identical one kept there (disk.pc_serial), found on the
-pair's `peer` role by its USB serial in sysfs, as the board finds it, and checked before hil writes its raw device.
-
-A PC without that disk skips the case saying so (Unavailable). A disk on a slower port than the pair's link, or
-one the PC uses (a partition mounted, swap, LVM or dm-crypt on it), is an error: hil would compare ports, or
-destroy the PC's data.
+"""The pair's USB disk on the lab PC (seed 000: the same USB3 disk on a PC, so a slow disk is told from a slow
+board), found on the `peer` role by its USB serial. A PC without it skips the case; a disk on a slower port,
+or one the PC uses (mounted, swap, LVM, dm-crypt), is an error: hil would compare ports, or destroy data.
 """
 
 from __future__ import annotations
@@ -62,10 +58,9 @@ def find(pair: BoardPair) -> PcDisk:
 
 
 def holding(lsblk: str, node: str) -> str:
-    """What holds the disk `node`, from `lsblk -nro NAME,TYPE,MOUNTPOINT NODE` (the disk, then its partitions and
-    what is stacked on them): a device mounted or swapped on ([SWAP]), or below the disk one that is no partition
-    (LVM, RAID, dm-crypt); '' when nothing does. It fails closed: a listing whose first row is not that whole disk
-    (empty, another device's, a partition's) is a LabError naming what lsblk said, never "free"."""
+    """What holds the disk `node`, from `lsblk -nro NAME,TYPE,MOUNTPOINT NODE`: a device mounted or swapped on, or
+    below the disk one that is no partition (LVM, RAID, dm-crypt); '' when nothing does. It fails closed: a
+    listing whose first row is not that whole disk is a LabError, never "free"."""
     rows = [line for line in lsblk.splitlines() if line.strip()]
     first = [*rows[0].split(maxsplit=2), "", ""][:2] if rows else []
     if first[:1] != [node.rsplit("/", 1)[-1]] or first[1] in ("part", ""):

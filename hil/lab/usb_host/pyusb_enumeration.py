@@ -1,8 +1,6 @@
-"""What a USB program on the lab PC sees of a gadget: pyusb (on libusb 1.0) finds it by VID:PID and serial
-number, and reads its negotiated speed and its bus path.
+"""What a USB program on the lab PC sees of a gadget: pyusb finds it by VID:PID and serial, reads its speed.
 
-Only pyusb and the standard library here (the labgrid driver is hil.lab.usb_host.usb_enumeration), so the same code
-also runs inside the virtual board, against its kernel's real USB devices (tests/vlab/test_pyusb_vlab.py).
+Only pyusb and the standard library here, so the same code also runs inside the virtual board.
 """
 
 from __future__ import annotations
@@ -96,11 +94,8 @@ class Seen:
 
 
 def serial_of(seen: Seen, sysfs: Path = SYSFS_DEVICES) -> str | None:
-    """The serial number the kernel read at enumeration, from sysfs under libusb's bus path.
-
-    Not the string descriptor through libusb: reading it opens the device, which needs write access to its
-    usbfs node (root or a udev rule), and a lab PC's pytest usually has neither.
-    """
+    """The serial number the kernel read at enumeration, from sysfs under libusb's bus path (reading the string
+    descriptor through libusb needs write access to the usbfs node, which a lab PC's pytest usually lacks)."""
     try:
         return (sysfs / seen.bus_path / "serial").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
@@ -121,10 +116,8 @@ class _LibusbVersion(ctypes.Structure):
 class Libusb:
     """libusb 1.0 as pyusb loads it; a PC without it is a LabError that says what to install.
 
-    Each listing opens a libusb context of its own, which scans the buses when it starts. pyusb's
-    get_backend() shares one context per process, whose device list afterwards follows udevd's events
-    only: without udevd (a lab PC in a container, the virtual board) a gadget bound after the first
-    listing would never appear (seen on the virtual board: tests/vlab/test_pyusb_vlab.py).
+    Each listing opens a libusb context of its own: pyusb's shared one follows udevd's events only, so without
+    udevd (a container, the virtual board) a gadget bound after the first listing would never appear.
     """
 
     def __init__(self, find_library: Callable[[str], str | None] | None = None) -> None:
@@ -161,11 +154,8 @@ class Libusb:
         sysfs: Path = SYSFS_DEVICES,
         poll_s: float = POLL_S,
     ) -> Seen:
-        """Wait until libusb lists the device with this VID:PID and serial, and check its speed.
-
-        A device not listed within `timeout_s`, or listed at a speed below `speed` (or at one libusb does
-        not know), is a LabError naming what was expected and what was seen.
-        """
+        """Wait until libusb lists the device with this VID:PID and serial; LabError if it is not listed in time or
+        at a speed below `speed` (or one libusb does not know)."""
         if speed not in SPEED_MBPS:
             raise ValueError(f"unknown USB speed {speed!r} (known: {', '.join(SPEED_MBPS)})")
         wanted = f"{vendor_id:04x}:{product_id:04x} (serial {serial}) at {speed} speed ({SPEED_MBPS[speed]:g} Mb/s)"

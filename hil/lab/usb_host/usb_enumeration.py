@@ -1,18 +1,8 @@
-"""A labgrid driver for the lab PC: pyusb confirms that a gadget enumerated there, at the link's speed.
+"""A labgrid driver for the lab PC (declared on its target next to LocalShellDriver): pyusb confirms that a
+gadget enumerated there, at no lower speed than boards.yaml's link (hil.lab.usb_gadget.on_link calls it).
 
-Declared on the PC's target next to hil's LocalShellDriver:
-
-    lab-pc:
-      drivers:
-        LocalShellDriver: {}
-        UsbEnumerationDriver: {}
-
-hil.lab.usb_gadget.on_link calls it after binding a gadget when the host role's target has it: the device with
-the gadget's VID:PID and serial must be listed by libusb within the enumeration bound, at no lower speed than
-boards.yaml's link, or the test is an ERROR naming both; VID:PID, speed and bus path go into the result's
-facts. It runs in pytest's own process, so only a target on the machine running pytest can have it. On
-the virtual lab the USB host is the board's own kernel (dummy_hcd), reached over its console: there the
-sysfs check of hil.lab.usb_host.usbhost stands alone.
+It runs in pytest's own process, so only a target on the machine running pytest can have it; on the virtual
+lab the sysfs check of hil.lab.usb_host.usbhost stands alone.
 """
 
 from __future__ import annotations
@@ -33,11 +23,7 @@ from hil.lab.usb_host.pyusb_enumeration import POLL_S, Libusb, Seen
 @target_factory.reg_driver
 @attr.s(eq=False)
 class UsbEnumerationDriver(Driver):
-    """pyusb's view of the USB devices of the machine running pytest (libusb 1.0).
-
-    Args:
-        poll_s (float): seconds between two listings while waiting for a device.
-    """
+    """pyusb's view of the USB devices of the machine running pytest; `poll_s` between two listings."""
 
     bindings: ClassVar[dict] = {}
     poll_s = attr.ib(default=POLL_S, converter=float, validator=attr.validators.gt(0))

@@ -1,8 +1,6 @@
 """The USB host side of a link: find the enumerated device in sysfs, read its negotiated speed, its nodes.
 
-Runs through the host role's commands, so it works the same on the lab PC (LocalShellDriver), on a board
-acting as USB host, and inside the virtual board (dummy_hcd's host side). The polling loops run on the
-host itself in one command: one console round trip costs more than a sysfs read.
+Polling loops run on the host itself in one command: one console round trip costs more than a sysfs read.
 """
 
 from __future__ import annotations
@@ -24,10 +22,7 @@ _USB_ID = re.compile(r"[0-9a-f]{4}", re.ASCII)
 
 
 def speed_name(mbps: float) -> str:
-    for name, value in SPEED_MBPS.items():
-        if value == mbps:
-            return name
-    return f"{mbps:g} Mb/s"
+    return next((name for name, value in SPEED_MBPS.items() if value == mbps), f"{mbps:g} Mb/s")
 
 
 class NotEnumerated(LabError):
@@ -48,8 +43,7 @@ class UsbDevice:
 
 
 def _poll(host: Role, setup: str, attempt: str, timeout_s: float) -> tuple[int, str]:
-    """Repeat `attempt` (which exits 0 once it found what it looks for) every 0.2 s for `timeout_s`, on the
-    host itself."""
+    """Repeat `attempt` (exits 0 once it found what it looks for) every 0.2 s for `timeout_s`, on the host."""
     return host.run_status(f"{setup}; {shell.until(f'{attempt}; false', timeout_s)}", timeout=timeout_s + 30)
 
 
@@ -159,8 +153,7 @@ def interface_drivers(host: Role, device: UsbDevice) -> list[str]:
 
 
 def storage_protocol(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) -> str:
-    """uas or usb-storage: the driver that took the disk, once one has (its module may still be loading
-    when the device has just enumerated); a disk neither driver takes is an error."""
+    """uas or usb-storage: the driver that took the disk, once one has (its module may still be loading)."""
     _poll(
         host,
         f"d={shlex.quote(device.sysfs)}",
@@ -168,9 +161,8 @@ def storage_protocol(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) 
         timeout_s,
     )
     drivers = interface_drivers(host, device)
-    for driver in drivers:
-        if driver in STORAGE_DRIVERS:
-            return driver
+    if found := next((driver for driver in drivers if driver in STORAGE_DRIVERS), None):
+        return found
     raise LabError(
         f"{host.label}: {device.sysfs} (serial {device.serial}) was bound to no storage driver within "
         f"{timeout_s:.0f} s (interfaces: {', '.join(drivers) or 'none bound'})"
@@ -178,8 +170,7 @@ def storage_protocol(host: Role, device: UsbDevice, *, timeout_s: float = 20.0) 
 
 
 def network_interface(host: Role, usb_sysfs: str, *, timeout_s: float = 20.0) -> str:
-    """The network interface a driver (cdc_ether, cdc_ncm, rndis_host, r8152, ax88179_178a...) made for
-    the USB device at `usb_sysfs`, once it has; an error naming the bound drivers if none appears."""
+    """The network interface a driver (cdc_ether, r8152, ...) made for the USB device at `usb_sysfs`, once it has."""
     exitcode, output = _poll(
         host,
         f"d={shlex.quote(usb_sysfs)}",
