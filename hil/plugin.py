@@ -272,14 +272,15 @@ def _check_selections(config: pytest.Config, items: list[pytest.Item], inventory
     # Whole suite: only directories given (no file, no ::node), so each pair's every test module is collected.
     whole_suite = all(Path(arg.split("::")[0]).is_dir() and "::" not in arg for arg in config.args)
     known = matrix.known_values(items)  # a pair none of whose cases were collected: nothing to check against
-    # A band's selector only against the whole stock suite's cases: a part of it, or a lab's own cases, may lack a
-    # parameter or a value the stock cases measure the metric at.
-    stock = matrix.known_values(_whole_stock_suite(items))
     problems = []
     for name, board in inventory.boards.items():
         for key in ("only", "quick_only") if name in known else ():
             for problem in matrix.unknown_selections(getattr(board.config, key), known[name], whole_suite=whole_suite):
                 problems.append(f"{inventory.where('pairs', name, key)}: {problem}")
+    # A band's selector only against the whole stock suite's cases: a part of it, or a lab's own cases, may lack a
+    # parameter or a value the stock cases measure the metric at.
+    stock = matrix.known_values(_whole_stock_suite(items))
+    for name, board in inventory.boards.items():
         for metric, settings in board.config.metrics.items() if name in stock else ():
             for selector in settings.params:
                 # the clock is added to a result's key when measuring: no case parameter

@@ -93,7 +93,9 @@ class BenchBoard:
             raise LabError("qemu-system-aarch64 is missing on the lab PC: apt-get install qemu-system-arm")
         with (self.run_dir / f"{self.name}-nvme.img").open("wb") as disk:
             disk.truncate(self.nvme_mb * 1024 * 1024)
-        self.boot_flash.write_bytes(b"\xff" * (self.flash_mb << 20))  # erased, as a new chip
+        with self.boot_flash.open("wb") as flash:  # erased, as a new chip; a MiB at a time, not the chip in memory
+            for _ in range(self.flash_mb):
+                flash.write(b"\xff" * (1024 * 1024))
         self.qmp_socket.unlink(missing_ok=True)
         self.tftp_root.mkdir(parents=True, exist_ok=True)
         with (self.run_dir / f"{self.name}.qemu.log").open("ab") as output:

@@ -74,7 +74,8 @@ def judged_by(result: MetricResult) -> dict[str, Any]:
 
 # MetricResult's fields kept in a column of the same name: all but its samples, which are rows of their own.
 _RESULT_FIELDS = [f.name for f in fields(MetricResult) if f.name not in ("samples", "warmup")]
-_SAMPLE_FIELDS = [f.name for f in fields(Sample)]
+SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
+SAMPLE_VALUES = ("value", "started", "duration_s")  # what a gate reads of a sample: not its output, not its facts
 
 
 def with_added_params(result: MetricResult) -> MetricResult:
@@ -112,15 +113,10 @@ def sample_values(result: MetricResult, result_id: int) -> list[dict[str, Any]]:
     return rows
 
 
-def metric_result(row: Any, samples: Sequence[Any]) -> MetricResult:
-    """From a results row and its samples' rows (mapped objects or Core rows)."""
+def metric_result(row: Any, samples: Sequence[Any], sample_fields: Sequence[str] = SAMPLE_FIELDS) -> MetricResult:
+    """From a results row and its samples' rows (mapped objects or Core rows) holding `sample_fields`."""
     data: dict[str, Any] = {name: getattr(row, name) for name in _RESULT_FIELDS}
     ordered = sorted(samples, key=lambda s: (s.warmup, s.position))
-    data["samples"] = [_sample(s) for s in ordered if not s.warmup]
-    data["warmup"] = [_sample(s) for s in ordered if s.warmup]
+    data["samples"] = [{name: getattr(s, name) for name in sample_fields} for s in ordered if not s.warmup]
+    data["warmup"] = [{name: getattr(s, name) for name in sample_fields} for s in ordered if s.warmup]
     return MetricResult.from_dict(data)
-
-
-def _sample(row: Any) -> dict[str, Any]:
-    present = getattr(row, "_fields", _SAMPLE_FIELDS)  # a Core row of a gate's read holds the values alone
-    return {name: getattr(row, name) for name in _SAMPLE_FIELDS if name in present}

@@ -38,7 +38,8 @@ class CompareError(ValueError):
 
 @dataclass
 class Side:
-    """The runs of one side of a comparison (a build's, or one run), and how the gate names it."""
+    """The runs of one side of a comparison (a build's, or one run), and how the gate names it. Read from the
+    database, their samples hold the values alone (convert.SAMPLE_VALUES): no tool output, no facts."""
 
     label: str
     runs: list[StoredRun]
@@ -197,7 +198,7 @@ def _side(engine: Engine, label: str, build: str | None, run_id: str | None, boa
     runs = select(Run.id).where(Run.complete, Run.build_name == build if run_id is None else Run.id == run_id)
     if board is not None:
         runs = runs.where(select(Result.id).where(Result.run_id == Run.id, Result.board == board).exists())
-    return Side(label, read.newest_runs(engine, runs, GATE_RUNS, board))
+    return Side(label, read.newest_runs(engine, runs, GATE_RUNS, board, values_only=True))  # as load_side's
 
 
 def sides(

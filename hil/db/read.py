@@ -15,7 +15,6 @@ from hil.db import convert
 from hil.db.schema import Result, Run, SampleRow
 from hil.records.store import StoredRun
 
-_GATE_COLUMNS = ("result_id", "position", "warmup", "value", "started", "duration_s")
 _BATCH = 500  # run ids per IN (...): SQLite binds at most 32766 parameters, PostgreSQL 65535
 
 
@@ -25,6 +24,8 @@ def _runs(
     # Core rows, not ORM objects: a comparison reads thousands of results, and building mapped instances
     # for them cost more than the query (benchmarks/results_db.py).
     results, sample_table = Result.__table__, SampleRow.__table__
+    # values_only: what a gate reads of a sample; its tool output and facts are most of a read's time
+    sample_fields = convert.SAMPLE_VALUES if values_only else convert.SAMPLE_FIELDS
     with engine.connect() as connection:
         runs = list(connection.execute(query.order_by(Run.started, Run.id)))
         by_run: dict[str, list[Row[Any]]] = {run.id: [] for run in runs}
@@ -37,15 +38,15 @@ def _runs(
             for row in connection.execute(select(results).where(*mine).order_by(results.c.ordinal)):
                 by_run[row.run_id].append(row)
             if samples:
-                # values_only: what a gate reads of a sample; its tool output and facts are most of a read's time
-                columns = [sample_table.c[name] for name in _GATE_COLUMNS] if values_only else [sample_table]
+                keys = ("result_id", "position", "warmup", *sample_fields)
+                columns = [sample_table.c[name] for name in keys] if values_only else [sample_table]
                 joined = select(*columns).join(results, sample_table.c.result_id == results.c.id)
                 for sample in connection.execute(joined.where(*mine)):
                     sample_rows.setdefault(sample.result_id, []).append(sample)
     return [
         StoredRun(
             convert.run_info(run),
-            [convert.metric_result(row, sample_rows.get(row.id, [])) for row in by_run[run.id]],
+            [convert.metric_result(row, sample_rows.get(row.id, []), sample_fields) for row in by_run[run.id]],
         )
         for run in runs
     ]
@@ -62,11 +63,13 @@ def runs_by_id(engine: Engine, run_ids: Sequence[str], *, complete_only: bool = 
     return _runs(engine, query.where(Run.complete) if complete_only else query)
 
 
-def newest_runs(engine: Engine, query: Select[Any], limit: int, board: str | None = None) -> list[StoredRun]:
+def newest_runs(
+    engine: Engine, query: Select[Any], limit: int, board: str | None = None, *, values_only: bool = False
+) -> list[StoredRun]:
     """The newest `limit` runs `query` (of run ids) selects, oldest first, with their results (on `board` only,
-    when given) and samples."""
+    when given) and samples (their values alone: `values_only`)."""
     newest = query.order_by(Run.started.desc(), Run.id.desc()).limit(limit)
-    return _runs(engine, select(Run.__table__).where(Run.id.in_(newest)), board=board)
+    return _runs(engine, select(Run.__table__).where(Run.id.in_(newest)), board=board, values_only=values_only)
 
 
 def history(engine: Engine, *, samples: bool = False, limit: int | None = None) -> list[StoredRun]:

@@ -70,8 +70,10 @@ def make(directory: Path, wheel: Path | None = None) -> list[Path]:
     for name in files:
         target = directory / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = (TEMPLATE / name).read_text(encoding="utf-8").replace(VERSION_MARK, __version__)
-        target.write_text(requirements(wheel) if name == Path(REQUIREMENTS) else text, "utf-8")
+        if name == Path(REQUIREMENTS):
+            target.write_text(requirements(wheel), "utf-8")
+        else:
+            target.write_text((TEMPLATE / name).read_text(encoding="utf-8").replace(VERSION_MARK, __version__), "utf-8")
     if wheel is not None:
         (directory / "wheels").mkdir(exist_ok=True)
         shutil.copyfile(wheel, directory / wheels[0])

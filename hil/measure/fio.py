@@ -243,4 +243,5 @@ def describe_engine(engine: str, job: FioJob) -> str:
 
 
 def version(role: Role) -> str:
-    return role.run("fio --version 2>&1", check=False).strip().partition("\n")[0] or "fio (version unknown)"
+    output = role.run("fio --version 2>&1", check=False).strip()
+    return output.splitlines()[0] if output else "fio (version unknown)"

@@ -114,7 +114,7 @@ def block_device(
     """
     timeout = timeout_for(size_mb)
     count = dd.block_count(block_size, size_mb)
-    expected = dd.total_bytes(block_size, size_mb)
+    expected = count * dd.block_bytes(block_size)
     pattern, read_back = _scratch("pattern"), _scratch("back")
     try:
         _make_pattern(role, pattern, size_mb, timeout)

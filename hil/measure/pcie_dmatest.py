@@ -168,7 +168,10 @@ def run_dw_dmatest(
     )
     duration = time.time() - started
     log = after_marker(role.run("dmesg", timeout=60), marker, "pcie dma ")
-    return _measurement(parse_dw_dmatest(log), (direction, size * loops), started, duration, log, log)
+    rate = parse_dw_dmatest(log)
+    if rate.direction != direction or rate.bytes != size * loops:
+        raise ParseError(f"pcie-dw-dmatest logged a {rate.direction} of {rate.bytes} B, not this run's", log)
+    return _measurement(rate, started, duration, log)
 
 
 def run_epf_test(
@@ -185,16 +188,13 @@ def run_epf_test(
     if exitcode != 0 or not parse_pcitest(output).get((op, size), False):
         raise MeasurementError(f"pcitest {op} of {size} B did not pass (exit {exitcode})", raw_output=output)
     log = after_marker(ep.run("dmesg", timeout=60), marker, " => Size: ")
-    raw = f"{output}\n--- endpoint log ---\n{log}"
-    return _measurement(parse_epf_test(log), (direction, size), started, duration, log, raw)
+    rate = parse_epf_test(log)
+    if rate.direction != direction or rate.bytes != size:
+        raise ParseError(f"pci-epf-test logged a {rate.direction} of {rate.bytes} B, not this run's", log)
+    return _measurement(rate, started, duration, f"{output}\n--- endpoint log ---\n{log}")
 
 
-def _measurement(
-    rate: DmaRate, asked: tuple[str, int], started: float, duration: float, log: str, raw: str
-) -> Measurement:
-    """The rate as a Measurement, once the log says it was the run asked for (direction, bytes)."""
-    if (rate.direction, rate.bytes) != asked:
-        raise ParseError(f"the kernel log holds a {rate.direction} of {rate.bytes} B, not this run's", log)
+def _measurement(rate: DmaRate, started: float, duration: float, raw: str) -> Measurement:
     return Measurement(
         {"throughput": Quantity(rate.mb_per_s, "MB/s")},
         raw=raw,

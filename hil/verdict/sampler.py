@@ -288,9 +288,13 @@ def _verdict(track: _Track, stats: SampleStats | None, stop: _Stop) -> tuple[Ver
     if not spec.gated:
         reason = f"recorded, not gated: median {stats.median:.4g} {spec.unit}, CV {stats.cv:.1%}, n={stats.n}"
         return Verdict.INFO, reason, None, stop.stop_reason
-    final = decide(stats, spec, final=True)  # a settled decision is the same either way
-    if stop.stop_reason is not StopReason.FIXED_COUNT and not decide(stats, spec).open:
-        return final.verdict, final.reason, final.side, StopReason.DECIDED
+    if stop.stop_reason is StopReason.FIXED_COUNT:
+        decision = decide(stats, spec, final=True)
+        return decision.verdict, decision.reason, decision.side, StopReason.FIXED_COUNT
+    decision = decide(stats, spec, final=False)
+    if not decision.open:
+        return decision.verdict, decision.reason, decision.side, StopReason.DECIDED
+    final = decide(stats, spec, final=True)
     reason = final.reason
     if stop.stop_reason is StopReason.BUDGET:
         reason = f"{stop.reason}: {reason}"

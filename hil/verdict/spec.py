@@ -112,18 +112,20 @@ class MetricSpec:
         return self.band is not None
 
     def __post_init__(self) -> None:
-        problems = {
-            "min_samples must be >= 2 (a spread needs two samples)": self.min_samples < 2,
-            f"max_samples {self.max_samples} < min_samples {self.min_samples}": self.max_samples < self.min_samples,
-            "max_cv must be > 0": not self.max_cv > 0,
-            "warmup must be >= 0": self.warmup < 0,
-            "budget_s must be > 0": self.budget_s <= 0,
-            "confidence must lie in (0, 1)": not 0 < self.confidence < 1,
-            "a fixed sample count must be >= 2": self.fixed_samples is not None and self.fixed_samples < 2,
-        }
-        for problem, found in problems.items():
-            if found:
-                raise ValueError(f"{self.metric}: {problem}")
+        if self.min_samples < 2:
+            raise ValueError(f"{self.metric}: min_samples must be >= 2 (a spread needs two samples)")
+        if self.max_samples < self.min_samples:
+            raise ValueError(f"{self.metric}: max_samples {self.max_samples} < min_samples {self.min_samples}")
+        if not self.max_cv > 0:
+            raise ValueError(f"{self.metric}: max_cv must be > 0")
+        if self.warmup < 0:
+            raise ValueError(f"{self.metric}: warmup must be >= 0")
+        if self.budget_s <= 0:
+            raise ValueError(f"{self.metric}: budget_s must be > 0")
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"{self.metric}: confidence must lie in (0, 1)")
+        if self.fixed_samples is not None and self.fixed_samples < 2:
+            raise ValueError(f"{self.metric}: a fixed sample count must be >= 2")
 
     def with_fixed_samples(self, count: int | None) -> MetricSpec:
         return self if count is None else replace(self, fixed_samples=count)

@@ -210,9 +210,8 @@ class Coordinator:
         if held.locked_by_hil:
             # Recorded before the lock is taken: a kill between the two must not leave a lock nobody can trace.
             token = held.token if held.reserved_by_hil else ""  # reclaim cancels it: never the user's
-            record = holders.HolderRecord.mine(self.address, held.name, self.identity, token)
-            holders.write(record)
-            held.record = record
+            held.record = holders.HolderRecord.mine(self.address, held.name, self.identity, token)
+            holders.write(held.record)  # known to the give-back before it is written, as before the lock
             self.client("-p", place, "acquire")
         holding[key] = held
         held.waited_s = time.monotonic() - started

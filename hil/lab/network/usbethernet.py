@@ -11,6 +11,7 @@ answering pings there. On the virtual lab it is QEMU's `usb-net`, its far end QE
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
 from collections.abc import Iterator
@@ -117,10 +118,10 @@ def usb_ethernet(pair: BoardPair, *, enumerate_timeout_s: float = 30.0) -> Itera
         usb_ethernet=f"{device.vendor_id}:{device.product_id} serial {serial} at {device.sysfs}: {ifname}",
         usb_ethernet_driver=driver,
     )
-    address, prefix = cidr.split("/")
-    board = NetEnd(host, ifname, address)
+    interface = ipaddress.ip_interface(cidr)  # the settings check's reading: a prefix length or a netmask
+    board = NetEnd(host, ifname, str(interface.ip))
     try:
-        configure(board, int(prefix))
+        configure(board, interface.network.prefixlen)
         wait_for_carrier(board, timeout_s=ethernet.carrier_timeout_s)
         speed = ethernet_speed(host, ifname)
         pair.note(ethernet_speed=f"{speed} Mbit/s" if speed else "not reported by the driver")
