@@ -39,6 +39,8 @@ class Metric:
     floor: the least a compliant figure can be (USB 2.0's resume timing): a sample below it is a FAIL.
     needs: metrics that decide whether this one's figure is valid, gated wherever this one is gated (a frame
         rate of corrupt frames, a UDP rate of lost datagrams is no achievement).
+    suspends_board: its samples suspend the whole board to RAM: a virtual board boots for them through its firmware
+        (hil.vlab.qemu says why).
     """
 
     name: str
@@ -51,6 +53,7 @@ class Metric:
     floor: Floor | None = None
     check_cv: bool = True
     needs: tuple[str, ...] = ()
+    suspends_board: bool = False
 
     def __post_init__(self) -> None:
         if not METRIC_NAME.match(self.name):

@@ -222,6 +222,7 @@ RESUME = Family(
             "woken by its RTC: usb_dev_resume's time as the kernel logs it (pm_print_times)",
             unit="ms",
             reads="system_resume",
+            suspends_board=True,
         ),
     ),
     settings=(

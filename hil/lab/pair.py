@@ -93,13 +93,14 @@ class BoardPair:
         for role in self.roles.values():
             role.stop_backgrounds()
 
-    def prepare(self) -> None:
-        """Before each test: every role answers on the pair's clock, the link's UDC is loaded as declared."""
+    def prepare(self, *, suspends: bool = False) -> None:
+        """Before each test: every role answers on the pair's clock, booted for a test that suspends the boards to
+        RAM when it does (hil.lab.board.provision.use_clock), the link's UDC is loaded as declared."""
         if self.lease is not None and self.lease.released:
             raise LabError(f"{self.name}: its places were released (the run was interrupted)")
         for role in one_per_board(self.roles.values()):
-            # a virtual board on another clock is powered off
-            use_clock(role.target, self.board.config.clock, self.board.config.virtual_mips)
+            # a virtual board on another clock, or booted for the other kind of test, is powered off
+            use_clock(role.target, self.board.config.clock, self.board.config.virtual_mips, suspends=suspends)
             role.ensure_ready()
         if isinstance(self.link, UsbLink) and (loaded := udc.ensure_link_driver(self.device, self.link)):
             self.facts.link_driver = loaded  # a freshly loaded UDC drops whatever was bound: the report shows it

@@ -11,6 +11,11 @@ PC's disk, and the memory is freed when the driver and QEMU are gone, even kille
 
 The board runs on the pair's `clock` (CLOCKS, set by hil.lab.board.provision.use_clock): `virtual` is QEMU's
 instruction counter on one vCPU (two hang at "Booting SMP configuration" on QEMU 7.2).
+
+QEMU boots the kernel's ELF directly (hil.vlab.kernel), except for a test that suspends the board to RAM: QEMU
+loads an ELF as ROM blobs, which it writes into the guest's RAM again at every reset, and the wake from S3 is a
+reset on x86. The running kernel's page tables are overwritten, and its wake-up code triple-faults (seen in QEMU's
+`-d int` log on QEMU 7.2). A bzImage is handed to the firmware's loader through fw_cfg, so a reset leaves it alone.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
     scratch_disks = attr.ib(factory=dict, validator=attr.validators.instance_of(dict))
     clock = attr.ib(default="real", validator=attr.validators.in_(CLOCKS))
     virtual_mips = attr.ib(default=125, validator=attr.validators.in_(ICOUNT_SHIFT))
+    suspends = attr.ib(default=False, validator=attr.validators.instance_of(bool))  # booted to wake from S3
     _scratch_fds: list[int] = attr.ib(factory=list, init=False, repr=False)
 
     @QEMUDriver.check_bound  # the command line is fixed when the driver is activated
@@ -90,17 +96,18 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
         for the PC with a timeout sees it run out (hil.lab.board.console_transfer keeps the board busy)."""
         return self.clock == "virtual"
 
-    def use_clock(self, clock: str, mips: int = 125) -> None:
-        """Run the board on `clock` (the virtual one at `mips`) from its next power-on (a board that is on is powered
-        off first)."""
+    def use_clock(self, clock: str, mips: int = 125, suspends: bool = False) -> None:
+        """Run the board on `clock` (the virtual one at `mips`) from its next power-on, booted to wake from a suspend
+        to RAM when it `suspends` (a board that is on is powered off first)."""
         if clock not in CLOCKS or mips not in ICOUNT_SHIFT:
             raise LabError(
                 f"{self.target.name}: no clock {clock!r} at {mips} MIPS (clocks: {', '.join(CLOCKS)}; "
                 f"virtual MIPS: {', '.join(map(str, ICOUNT_SHIFT))})"
             )
-        if self.status and (clock, mips) != (self.clock, self.virtual_mips):
-            raise LabError(f"{self.target.name}: runs on the {self.clock} clock: power it off before changing it")
-        self.clock, self.virtual_mips = clock, mips
+        if self.status and (clock, mips, suspends) != (self.clock, self.virtual_mips, self.suspends):
+            booted = ", booted to wake from RAM" if self.suspends else ""
+            raise LabError(f"{self.target.name}: runs on the {self.clock} clock{booted}: power it off before a change")
+        self.clock, self.virtual_mips, self.suspends = clock, mips, suspends
 
     def on_activate(self) -> None:
         self._check_files()
@@ -118,8 +125,8 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
         """Power on with the clock's arguments (the command line is made on activation, the clock chosen later)."""
         made, clock = self._cmd, CLOCKS[self.clock]
         self._cmd = [*made, *(arg.format(shift=ICOUNT_SHIFT[self.virtual_mips]) for arg in clock.qemu)]
-        if "-kernel" in self._cmd and not self.bios:  # QEMU boots it (a boot loader wants the bzImage): its ELF,
-            # without the 6-7 s a bzImage spends decompressing itself under TCG (hil.vlab.kernel)
+        if "-kernel" in self._cmd and not self.bios and not self.suspends:  # QEMU boots it (a boot loader wants the
+            # bzImage): its ELF, without the 6-7 s a bzImage spends decompressing itself under TCG (hil.vlab.kernel)
             at = self._cmd.index("-kernel") + 1
             self._cmd[at] = str(direct_boot(Path(self._cmd[at])))
         if clock.kernel_args and "-append" in self._cmd:

@@ -56,11 +56,16 @@ def test_a_board_on_the_other_clock_is_powered_off_first_and_an_unknown_clock_re
     qemu.status = 1  # running
     assert use_clock(qemu.target, "virtual") and powered_off == ["off"] and qemu.clock == "virtual"
     qemu.status = 1
-    with pytest.raises(LabError, match="runs on the virtual clock: power it off before changing it"):
+    with pytest.raises(LabError, match="runs on the virtual clock: power it off before a change"):
         qemu.use_clock("real")
-    with pytest.raises(LabError, match="runs on the virtual clock: power it off before changing it"):
+    with pytest.raises(LabError, match="runs on the virtual clock: power it off before a change"):
         qemu.use_clock("virtual", 1000)  # another speed is another clock
     assert use_clock(qemu.target, "virtual", 1000) and powered_off == ["off", "off"] and qemu.virtual_mips == 1000
+    qemu.status = 1
+    assert use_clock(qemu.target, "virtual", 1000, suspends=True) and powered_off == ["off"] * 3 and qemu.suspends
+    qemu.status = 1
+    with pytest.raises(LabError, match="runs on the virtual clock, booted to wake from RAM: power it off"):
+        qemu.use_clock("virtual", 1000)  # a test that does not suspend it boots it the quick way
     with pytest.raises(LabError, match="no clock 'virtual' at 300 MIPS"):
         qemu.use_clock("virtual", 300)
     with pytest.raises(LabError, match="no clock 'fast'"):

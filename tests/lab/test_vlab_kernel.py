@@ -64,8 +64,11 @@ def test_the_board_powers_on_with_the_kernels_elf(bzimage, tmp_path, monkeypatch
     qemu = env.get_target("vboard").get_driver(VlabQEMUDriver, activate=False)
     qemu._cmd = ["qemu-system-x86_64", "-kernel", str(bzimage), "-append", "console=ttyS0"]
     qemu.on()
+    qemu.use_clock("real", suspends=True)  # a test that suspends it to RAM: QEMU would rewrite the ELF at the wake
+    qemu.on()
+    qemu.use_clock("real")
     qemu.bios = "uboot"  # env-uboot.yaml: U-Boot loads the kernel over fw_cfg and wants the bzImage
     qemu.on()
     env.cleanup()
     assert started[0][:3] == ["qemu-system-x86_64", "-kernel", str(kernel.direct_boot(bzimage))]
-    assert started[1][2] == qemu._cmd[2] == str(bzimage)  # per power-on: a build booted later brings its own
+    assert started[1][2] == started[2][2] == qemu._cmd[2] == str(bzimage)  # per power-on: a build brings its own

@@ -31,20 +31,23 @@ class BootBuildProtocol(abc.ABC):
 
 class ClockProtocol(abc.ABC):
     """A driver whose board runs on one of several clocks, chosen before its power-on (hil.vlab.qemu: the real
-    clock, or QEMU's instruction-counted one at `virtual_mips`)."""
+    clock, or QEMU's instruction-counted one at `virtual_mips`), and boots one way for tests that suspend it to
+    RAM and another for the rest."""
 
     clock: str
     virtual_mips: int
+    suspends: bool
     status: int  # labgrid's power state: 1 while on
 
     @abc.abstractmethod
-    def use_clock(self, clock: str, mips: int) -> None:
+    def use_clock(self, clock: str, mips: int, suspends: bool) -> None:
         raise NotImplementedError
 
 
-def use_clock(target: Target, clock: str, mips: int = 125) -> bool:
-    """`target` runs on `clock` from its next power-on: a board on another clock is powered off (True when it
-    was). A target without a ClockProtocol driver (a real board) runs on the real clock only."""
+def use_clock(target: Target, clock: str, mips: int = 125, *, suspends: bool = False) -> bool:
+    """`target` runs on `clock` from its next power-on, booted for a test that suspends it to RAM or not: a board
+    booted otherwise is powered off (True when it was). A target without a ClockProtocol driver (a real board) runs
+    on the real clock only, and boots one way."""
     try:
         driver = target.get_driver(ClockProtocol, activate=False)
     except NoDriverFoundError:
@@ -53,12 +56,12 @@ def use_clock(target: Target, clock: str, mips: int = 125) -> bool:
         raise LabError(
             f"{target.name}: clock {clock!r} is the virtual board's, and none of its drivers has one"
         ) from None
-    if (driver.clock, driver.virtual_mips) == (clock, mips):
+    if (driver.clock, driver.virtual_mips, driver.suspends) == (clock, mips, suspends):
         return False
     if driver.status:
         strategy = strategy_of(target)
         strategy.transition("off") if strategy is not None else driver.off()
-    driver.use_clock(clock, mips)
+    driver.use_clock(clock, mips, suspends)
     return True
 
 
