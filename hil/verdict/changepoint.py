@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import ruptures
 
 MIN_RUNS = 2  # runs on each side of a step: a t-test needs two, and one odd run is no step
 MIN_SPREAD = 0.01  # relative run-to-run noise assumed at least (hil.verdict.baseline.MIN_RUN_SPREAD)
@@ -47,6 +46,8 @@ def find_steps(
     # The noise from successive differences: a step moves one difference only, so it barely counts.
     noise = max(1.4826 * float(np.median(np.abs(np.diff(relative)))) / math.sqrt(2), min_spread)
     penalty = 2.0 * math.log(values.size) * noise**2
+    import ruptures  # here: it imports scipy.stats (about a second), which a run without a history never needs
+
     found = ruptures.Binseg(model="l2", min_size=MIN_RUNS, jump=1).fit(relative.reshape(-1, 1)).predict(pen=penalty)
     candidates = found[:-1]  # ruptures ends the list with the series' length
     while True:  # a candidate the rules reject is merged away, and its neighbours are judged again

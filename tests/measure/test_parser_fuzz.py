@@ -2,7 +2,7 @@
 
 A parser is fuzzed here by being registered (`@parser("<tests/data folder>", asked=...)`) in any module
 under hil/measure: the modules are imported below and the registry is read at collection. Each parser
-gets MAX_EXAMPLES inputs, each a real capture (tests/data/<folder>/NAME.txt, asked what its NAME.source
+gets MAX_INPUTS inputs, each a real capture (tests/data/<folder>/NAME.txt, asked what its NAME.source
 command asked) with one to four mutations: truncation, digit swaps, Unicode digits, kernel console
 lines, duplicated, dropped or swapped lines, huge or malformed numbers, random text and bytes. Checked:
 - only MeasurementError leaves the parser, carrying the input verbatim;
@@ -11,8 +11,10 @@ lines, duplicated, dropped or swapped lines, huge or malformed numbers, random t
 - kernel lines inserted between lines change nothing; a Unicode digit in place of an ASCII one never
   gives a different value.
 
-Profiles: "parsers-full" (the default: MAX_EXAMPLES inputs per parser, what CI runs) and
-"parsers-quick" (HIL_PARSER_FUZZ=quick, for editing a parser).
+Profiles: "parsers-full" (the default: MAX_INPUTS inputs per parser, what CI runs) and
+"parsers-quick" (HIL_PARSER_FUZZ=quick, 500, for editing a parser). Each of hypothesis's examples is a seed, its
+mutation kinds and INPUTS_PER_EXAMPLE places and payloads: hypothesis's own work per example is ten times the
+parse's, and a failure still shrinks to its seed and kinds.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ for module in pkgutil.walk_packages(hil.measure.__path__, "hil.measure."):
     importlib.import_module(module.name)
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-MAX_EXAMPLES = 10_000
+MAX_INPUTS = 10_000
+INPUTS_PER_EXAMPLE = 10
 _COMMON = {
     "database": None,  # no example files in the tree; a failure prints its reproduction blob
     "derandomize": True,  # the same inputs on every run: CI is reproducible
@@ -49,8 +52,8 @@ _COMMON = {
     "deadline": timedelta(seconds=1),  # one parse takes about a millisecond: a second is a regex blowing up
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
 }
-settings.register_profile("parsers-full", max_examples=MAX_EXAMPLES, **_COMMON)
-settings.register_profile("parsers-quick", max_examples=500, **_COMMON)
+settings.register_profile("parsers-full", max_examples=MAX_INPUTS // INPUTS_PER_EXAMPLE, **_COMMON)
+settings.register_profile("parsers-quick", max_examples=500 // INPUTS_PER_EXAMPLE, **_COMMON)
 PROFILE = settings.get_profile(f"parsers-{os.environ.get('HIL_PARSER_FUZZ', 'full')}")
 
 
@@ -112,12 +115,13 @@ def _noise(rng: random.Random) -> str:
 
 def _mutate(kind: str, text: str, rng: random.Random) -> str:
     """`text` with one mutation of `kind` at random places (no-op when the text has no place for it)."""
-    at = rng.randrange(len(text) + 1)
-    digits = [i for i, c in enumerate(text) if c in ASCII_DIGITS]
-    lines = text.splitlines(keepends=True)
+    at = rng.randrange(len(text) + 1)  # drawn for every kind: the same seed gives the same inputs
     if kind == "truncate":
         return text[:at]
-    if kind in ("digit", "unicode-digit", "huge-number", "bad-number") and digits:
+    # The digits' and lines' places only for the kinds that use them: finding them is most of a mutation's time.
+    if kind in ("digit", "unicode-digit", "huge-number", "bad-number") and (
+        digits := [i for i, c in enumerate(text) if c in ASCII_DIGITS]
+    ):
         i = rng.choice(digits)
         if kind == "digit":
             new = rng.choice(ASCII_DIGITS.replace(text[i], ""))
@@ -133,7 +137,7 @@ def _mutate(kind: str, text: str, rng: random.Random) -> str:
         return text[:at] + _kernel_line(rng) + text[at:]
     if kind == "kernel-mid-line":
         return text[:at] + _kernel_line(rng) + text[at:]
-    if kind in ("duplicate-line", "drop-line", "swap-lines") and lines:
+    if kind in ("duplicate-line", "drop-line", "swap-lines") and (lines := text.splitlines(keepends=True)):
         i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
         if kind == "duplicate-line":
             lines.insert(j, lines[i])
@@ -147,15 +151,19 @@ def _mutate(kind: str, text: str, rng: random.Random) -> str:
     return text
 
 
-def _inputs(seeds: list[Seed]) -> st.SearchStrategy[tuple[Seed, list[str], str]]:
-    """A seed and one to four mutation kinds drawn by hypothesis (so a failure shrinks to few kinds);
-    places and payloads from a seeded random generator (drawing each through hypothesis costs ~10x)."""
+def _inputs(seeds: list[Seed]) -> st.SearchStrategy[tuple[Seed, list[str], list[str]]]:
+    """A seed and one to four mutation kinds drawn by hypothesis (so a failure shrinks to few kinds), and
+    INPUTS_PER_EXAMPLE texts made with them: places and payloads from a seeded random generator (drawing each
+    through hypothesis costs ~10x)."""
 
-    def build(seed: Seed, kinds: list[str], state: int) -> tuple[Seed, list[str], str]:
-        rng, text = random.Random(state), seed.text
-        for kind in kinds:
-            text = _mutate(kind, text, rng)
-        return seed, kinds, text
+    def build(seed: Seed, kinds: list[str], state: int) -> tuple[Seed, list[str], list[str]]:
+        rng, texts = random.Random(state), []
+        for _ in range(INPUTS_PER_EXAMPLE):
+            text = seed.text
+            for kind in kinds:
+                text = _mutate(kind, text, rng)
+            texts.append(text)
+        return seed, kinds, texts
 
     return st.builds(
         build, st.sampled_from(seeds), st.lists(st.sampled_from(KINDS), min_size=1, max_size=4), st.integers(0, 2**64)
@@ -227,22 +235,23 @@ def test_mutated_real_output_gives_a_consistent_value_or_a_parse_error(registere
 
     @PROFILE
     @given(case=_inputs(seeds))
-    def fuzz(case: tuple[Seed, list[str], str]) -> None:
-        seed, kinds, text = case
-        tried.append(1)
-        outcome = _outcome(registered, text, seed.asked)
-        if set(kinds) == {"kernel-line"}:
-            assert outcome == expected[seed.name], "kernel lines between the tool's lines change nothing"
-        if set(kinds) == {"unicode-digit"}:
-            assert outcome in (expected[seed.name], ("error", None)), "a Unicode digit never gives another value"
-        if outcome[0] == "value":
-            values.append(1)
-            assert all(math.isfinite(n) for n in _numbers(outcome[1])), outcome[1]
-            assert oracle is not None, f"no oracle for {registered.name}"
-            oracle(text, seed.asked, outcome[1])
+    def fuzz(case: tuple[Seed, list[str], list[str]]) -> None:
+        seed, kinds, texts = case
+        for text in texts:
+            tried.append(1)
+            outcome = _outcome(registered, text, seed.asked)
+            if set(kinds) == {"kernel-line"}:
+                assert outcome == expected[seed.name], "kernel lines between the tool's lines change nothing"
+            if set(kinds) == {"unicode-digit"}:
+                assert outcome in (expected[seed.name], ("error", None)), "a Unicode digit never gives another value"
+            if outcome[0] == "value":
+                values.append(1)
+                assert all(math.isfinite(n) for n in _numbers(outcome[1])), outcome[1]
+                assert oracle is not None, f"no oracle for {registered.name}"
+                oracle(text, seed.asked, outcome[1])
 
     fuzz()
-    assert len(tried) >= PROFILE.max_examples
+    assert len(tried) >= PROFILE.max_examples * INPUTS_PER_EXAMPLE
     if not values and registered.name in CHECKS.no_real_capture:
         pytest.skip(f"robust to {len(tried)} inputs, but {CHECKS.no_real_capture[registered.name]}")
     assert values, "no mutated input parsed at all: the mutations never leave a valid output"

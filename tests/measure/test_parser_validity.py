@@ -30,7 +30,7 @@ from hil.measure.parsing import PARSERS
 from hil.verdict.errors import MeasurementError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-# As test_parser_fuzz's profiles: 10 000 (what CI and `bash scripts/test.sh` run), or 500 with HIL_PARSER_FUZZ=quick
+# As test_parser_fuzz's inputs: 10 000 (what CI and `bash scripts/test.sh` run), or 500 with HIL_PARSER_FUZZ=quick
 # (`bash scripts/test.sh --quick`, for editing a parser).
 MAX_EXAMPLES = 500 if os.environ.get("HIL_PARSER_FUZZ") == "quick" else 10_000
 SEED = 29
