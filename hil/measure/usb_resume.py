@@ -105,7 +105,7 @@ def parse(output: str, *, device: str) -> Resume:
     raise ParseError(f"rpm trace: the rpm_resume of {device} never returned in the trace", raw_output=output)
 
 
-def command(sysfs: str, *, autosuspend_ms: int) -> str:
+def command(sysfs: str, *, autosuspend_ms: int, suspend_wait_s: int = SUSPEND_WAIT_S) -> str:
     """One board command: suspend the device (and its subtree), resume it under the rpm tracepoints, print
     the trace; the subtree's power/control is put back to `on` however it ends.
 
@@ -124,10 +124,10 @@ def command(sysfs: str, *, autosuspend_ms: int) -> str:
         "read up _ < /proc/uptime; start=${up%.*}; "
         'while read s < "$d/power/runtime_status"; [ "$s" != suspended ]; do '
         "read up _ < /proc/uptime; up=${up%.*}; "
-        f"[ $up -ge $((start + {SUSPEND_WAIT_S})) ] && break; "
+        f"[ $up -ge $((start + {suspend_wait_s})) ] && break; "
         "sleep 0.1; done; "
         'if [ "$s" != suspended ]; then '
-        f'echo "$d did not runtime-suspend within {SUSPEND_WAIT_S} s:"; '
+        f'echo "$d did not runtime-suspend within {suspend_wait_s} s:"; '
         'grep -H . $(find "$d/" -path "*/power/runtime_status") "$d/power/runtime_active_kids"; '
         f"restore; exit {AWAKE}; fi; "
         'echo 0 > "$t/tracing_on"; echo > "$t/trace"; '
@@ -138,21 +138,23 @@ def command(sysfs: str, *, autosuspend_ms: int) -> str:
     )
 
 
-def run(role: Role, sysfs: str, *, autosuspend_ms: int, timeout: float = 60) -> Measurement:
+def run(
+    role: Role, sysfs: str, *, autosuspend_ms: int, timeout: float = 60, suspend_wait_s: int = SUSPEND_WAIT_S
+) -> Measurement:
     """Suspend, resume and time the device once; the trace is kept as the raw output.
 
     A device that did not suspend gets a second command: on the virtual board the Bulk-Only disk stays awake
     through the whole first wait after boot (however long: tests/data/usb_resume/vlab-bot-resume-after-boot.txt)
     and suspends in the next command. The first command's statuses stay in the raw output."""
-    text = command(sysfs, autosuspend_ms=autosuspend_ms)
+    text = command(sysfs, autosuspend_ms=autosuspend_ms, suspend_wait_s=suspend_wait_s)
     started = time.time()
     # A sample's bound (20 s after a 1 s warm-up) must not cut the suspend waits short and call the board hung.
-    waits = f"the device's runtime suspend may take up to {SUSPEND_WAIT_S} s, twice"
-    with bound.at_least(2 * SUSPEND_WAIT_S + 30, waits):
-        exitcode, output = role.run_status(text, timeout=timeout + SUSPEND_WAIT_S)
+    waits = f"the device's runtime suspend may take up to {suspend_wait_s} s, twice"
+    with bound.at_least(2 * suspend_wait_s + 30, waits):
+        exitcode, output = role.run_status(text, timeout=timeout + suspend_wait_s)
         awake = output if exitcode == AWAKE else ""
         if exitcode == AWAKE:
-            exitcode, output = role.run_status(text, timeout=timeout + SUSPEND_WAIT_S)
+            exitcode, output = role.run_status(text, timeout=timeout + suspend_wait_s)
     raw = f"{awake}\n--- the device did not suspend: a second command ---\n{output}" if awake else output
     if exitcode != 0:
         raise ParseError(f"resume measurement exited {exitcode}", raw_output=raw)
