@@ -37,7 +37,6 @@ from labgrid.step import step
 from hil.build.manifest import Build
 from hil.errors import LabError
 from hil.lab.board.provision import BootBuildProtocol, ClockProtocol
-from hil.services import terminate
 from hil.vlab.kernel import direct_boot
 
 BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
@@ -194,9 +193,15 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
         emulator never answers its monitor, and labgrid's QMP read has no timeout."""
         if not self.status:
             return
-        child, timeout = self._child, self.QUIT_TIMEOUT_S
-        killing = f"QEMU did not quit within {timeout:.0f} s: killing it"
-        terminate(child, timeout, on_kill=lambda: self.logger.warning(killing))
+        child = self._child
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=self.QUIT_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.logger.warning("QEMU did not quit within %.0f s: killing it", self.QUIT_TIMEOUT_S)
+                child.kill()
+                child.wait(timeout=self.QUIT_TIMEOUT_S)
         for stream in (child.stdout, child.stdin):
             if stream:
                 stream.close()
