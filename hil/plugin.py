@@ -397,7 +397,7 @@ def board_pair(
 def pair(request: pytest.FixtureRequest, board_pair: BoardPair) -> Iterator[BoardPair]:
     """The board pair under test, answering and with its link configured (power-cycled if it was hung)."""
     catalogue = request.config.stash[INVENTORY].catalogue
-    metrics = {name for marker in request.node.iter_markers(METRICS_MARKER) for name in marker.args}
+    metrics = _wanted_metrics(request.node, request.config.stash[INVENTORY])
     board_pair.prepare(suspends=any(catalogue.metric(name).suspends_board for name in metrics))
     deploy.require_tools(board_pair.name, board_pair.roles, _tools_needed(request.node), board_pair.facts)
     yield board_pair

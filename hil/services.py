@@ -101,14 +101,17 @@ def alive(pid: int, start_time: str | None = None) -> bool:
     return True
 
 
-def terminate(process: subprocess.Popen | None, timeout: float) -> bool:
-    """SIGTERM to a child, SIGKILL after `timeout` (a frozen one answers nothing); False when it was not running."""
+def terminate(process: subprocess.Popen | None, timeout: float, on_kill: Callable[[], None] | None = None) -> bool:
+    """SIGTERM to a child, SIGKILL after `timeout` (a frozen one answers nothing; `on_kill` says so first); False
+    when it was not running."""
     if process is None or process.poll() is not None:
         return False
     process.terminate()
     try:
         process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
+        if on_kill is not None:
+            on_kill()
         process.kill()
         process.wait(timeout=timeout)
     return True

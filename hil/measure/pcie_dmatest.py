@@ -10,13 +10,13 @@ rounded figure: a line whose numbers disagree with each other is garbled, not a 
 from __future__ import annotations
 
 import re
-import secrets
 import time
 from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure.dd import DdTransfer
+from hil.measure.kernel_log import after_marker, mark
 from hil.measure.parsing import ascii_int, lines_holding, no_failure, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
@@ -112,29 +112,6 @@ def parse_pcitest(text: str) -> dict[tuple[str, int], bool]:
     if not results:
         raise ParseError("pcitest printed no READ/WRITE/COPY verdict", raw_output=text)
     return results
-
-
-def after_marker(log: str, marker: str, summary: str | None = None) -> str:
-    """The kernel log written after `marker` (hil writes one to /dev/kmsg before each run); with `summary`, a
-    ParseError unless exactly one line of it holds that text: one run logs one summary, so a second is another
-    run's, and none means the run's own line was cut (the parsers would take an earlier one as this run's)."""
-    index = log.rfind(marker)
-    if index < 0:
-        raise MeasurementError(f"the kernel log lost hil's marker {marker!r} (ring buffer overrun?)", raw_output=log)
-    after = log[index + len(marker) :]
-    if summary is not None:
-        count = sum(summary in line for line in after.split("\n"))
-        if count != 1:
-            found = f"the kernel log holds {count} lines with {summary!r} after hil's marker"
-            raise ParseError(f"{found}, not the run's one", raw_output=after)
-    return after
-
-
-def mark(role: Role, name: str = "hil-pcie-dma") -> str:
-    """A marker of its own written into `role`'s kernel log, for `after_marker`."""
-    marker = f"{name}-{secrets.token_hex(4)}"
-    role.run(shell.write("/dev/kmsg", marker), timeout=30)
-    return marker
 
 
 def _check_direction(direction: str) -> None:

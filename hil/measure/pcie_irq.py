@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
+from hil.measure.kernel_log import after_marker, mark
 from hil.measure.parsing import ascii_float, ascii_int, lines_holding, parser
-from hil.measure.pcie_dmatest import after_marker, mark
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 

@@ -27,6 +27,7 @@ MIN_FRAMES = 2
 MIN_COMPRESSED_FRAME = 4  # bytes: a frame's markers, which v4l2_fps.c checks
 # The fastest bus a camera streams over (USB4, 40 Gbit/s): frames' bytes faster than this are no frames.
 LINK_CEILING_BYTES_PER_S = 40e9 / 8
+_FORMAT_RETRY = re.compile(rf"^{PROGRAM}: VIDIOC_S_FMT: .*: asked again$", re.M)
 _LINE = re.compile(
     r"v4l2_fps format=(?P<format>\S+) width=(?P<width>\S+) height=(?P<height>\S+) frames=(?P<frames>\S+) "
     r"span_us=(?P<span_us>\S+) fps=(?P<fps>\S+) dropped=(?P<dropped>\S+) corrupt=(?P<corrupt>\S+) "
@@ -135,5 +136,13 @@ def run(
         raw=output,
         started=started,
         duration_s=duration,
-        details={"format": fmt, "width": width, "height": height, "frames": rate.frames, "span_s": rate.span_s},
+        details={
+            "format": fmt,
+            "width": width,
+            "height": height,
+            "frames": rate.frames,
+            "span_s": rate.span_s,
+            # format requests uvcvideo lost on the wire and v4l2_fps asked again (a flaky control endpoint)
+            "format_retries": len(_FORMAT_RETRY.findall(output)),
+        },
     )

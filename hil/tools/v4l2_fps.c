@@ -18,7 +18,8 @@
  * frames too. hil's own cameras (counter, below) stream YUYV and MJPEG only.
  *
  * A device that will not take the format exactly, or a frame that does not arrive within
- * TIMEOUT_S, is an error: a message on stderr and exit status 1, no summary.
+ * TIMEOUT_S, is an error: a message on stderr and exit status 1, no summary. A format request that
+ * failed on the wire is asked again twice ("v4l2_fps: VIDIOC_S_FMT: ...: asked again" on stderr).
  *
  * dropped is the gap the sequence numbers leave: (last_seq - first_seq + 1) - frames. A sequence number
  * that does not increase is named on stderr ("v4l2_fps: sequence ..."); more frames than sequence
@@ -47,6 +48,7 @@
 #include <unistd.h>
 
 #define NBUFS 4
+#define FORMAT_RETRIES 2 /* VIDIOC_S_FMT asked again after a control request lost on the wire */
 
 static int fd;
 
@@ -118,7 +120,7 @@ int main(int argc, char **argv)
 	uint64_t first_us = 0, last_us = 0, bytes = 0;
 	unsigned long got = 0, dropped = 0, corrupt = 0;
 	size_t expected;
-	unsigned int i, n;
+	unsigned int i, n, tries;
 	int mjpeg, h264, counters = argc == 8 && !strcmp(argv[7], "counter");
 	long long first_counter = -1, last_counter = -1, offset = 0;
 
@@ -140,13 +142,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "v4l2_fps: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	fmt.fmt.pix.width = width;
-	fmt.fmt.pix.height = height;
-	fmt.fmt.pix.pixelformat = pixfmt;
-	fmt.fmt.pix.field = V4L2_FIELD_ANY;
-	if (xioctl(VIDIOC_S_FMT, &fmt) < 0) {
-		perror("v4l2_fps: VIDIOC_S_FMT");
-		return 1;
+	/* uvcvideo sets a format with the camera's probe control requests; one lost on the wire (a timeout or a
+	 * stall: EIO, ETIMEDOUT, EPIPE) is asked again, at most FORMAT_RETRIES times, each named on stderr. */
+	for (tries = 0;; tries++) {
+		fmt.fmt.pix.width = width;
+		fmt.fmt.pix.height = height;
+		fmt.fmt.pix.pixelformat = pixfmt;
+		fmt.fmt.pix.field = V4L2_FIELD_ANY;
+		if (xioctl(VIDIOC_S_FMT, &fmt) == 0)
+			break;
+		if (tries == FORMAT_RETRIES || (errno != EIO && errno != ETIMEDOUT && errno != EPIPE)) {
+			perror("v4l2_fps: VIDIOC_S_FMT");
+			return 1;
+		}
+		fprintf(stderr, "v4l2_fps: VIDIOC_S_FMT: %s: asked again\n", strerror(errno));
 	}
 	/* A driver adjusts what it cannot do; measuring another format would be measuring something else. */
 	if (fmt.fmt.pix.width != width || fmt.fmt.pix.height != height || fmt.fmt.pix.pixelformat != pixfmt) {

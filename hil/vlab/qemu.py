@@ -12,10 +12,8 @@ PC's disk, and the memory is freed when the driver and QEMU are gone, even kille
 The board runs on the pair's `clock` (CLOCKS, set by hil.lab.board.provision.use_clock): `virtual` is QEMU's
 instruction counter on one vCPU (two hang at "Booting SMP configuration" on QEMU 7.2).
 
-QEMU boots the kernel's ELF directly (hil.vlab.kernel), except for a test that suspends the board to RAM: QEMU
-loads an ELF as ROM blobs, which it writes into the guest's RAM again at every reset, and the wake from S3 is a
-reset on x86. The running kernel's page tables are overwritten, and its wake-up code triple-faults (seen in QEMU's
-`-d int` log on QEMU 7.2). A bzImage is handed to the firmware's loader through fw_cfg, so a reset leaves it alone.
+QEMU boots the kernel's ELF directly (hil.vlab.kernel), and a bzImage for a test that suspends the board to RAM
+(docs/virtual-lab.md says why).
 """
 
 from __future__ import annotations
@@ -37,6 +35,7 @@ from labgrid.step import step
 from hil.build.manifest import Build
 from hil.errors import LabError
 from hil.lab.board.provision import BootBuildProtocol, ClockProtocol
+from hil.services import terminate
 from hil.vlab.kernel import direct_boot
 
 BUILD_KERNEL = "hil-build-kernel"  # the images key of a build's kernel
@@ -193,15 +192,9 @@ class VlabQEMUDriver(QEMUDriver, BootBuildProtocol, ClockProtocol):
         emulator never answers its monitor, and labgrid's QMP read has no timeout."""
         if not self.status:
             return
-        child = self._child
-        if child.poll() is None:
-            child.terminate()
-            try:
-                child.wait(timeout=self.QUIT_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.logger.warning("QEMU did not quit within %.0f s: killing it", self.QUIT_TIMEOUT_S)
-                child.kill()
-                child.wait(timeout=self.QUIT_TIMEOUT_S)
+        child, timeout = self._child, self.QUIT_TIMEOUT_S
+        killing = f"QEMU did not quit within {timeout:.0f} s: killing it"
+        terminate(child, timeout, on_kill=lambda: self.logger.warning(killing))
         for stream in (child.stdout, child.stdin):
             if stream:
                 stream.close()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hil.vlab.lab import read_state
+from hil.services import read_state
 
 REPO = Path(__file__).resolve().parents[2]
 REMOTE_ENV = REPO / "hil" / "vlab" / "remote-env.yaml"

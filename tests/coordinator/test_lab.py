@@ -6,7 +6,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from hil.vlab.lab import read_state
+from hil.services import read_state
 
 from .conftest import Lab, lab_command
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.measure import pcie_dmatest
+from hil.measure import kernel_log, pcie_dmatest
 from hil.measure.parsing import PARSERS
 from hil.verdict.errors import MeasurementError, ParseError
 
@@ -159,8 +159,8 @@ def test_the_commands_quote_every_value_and_run_one_channel():
 
 def test_a_log_without_the_marker_is_a_measurement_error():
     with pytest.raises(MeasurementError, match="marker"):
-        pcie_dmatest.after_marker(EP_LOG, "hil-pcie-dma-0000")
-    assert pcie_dmatest.after_marker("old\nhil-pcie-dma-1\nnew\n", "hil-pcie-dma-1") == "\nnew\n"
+        kernel_log.after_marker(EP_LOG, "hil-pcie-dma-0000")
+    assert kernel_log.after_marker("old\nhil-pcie-dma-1\nnew\n", "hil-pcie-dma-1") == "\nnew\n"
 
 
 def test_a_run_log_holds_exactly_its_one_summary():
@@ -168,13 +168,13 @@ def test_a_run_log_holds_exactly_its_one_summary():
     runner asks for exactly one after its marker."""
     first = EP_LOG.splitlines()[-2]  # pci-epf-test's READ of 1024000 B with DMA, as logged on an RK3588
     whole = f"hil-pcie-dma-1\n{first}\n"
-    one = pcie_dmatest.after_marker(whole, "hil-pcie-dma-1", " => Size: ")
+    one = kernel_log.after_marker(whole, "hil-pcie-dma-1", " => Size: ")
     assert pcie_dmatest.parse_epf_test(one).bytes == 1024000
     cut = f"{first}\nhil-pcie-dma-2\npci_epf_test pci_epf_test.0: READ =\n"
     assert pcie_dmatest.parse_epf_test(cut).bytes == 1024000  # the parser alone takes the earlier line
     for log in (cut, f"hil-pcie-dma-2\n{first}\n{first}\n"):
         with pytest.raises(ParseError, match="lines with ' => Size: ' after hil's marker"):
-            pcie_dmatest.after_marker(log, "hil-pcie-dma-2", " => Size: ")
+            kernel_log.after_marker(log, "hil-pcie-dma-2", " => Size: ")
 
 
 # The driver's failure messages (pcie-dw-dmatest.c / pcie-dw-rockchip.c): dev_err "%s, write abort\n",

@@ -1,6 +1,6 @@
-"""Faults on the virtual board, in whole pytest runs: a killed board and a frozen one are ERRORs within
-seconds (not the command's own limit), the next test passes after a power cycle, and a SIGTERM to the
-run leaves no QEMU behind and fresh reports.
+"""Faults on the virtual board, in whole pytest runs: a killed board and then a frozen one, in one run, are ERRORs
+within seconds (not the command's own limit), the test after each passes after a power cycle, and a SIGTERM to
+the run leaves no QEMU behind and fresh reports.
 """
 
 from __future__ import annotations
@@ -40,37 +40,56 @@ from hil.measure import dd
 from hil.lab.usb_gadget.on_link import gadget_on
 
 
-def fault(pair):
+def fault(pair, kind):
     qemu = pair.host.target.get_driver("VlabQEMUDriver")
-    pathlib.Path("fault_at").write_text(repr(time.time()))
-    if os.environ["HIL_FAULT"] == "kill":
+    pathlib.Path(f"fault_at_{kind}").write_text(repr(time.time()))
+    if kind == "kill":
         qemu.kill()  # as a crash would
     else:
         os.kill(qemu._child.pid, signal.SIGSTOP)  # frozen: the process is there, nothing answers
 
 
-@pytest.mark.hil_metrics("usb.msc.read")
-def test_1_board_fails_while_sampling(pair, perf):
+def fails_while_sampling(pair, perf, kind):
     taken = []
 
     def sample():
         if len(taken) == 3:  # warm-up and two counted samples are in
-            fault(pair)
+            fault(pair, kind)
         taken.append(dd.read(pair.host, disk, block_size="1M", total_mb=16))  # dd's own limit is minutes
         return taken[-1]
 
     with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
         disk = gadget.block_device()
-        perf.check("usb.msc.read", bs="1M", fault="board fails", sample=sample)
+        perf.check("usb.msc.read", bs="1M", fault=kind, sample=sample)
+
+
+def measures(pair, perf, after):
+    with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
+        disk = gadget.block_device()
+        perf.check(
+            "usb.msc.read", bs="1M", fault="none", after=after,
+            sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16),
+        )
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_1_board_killed_while_sampling(pair, perf):
+    fails_while_sampling(pair, perf, "kill")
 
 
 @pytest.mark.hil_metrics("usb.msc.read")
 def test_2_next_test_measures_after_a_power_cycle(pair, perf):
-    with gadget_on(pair, MassStorage(size_mb=32)) as gadget:
-        disk = gadget.block_device()
-        perf.check(
-            "usb.msc.read", bs="1M", fault="none", sample=lambda: dd.read(pair.host, disk, block_size="1M", total_mb=16)
-        )
+    measures(pair, perf, "kill")
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_3_board_frozen_while_sampling(pair, perf):
+    fails_while_sampling(pair, perf, "freeze")
+
+
+@pytest.mark.hil_metrics("usb.msc.read")
+def test_4_next_test_measures_after_another_power_cycle(pair, perf):
+    measures(pair, perf, "freeze")
 """
 
 
@@ -81,31 +100,34 @@ def _lab(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("fault", "within_s"), [("kill", 10), ("freeze", 60)])
-def test_a_failed_board_is_an_error_within_seconds_and_the_next_test_passes(
-    tmp_path, vlab_subprocess_env, fault, within_s
-):
+def test_a_killed_and_a_frozen_board_are_errors_within_seconds_and_the_next_tests_pass(tmp_path, vlab_subprocess_env):
     lab = _lab(tmp_path)
     out = lab / "reports"
-    proc = run_pytest(["--samples", "4", "-rA", "test_fault.py"], {**vlab_subprocess_env, "HIL_FAULT": fault}, out,
-                      cwd=lab)  # fmt: skip
+    proc = run_pytest(["--samples", "4", "-rA", "test_fault.py"], vlab_subprocess_env, out, cwd=lab)
     log = proc.stdout[-8000:] + proc.stderr[-2000:]
     assert proc.returncode == 6, log  # errors only, no gate failed: a lab fault (docs/failures.md, exit codes)
 
     results = json.loads((out / "results.json").read_text())["results"]
-    assert results[0]["verdict"] == "ERROR", log
-    assert results[1]["verdict"] in ("PASS", "MARGINAL"), log  # MARGINAL passes too: a noisy machine
-    failed = results[0]
-    noticed_after = failed["finished"] - float((lab / "fault_at").read_text())
-    assert noticed_after < within_s, f"the {fault} was noticed after {noticed_after:.1f} s"
-    assert len(failed["samples"]) == 2, "what was measured before the fault is kept"
-    if fault == "kill":
-        assert "console closed" in failed["reason"], failed["reason"]
-    else:
-        assert "sample bound" in failed["reason"] and "the warm-up's" in failed["reason"], failed["reason"]
     cases = junit_cases(out / "junit.xml")
-    assert cases["test_1_board_fails_while_sampling[vlab-hs]"].find("error") is not None
-    assert results[1]["facts"]["boot.vboard"].endswith("2 power-on(s) this session"), results[1]["facts"]
+    assert len(results) == 4, log
+    for (fault, within_s, case), failed, after, power_ons in zip(
+        [("kill", 10, "test_1_board_killed_while_sampling"), ("freeze", 60, "test_3_board_frozen_while_sampling")],
+        results[0::2],
+        results[1::2],
+        (2, 3),
+        strict=True,
+    ):
+        assert failed["verdict"] == "ERROR", log
+        assert after["verdict"] in ("PASS", "MARGINAL"), log  # MARGINAL passes too: a noisy machine
+        noticed_after = failed["finished"] - float((lab / f"fault_at_{fault}").read_text())
+        assert noticed_after < within_s, f"the {fault} was noticed after {noticed_after:.1f} s"
+        assert len(failed["samples"]) == 2, "what was measured before the fault is kept"
+        if fault == "kill":
+            assert "console closed" in failed["reason"], failed["reason"]
+        else:
+            assert "sample bound" in failed["reason"] and "the warm-up's" in failed["reason"], failed["reason"]
+        assert cases[f"{case}[vlab-hs]"].find("error") is not None
+        assert after["facts"]["boot.vboard"].endswith(f"{power_ons} power-on(s) this session"), after["facts"]
 
 
 def _qemu_pids_of(image: str) -> list[int]:

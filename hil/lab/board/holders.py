@@ -12,14 +12,15 @@ import contextlib
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from hil.services import default_run_dir
+
 
 def records_dir() -> Path:
-    return Path(tempfile.gettempdir()) / f"hil-places-{os.getuid()}"
+    return default_run_dir("hil-places")
 
 
 def process_start(pid: int) -> str | None:
