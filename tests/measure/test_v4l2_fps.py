@@ -166,6 +166,16 @@ def test_a_counted_run_of_hils_camera_parses_with_its_notes_left_aside(name, dro
     assert (rate.frames, rate.dropped, rate.corrupt) == (300, dropped, 0)
 
 
+@pytest.mark.parametrize(("paused_s", "retries"), [(6, 1), (12, 2)])
+def test_a_format_request_lost_on_the_wire_is_asked_again_and_counted(paused_s, retries):
+    """The camera stopped for a while: uvcvideo's probe control requests time out (EIO), v4l2_fps asks again."""
+    name = f"gadgetfs-yuyv-640x480-counter-paused-{paused_s}s"
+    board = _Board(0, _read(name))
+    measurement = v4l2_fps.run(board, "/dev/video0", "yuyv", 640, 480, frames=30, counter=True)
+    assert measurement.details["format_retries"] == retries
+    assert measurement.values["corrupt"].value == 0
+
+
 def test_the_counter_check_is_asked_for_on_the_command_line():
     assert v4l2_fps.command("/dev/video0", "yuyv", 640, 480, frames=300, timeout_s=10, counter=True).endswith(
         " 10 counter"

@@ -19,6 +19,8 @@ from hil.lab.usb_gadget.uvc_gadgetfs import GADGETFS_FUNCTION, MOUNT, PROGRAM, G
 from hil.lab.usb_host import usbhost
 from hil.lab.usb_host.camera import uvc_capture_node
 from hil.measure import v4l2_fps
+from hil.verdict.errors import MeasurementError
+from hil.verdict.measurement import Measurement
 
 UDC = "dummy_udc.0"
 
@@ -67,6 +69,27 @@ def test_frames_cross_dummy_hcd_over_bulk_whole_and_in_order(vboard, camera, fra
     # whole frames the UDC took: each session's, not the one its STREAMOFF interrupted (its counter is skipped)
     assert sent and int(sent[1]) >= 2 * frames, gadget.output
     assert udc_function(vboard, UDC) == ""
+
+
+def test_a_camera_that_answers_no_format_request_for_a_while_is_asked_again_then_given_up(vboard):
+    """uvcvideo's probe control requests time out after 5 s (EIO): v4l2_fps asks twice more, each retry counted,
+    and a camera that stays silent through all three is an error naming the request (CI saw one such timeout)."""
+    udc.ensure_module(vboard, "dummy_hcd", {"is_super_speed": "false"})
+    camera = Uvc(bulk=True)
+    with GadgetfsCamera(vboard, UDC, camera) as gadget:
+        node = uvc_capture_node(vboard, usbhost.wait_for_device(vboard, gadget.serial, timeout_s=60), timeout_s=60)
+
+        def measure_after_a_pause(seconds: int) -> Measurement:
+            pid = f"$(pidof {PROGRAM})"
+            vboard.run(f"kill -STOP {pid}; (sleep {seconds}; kill -CONT {pid}) >/dev/null 2>&1 &")
+            return v4l2_fps.run(vboard, node, "yuyv", 640, 480, frames=30, counter=True)
+
+        run = measure_after_a_pause(6)
+        assert run.details["format_retries"] == 1 and run.values["corrupt"].value == 0, run.raw
+        with pytest.raises(MeasurementError, match="exited 1") as silent:
+            measure_after_a_pause(17)
+        assert silent.value.raw_output.count("asked again") == 2, silent.value.raw_output
+        assert "v4l2_fps: VIDIOC_S_FMT: Input/output error\n" in silent.value.raw_output + "\n"
 
 
 def test_on_a_super_speed_link_the_camera_runs_at_high_speed(vboard):
