@@ -17,8 +17,7 @@ def root(name: str, override_variable: str) -> Path:
     """$override_variable if set, else $XDG_CACHE_HOME/hil/<name> (~/.cache/hil/<name>)."""
     if override_variable in os.environ:
         return Path(os.environ[override_variable])
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "hil" / name
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hil" / name
 
 
 def inputs_hash(inputs: dict) -> str:

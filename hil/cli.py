@@ -16,10 +16,7 @@ from hil import __version__
 
 # name -> (module with main(argv, *, prog), one line of help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "setup": (
-        "hil.install",
-        "install hil's Debian packages at today's versions, build the virtual lab image",
-    ),
+    "setup": ("hil.install", "install hil's Debian packages at today's versions, build the virtual lab image"),
     "init": ("hil.labrepo", "make a lab repository: inventory, labgrid environment, pytest.ini, Jenkinsfile, README"),
     "run": ("hil.stock", "run the stock suite shipped with hil (pytest --pyargs hil_testcases, the same options)"),
     "catalogue": ("hil.catalogue.__main__", "print the metric catalogue and the settings as Markdown tables"),
@@ -68,8 +65,7 @@ def _dispatch(args: list[str]) -> int:
     if name not in COMMANDS:
         print(f"hil: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
-    return int(module.main(rest, prog=f"hil {name}") or 0)
+    return int(importlib.import_module(COMMANDS[name][0]).main(rest, prog=f"hil {name}") or 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

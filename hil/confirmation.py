@@ -47,8 +47,7 @@ def run_with_confirmation(item: pytest.Item, nextitem: pytest.Item | None) -> bo
     item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     keep = item.parent  # tear down the item's own fixtures only (see the module docstring)
     reports = runtestprotocol(item, nextitem=keep, log=False)  # type: ignore[arg-type]
-    suspected = item.stash.get(SUSPECTED, [])
-    if suspected:
+    if suspected := item.stash.get(SUSPECTED, []):
         live.carry(item, reports)  # the first attempt's live lines still reach the log (under xdist)
         keys = ", ".join(collect.key_of(result) for result in suspected)
         log.warning("%s: suspected regression of %s: re-measuring after a power cycle", item.nodeid, keys)

@@ -91,15 +91,12 @@ class Builder(Generic[ImageT]):
     # fill(inputs, cache root, scratch directory, image directory): the image's files into the last
     fill: Callable[[dict, Path, Path, Path], None]
 
-    def cache_root(self) -> Path:
-        return cache.root(self.name, f"HIL_{self.name.upper()}_CACHE")
-
     def ensure(
         self, cache_root: Path | None = None, *, force: bool = False, log: Callable[[str], None] = print
     ) -> ImageT:
         """The cached image of the current inputs, built first when missing or `force`d; one builder at a time
         (parallel pytest workers)."""
-        root = cache_root or self.cache_root()
+        root = cache_root or cache.root(self.name, f"HIL_{self.name.upper()}_CACHE")
         inputs = self.inputs()
         target = root / cache.inputs_hash(inputs)
         with cache.locked(root):

@@ -22,8 +22,7 @@ SIZES = ("quick", "full")
 
 def matrix(name: str, *, quick: Sequence[Any], full: Sequence[Any], ids: str | None = None) -> pytest.MarkDecorator:
     """A parametrization whose values depend on `--matrix` (see the module docstring)."""
-    missing = [value for value in quick if value not in full]
-    if missing:
+    if missing := [value for value in quick if value not in full]:
         raise ValueError(f"hil.matrix({name!r}): quick values {missing} are not in the full matrix")
     if not quick:
         raise ValueError(f"hil.matrix({name!r}): the quick set needs at least one value")
@@ -33,17 +32,15 @@ def matrix(name: str, *, quick: Sequence[Any], full: Sequence[Any], ids: str | N
 def parametrize(metafunc: pytest.Metafunc, size: str) -> None:
     """Apply every hil_matrix marker of a test function at the given size."""
     for marker in metafunc.definition.iter_markers(MARKER):
-        name = marker.args[0]
         values = marker.kwargs[size]
         template = marker.kwargs.get("ids")
-        metafunc.parametrize(name, values, ids=[template.format(v) if template else str(v) for v in values])
+        metafunc.parametrize(marker.args[0], values, ids=[template.format(v) if template else str(v) for v in values])
 
 
 def pairs_in_run(boards: Mapping[str, Any], patterns: list[str], size: str) -> list[str]:
     """The pairs `patterns` (shell-style; none: all) select that run at this --matrix size (`matrix: full` in
     boards.yaml: only in full runs, unless a pattern names it); LookupError naming patterns no pair matches."""
-    unknown = [p for p in patterns if not fnmatch.filter(boards, p)]
-    if unknown:
+    if unknown := [p for p in patterns if not fnmatch.filter(boards, p)]:
         raise LookupError(", ".join(unknown))
     return [
         name

@@ -90,9 +90,8 @@ class Perf:
         virtual = self.pair.board.config.clock == "virtual"
         if virtual:  # another figure than the real clock's: its key says so, so no comparison mixes the two
             params = {**params, CLOCK_PARAM: self.pair.board.config.clock_name}
-        catalogue = self.inventory.catalogue
         for name, _ in named:
-            catalogue.metric(name)  # a misspelt name in a test is a bug: UnknownName says which
+            self.inventory.catalogue.metric(name)  # a misspelt name in a test is a bug: UnknownName says which
         board = self.pair.board
         if not any(name in board.config.metrics for name, _ in named):
             pytest.skip(f"{board.name}: boards.yaml sets no expectation for {', '.join(dict(named))}")
@@ -288,9 +287,8 @@ def _as_measurement(sample: Callable[[], Any], first: MetricSpec) -> Callable[[]
     def measured() -> Any:
         got = sample()
         if isinstance(got, Sample):
-            value = Quantity(got.value, first.unit)
             return Measurement(
-                {first.reads: value},
+                {first.reads: Quantity(got.value, first.unit)},
                 raw=got.raw,
                 started=got.started,
                 duration_s=got.duration_s,

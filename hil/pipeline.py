@@ -70,8 +70,7 @@ def summary(reports_dir: Path, status: int, label: str = "") -> str:
     counts = Counter(result["verdict"] for result in results)
     bad = []
     for verdict in (Verdict.ERROR, Verdict.REGRESSION, Verdict.FAIL, Verdict.UNSTABLE):
-        keys = [_named(r) for r in results if r["verdict"] == verdict]
-        if keys:
+        if keys := [_named(r) for r in results if r["verdict"] == verdict]:
             more = f" (+{len(keys) - _NAMED})" if len(keys) > _NAMED else ""
             bad.append(f"{verdict} {', '.join(keys[:_NAMED])}{more}")
     tally = ", ".join(f"{counts[v]} {v}" for v in Verdict if counts[v])

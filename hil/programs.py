@@ -75,10 +75,6 @@ def compiler_for(arch: str) -> str:
     return cross
 
 
-def cache_root() -> Path:
-    return cache.root("programs", "HIL_PROGRAMS_CACHE")
-
-
 def build(arch: str, *, root: Path | None = None) -> ProgramsBuild:
     """hil/tools built for `arch` (cached); a build error or a binary of another architecture is a LabError."""
     compiler = compiler_for(arch)
@@ -88,7 +84,7 @@ def build(arch: str, *, root: Path | None = None) -> ProgramsBuild:
         digest.update(path.relative_to(SOURCE_DIR).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update(version.encode())
     name = digest.hexdigest()[:16]
-    root = root or cache_root()
+    root = root or cache.root("programs", "HIL_PROGRAMS_CACHE")
     directory = root / f"{arch}-{name}"
     with cache.locked(root):  # parallel workers build once
         if not (directory / ".complete").is_file():

@@ -84,13 +84,12 @@ def _dynamic(path: Path) -> tuple[list[str], list[str], str | None]:
     return needed, paths, interpreter.group(1) if interpreter else None
 
 
-def copy_with_libraries(sysroot: Path, files: list[str], root: Path, *, library_dirs: list[str]) -> list[str]:
+def copy_with_libraries(sysroot: Path, files: list[str], root: Path, *, library_dirs: list[str]) -> None:
     """Copy `files` (paths inside `sysroot`) into `root` at the same paths, with every shared library they
     need, resolved in `library_dirs` (and RUNPATHs) of the sysroot like the board's dynamic loader would.
-    Returns the libraries copied; a library found nowhere is a VlabImageError naming who needs it."""
+    A library found nowhere is a VlabImageError naming who needs it."""
     queue = [sysroot / name.lstrip("/") for name in files]
     copied: set[Path] = set()
-    libraries: list[str] = []
     while queue:
         path = queue.pop()
         if path in copied:
@@ -110,13 +109,10 @@ def copy_with_libraries(sysroot: Path, files: list[str], root: Path, *, library_
             for directory in [*search, *library_dirs]:
                 candidate = sysroot / directory.lstrip("/") / soname
                 if candidate.exists():
-                    if candidate not in copied:
-                        queue.append(candidate)
-                        libraries.append(str(candidate.relative_to(sysroot)))
+                    queue.append(candidate)  # copied once: a path already copied is skipped when popped
                     break
             else:
                 raise VlabImageError(f"{relative} needs {soname}, found in no package unpacked into {sysroot}")
-    return sorted(set(libraries))
 
 
 def _copy_keeping_links(sysroot: Path, relative: Path, root: Path) -> None:

@@ -42,14 +42,12 @@ def _hardware(board: Board) -> list[tuple[str, str]]:
     their own, or makes them wait."""
     if board.config.vlab:
         return []
-    keys = []
-    for role in board.config.roles.values():
-        if role.place is not None and role.place.name is None:
-            continue
-        key = ("place", role.place.name) if role.place is not None else (str(board.env_path), role.target)
-        if key not in keys:
-            keys.append(key)
-    return keys
+    keys = [
+        ("place", role.place.name) if role.place is not None else (str(board.env_path), role.target)
+        for role in board.config.roles.values()
+        if role.place is None or role.place.name is not None
+    ]
+    return list(dict.fromkeys(keys))
 
 
 def locks(boards: Iterable[Board]) -> list[str]:

@@ -24,8 +24,7 @@ EMULATOR_PREFIX = "hil-emu"
 
 
 def emulator_name(board: str) -> str:
-    """QEMU's `-name` for the lab service's emulator of `board`: the board's name, and its process named as the
-    lab's own."""
+    """QEMU's `-name` for the lab service's emulator of `board`: the board's name, its process named as the lab's."""
     return f"{board},process={EMULATOR_PREFIX}-{board}"
 
 

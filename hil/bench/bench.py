@@ -39,9 +39,7 @@ PDU_USER, PDU_PASSWORD = "admin", "1234"
 def running(run_dir: Path) -> dict | None:
     """The state of the bench running from run_dir, or None."""
     state = services.read_state(run_dir)
-    if state is None or not services.alive(state["pid"], state.get("start_time")):
-        return None
-    return state
+    return state if state is not None and services.alive(state["pid"], state.get("start_time")) else None
 
 
 def start(run_dir: Path) -> dict:
@@ -87,9 +85,7 @@ def start(run_dir: Path) -> dict:
         raise
     daemon = json.loads((run_dir / "daemon.json").read_text())
     state["qemu"] = {name: (qpid, services.started(qpid)) for name, qpid in daemon["qemu"].items()}
-    state["uarts"] = daemon["uarts"]
-    state["uboot_version"] = image.uboot_version
-    state["kernel_version"] = image.kernel_version
+    state |= {"uarts": daemon["uarts"], "uboot_version": image.uboot_version, "kernel_version": image.kernel_version}
     (run_dir / "state.json").write_text(json.dumps(state, indent=2))
     return state
 

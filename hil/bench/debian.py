@@ -30,11 +30,8 @@ def _show(names: list[str], arch: str) -> list[dict[str, str]]:
     )
     records = []
     for block in proc.stdout.split("\n\n"):
-        fields: dict[str, str] = {}
-        for line in block.splitlines():
-            if line and not line.startswith(" ") and ":" in line:
-                key, value = line.split(":", 1)
-                fields[key] = value.strip()
+        pairs = (line.split(":", 1) for line in block.splitlines() if line and not line.startswith(" ") and ":" in line)
+        fields = {key: value.strip() for key, value in pairs}
         if "Package" in fields and "Version" in fields:
             records.append(fields)
     return records
@@ -47,8 +44,7 @@ def closure(wanted: list[str], arch: str) -> dict[str, str]:
     level = list(dict.fromkeys(wanted))
     while level:
         records = _show(level, arch)
-        missing = [name for name in wanted if name in level and name not in {r["Package"] for r in records}]
-        if missing:
+        if missing := [name for name in wanted if name in level and name not in {r["Package"] for r in records}]:
             raise VlabImageError(
                 f"Debian has no {arch} package {', '.join(missing)} here: run `dpkg --add-architecture {arch} && "
                 "apt-get update` (scripts/setup.sh does)"
@@ -78,8 +74,7 @@ def download(packages: dict[str, str], arch: str, cache: Path) -> list[Path]:
         if proc.returncode != 0:
             raise VlabImageError(f"apt-get download failed:\n{proc.stderr.strip()[-2000:]}")
     debs = [deb(name, version) for name, version in packages.items()]
-    lost = [str(path) for path in debs if not path.is_file()]
-    if lost:
+    if lost := [str(path) for path in debs if not path.is_file()]:
         raise VlabImageError(f"apt-get download did not leave {', '.join(lost)}")
     return debs
 

@@ -196,9 +196,8 @@ def _sd_card(boot: Path, root: Path, card: Path) -> None:
     boot_sectors = BOOT_MB * 1024 * 1024 // SECTOR
     root_sectors = ROOT_MB * 1024 * 1024 // SECTOR
     root_start = FIRST_SECTOR + boot_sectors
-    total = (root_start + root_sectors) * SECTOR
     with card.open("wb") as disk:
-        disk.truncate(total)
+        disk.truncate((root_start + root_sectors) * SECTOR)
     layout = (
         "label: dos\n"
         f"start={FIRST_SECTOR}, size={boot_sectors}, type=83, bootable\n"

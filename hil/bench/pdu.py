@@ -148,8 +148,7 @@ def make_handler(switch: PowerSwitch) -> type[BaseHTTPRequestHandler]:
             ha1 = _md5(f"{switch.user}:{REALM}:{switch.password}")
             ha2 = _md5(f"{method}:{fields.get('uri', '')}")
             parts = (ha1, fields["nonce"], fields.get("nc", ""), fields.get("cnonce", ""), fields.get("qop", ""), ha2)
-            expected = _md5(":".join(parts))
-            return secrets.compare_digest(expected, fields.get("response", ""))
+            return secrets.compare_digest(_md5(":".join(parts)), fields.get("response", ""))
 
         def _set_fault(self) -> None:
             request = json.loads(self._body() or b"{}")

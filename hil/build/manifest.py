@@ -56,8 +56,7 @@ class _Manifest(BaseModel):
     @field_validator("images")
     @classmethod
     def _known_kinds(cls, images: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(images) - set(IMAGE_KINDS))
-        if unknown:
+        if unknown := sorted(set(images) - set(IMAGE_KINDS)):
             raise ValueError(f"unknown image {', '.join(unknown)} (images are {', '.join(IMAGE_KINDS)})")
         return images
 
@@ -128,9 +127,8 @@ def load_build(path: Path | str) -> Build:
     except ValidationError as exc:
         error = exc.errors()[0]
         key = "/".join(str(part) for part in error["loc"] if not _is_union_branch(part))
-        message = error["msg"].removeprefix("Value error, ")
-        if error["type"] == "extra_forbidden":
-            message = "unknown key (typo?)"
+        extra = error["type"] == "extra_forbidden"
+        message = "unknown key (typo?)" if extra else error["msg"].removeprefix("Value error, ")
         raise BuildError(path, key, message) from None
     images = {kind: _image(path, kind, spec) for kind, spec in manifest.images.items()}
     release = manifest.expect.kernel_release

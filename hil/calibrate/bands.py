@@ -130,36 +130,29 @@ def propose(
     current: Band | None,
     max_cv: float | None,
     *,
-    min_factor: float = MIN_FACTOR,
-    max_factor: float = MAX_FACTOR,
+    factors: tuple[float, float] = (MIN_FACTOR, MAX_FACTOR),
     needs_max: bool = False,
 ) -> Proposal | None:
-    """A band from the run medians; with no band today, a rate on an emulated link (`needs_max`) gets a max too.
-    None when the figures set no edge (a share whose max would reach 100%)."""
+    """A band from the run medians (`factors` x the lowest, x the highest); with no band today, a rate on an emulated
+    link (`needs_max`) gets a max too. None when the figures set no edge (a share whose max would reach 100%)."""
     lowest, highest = min(found.run_medians), max(found.run_medians)
     has_low = current.low is not None if current else found.direction is Direction.HIGHER
     has_high = current.high is not None if current else found.direction is Direction.LOWER or needs_max
-    low = significant(min_factor * lowest, up=False) if has_low else None
-    high = significant(max_factor * highest, up=True) if has_high else None
+    low = significant(factors[0] * lowest, up=False) if has_low else None
+    high = significant(factors[1] * highest, up=True) if has_high else None
     if high is not None and found.unit == "%" and high >= 100:
         high = None  # a share: 3x a core 92% busy would bound nothing (the loader refuses a max of 100% or more)
     if low is None and high is None:
         return None
-    band = Band(low, high)
     spread = max(found.spread or 0.0, MIN_RUN_SPREAD)
-    proposal = Proposal(found, current, band, math.ceil(spread * 100 - 1e-9) / 100)
+    proposal = Proposal(found, current, Band(low, high), math.ceil(spread * 100 - 1e-9) / 100)
     center = found.center
     what = f"{found.key}: the median of the run medians, {center:.4g} {found.unit},"
+    check = f"by more than the run spread ({spread:.1%}): check the board and the build before taking this band"
     if current is not None and current.low is not None and center < current.low * (1 - spread):
-        proposal.warnings.append(
-            f"{what} is below the current band's min {current.low:g} by more than the run "
-            f"spread ({spread:.1%}): check the board and the build before taking this band"
-        )
+        proposal.warnings.append(f"{what} is below the current band's min {current.low:g} {check}")
     if current is not None and current.high is not None and center > current.high * (1 + spread):
-        proposal.warnings.append(
-            f"{what} is above the current band's max {current.high:g} by more than the run "
-            f"spread ({spread:.1%}): check the board and the build before taking this band"
-        )
+        proposal.warnings.append(f"{what} is above the current band's max {current.high:g} {check}")
     if max_cv is not None and found.cvs and max(found.cvs) > max_cv:
         proposal.warnings.append(
             f"{found.key}: samples spread up to CV {max(found.cvs):.1%}, above its max_cv "

@@ -92,8 +92,7 @@ def load_runs(args: argparse.Namespace, run_ids: list[str]) -> list[StoredRun]:
         found = {stored.run.id: stored for stored in runs_by_id(engine, run_ids)}
     finally:
         engine.dispose()
-    missing = [run_id for run_id in run_ids if run_id not in found]
-    if missing:
+    if missing := [run_id for run_id in run_ids if run_id not in found]:
         raise CalibrationError(f"run {missing[0]}: not in the results database, or not complete")
     return [found[run_id] for run_id in run_ids]
 
@@ -121,8 +120,7 @@ def _machine(runs: list[StoredRun], board: str) -> str:
     parts = [f"{'/'.join(map(str, sorted(cpus)))} CPUs" if cpus else "CPUs not recorded"]
     if loads:
         parts.append(f"load average {min(loads):.2f}-{max(loads):.2f} at the runs' start")
-    measured = [value for value in busy if value is not None]
-    if measured:
+    if measured := [value for value in busy if value is not None]:
         parts.append(f"the PC at most {max(measured):.0f}% busy outside hil while sampling")
     return f"{hosts} ({', '.join(parts)})"
 
@@ -170,14 +168,7 @@ def plan(
         informative = config is not None and config.informative  # no max_cv gated its samples
         metric = CATALOGUE.metrics.get(found.metric)
         needs_max = metric is not None and needs_maximum(metric, pair.config.link)
-        proposal = propose(
-            found,
-            spec.band,
-            None if informative else spec.max_cv,
-            min_factor=factors[0],
-            max_factor=factors[1],
-            needs_max=needs_max,
-        )
+        proposal = propose(found, spec.band, None if informative else spec.max_cv, factors=factors, needs_max=needs_max)
         if proposal is None:
             print(f"{found.key}: no edge these figures could set (a share near its ceiling?): not proposed")
             continue
@@ -303,13 +294,12 @@ def _diff_path(path: Path) -> str:
 def not_passed(runs: list[StoredRun], board: str) -> list[str]:
     """The results of `board` in the runs that neither passed nor were informative, one line each: a run the PC's
     load made UNSTABLE is no known-good figure of the board, and a calibration says so rather than take it silently."""
-    lines = []
-    for stored in runs:
-        for result in stored.results:
-            if result.board == board and result.verdict not in (Verdict.PASS, Verdict.INFO):
-                key = metric_key(result.metric, result.params)
-                lines.append(f"run {stored.run.id}: {key} was {result.verdict.value}: {result.reason}")
-    return lines
+    return [
+        f"run {stored.run.id}: {metric_key(result.metric, result.params)} was {result.verdict.value}: {result.reason}"
+        for stored in runs
+        for result in stored.results
+        if result.board == board and result.verdict not in (Verdict.PASS, Verdict.INFO)
+    ]
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "hil calibrate") -> int:
@@ -324,12 +314,10 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil calibrate") -> i
         parser.error("--from-runs needs at least 2 runs: a spread needs two")
     if not (0 < args.min_factor <= 1 <= args.max_factor < math.inf):  # false for nan too
         parser.error(f"--min-factor {args.min_factor} and --max-factor {args.max_factor}: 0 < min <= 1 <= max")
-    twice = sorted({run_id for run_id in args.from_runs or () if args.from_runs.count(run_id) > 1})
-    if twice:
+    if twice := sorted({run_id for run_id in args.from_runs or () if args.from_runs.count(run_id) > 1}):
         parser.error(f"--from-runs names {', '.join(twice)} twice: a spread needs runs of their own")
     try:
-        run_ids = args.from_runs or measure(args, pytest_args)
-        return _propose(args, run_ids)
+        return _propose(args, args.from_runs or measure(args, pytest_args))
     except RunFailed as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return exc.status

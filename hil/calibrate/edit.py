@@ -196,7 +196,6 @@ def edit_inventory(text: str, pair: str, metric_edits: list[MetricEdit]) -> str:
                 edit.notes.append(f"params {selector}: not a mapping in the file")
                 continue
             own = {**values, "source": edit.source} if selector is None else values
-            why = edits.layer(target, own, edit.drop if selector is None else ())
-            if why:
+            if why := edits.layer(target, own, edit.drop if selector is None else ()):
                 edit.notes.append(f"{'the entry' if selector is None else f'params {selector}'}: {why}")
     return edits.apply()

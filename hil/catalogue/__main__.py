@@ -21,21 +21,15 @@ def markdown(catalogue: Catalogue = CATALOGUE) -> str:
             ceiling = metric.ceiling.describe() if metric.ceiling else "none"
             if metric.floor:  # the standard's least (USB 2.0 resume timing): a sample below it is a FAIL
                 ceiling = f"floor {metric.floor.describe()}"
-            lines.append(
-                _row(
-                    (f"`{metric.name}`", metric.unit, metric.direction.value, ceiling, metric.seed, metric.description)
-                )
-            )
+            cells = (f"`{metric.name}`", metric.unit, metric.direction.value, ceiling, metric.seed, metric.description)
+            lines.append(_row(cells))
     lines += ["", "| Setting | Type | Default | Range | What it sets |", "|---|---|---|---|---|"]
     for family in catalogue.families:
         for setting in family.settings:
-            if setting.choices:
-                bounds = ", ".join(setting.choices)
-            elif setting.minimum is not None or setting.maximum is not None:
+            bounds = ", ".join(setting.choices)
+            if not setting.choices and (setting.minimum is not None or setting.maximum is not None):
                 low, high = (f"{b:g}" if b is not None else "" for b in (setting.minimum, setting.maximum))
                 bounds = f"{low}..{high}"
-            else:
-                bounds = ""
             lines.append(_row((f"`{setting.name}`", setting.kind.__name__, str(setting.default), bounds, setting.help)))
     return "\n".join(lines) + "\n"
 

@@ -30,12 +30,8 @@ class UsbBus:
     def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
         if getattr(link, "type", None) != "usb":
             return None
-        transfer = self.transfer
-        if self.param is not None:
-            transfer = params.get(self.param, transfer)
-        if transfer is None:
-            return None
-        return ceilings.usb_ceiling(link.speed, transfer)
+        transfer = self.transfer if self.param is None else params.get(self.param, self.transfer)
+        return None if transfer is None else ceilings.usb_ceiling(link.speed, transfer)
 
     def describe(self) -> str:
         if self.param is not None:
@@ -97,9 +93,8 @@ class PcieBus:
     """PCIe per generation and lanes, net of TLP overhead at the link's max payload size."""
 
     def ceiling(self, link: Any, params: dict[str, Any]) -> Ceiling | None:
-        if getattr(link, "type", None) != "pcie":
-            return None
-        return ceilings.pcie_ceiling(link.gen, link.lanes, payload=link.max_payload)
+        pcie = getattr(link, "type", None) == "pcie"
+        return ceilings.pcie_ceiling(link.gen, link.lanes, payload=link.max_payload) if pcie else None
 
     def describe(self) -> str:
         return "PCIe per gen × lanes, net of TLP overhead at the max payload size"

@@ -140,8 +140,7 @@ class Family:
         prefixes = {setting.prefix for setting in self.settings}
         if len(prefixes) > 1:
             raise ValueError(f"family {self.name}: settings must share one prefix, found {sorted(prefixes)}")
-        problem = _view_problem(self)
-        if problem:
+        if problem := _view_problem(self):
             raise ValueError(f"family {self.name}: {problem}")
 
     def read(self, value_of: Callable[[Setting], Any]) -> Any:

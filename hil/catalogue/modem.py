@@ -60,21 +60,12 @@ LOOPBACK = Family(
             unit="Mbit/s",
             needs=("modem.loopback.loss",),
         ),
-        lower(
-            "modem.loopback.jitter",
-            SEED,
-            "the same runs: the server's jitter, the worst stream's",
-            unit="ms",
-            reads="jitter",
-            check_cv=False,
-        ),
-        lower(
-            "modem.loopback.loss",
-            SEED,
-            "the same runs: datagrams of which no copy came back",
-            unit="%",
-            reads="loss",
-            check_cv=False,
+        *(
+            lower(f"modem.loopback.{reads}", SEED, f"the same runs: {what}", unit=unit, reads=reads, check_cv=False)
+            for reads, unit, what in (
+                ("jitter", "ms", "the server's jitter, the worst stream's"),
+                ("loss", "%", "datagrams of which no copy came back"),
+            )
         ),
         rate(
             "modem.loopback.out_of_order",

@@ -80,7 +80,6 @@ class Catalogue:
             mine = {s.name: merged[s.name] for s in family.settings}
             given = [name for name in values if name in mine]
             for check in family.checks:
-                problem = check(mine)
-                if problem:
+                if problem := check(mine):
                     problems.append((given[0] if given else family.settings[0].name, problem))
         return problems

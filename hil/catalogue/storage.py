@@ -61,12 +61,7 @@ NVME = Family(
     view=NvmeSettings,
     name="nvme",
     title="NVMe drive on the board's PCIe root complex",
-    metrics=(
-        _rate("seq1m_q32t1", "read"),
-        _rate("seq1m_q32t1", "write"),
-        *_rnd4k("read"),
-        *_rnd4k("write"),
-    ),
+    metrics=(_rate("seq1m_q32t1", "read"), _rate("seq1m_q32t1", "write"), *_rnd4k("read"), *_rnd4k("write")),
     settings=(
         Setting("nvme.device", str, "/dev/nvme0n1", "namespace fio runs on (raw: its data is overwritten)"),
         Setting(

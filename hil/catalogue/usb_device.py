@@ -45,17 +45,17 @@ MSC = Family(
     name="usb.msc",
     title="USB mass-storage gadget",
     metrics=(
-        rate(
-            "usb.msc.read",
-            'seed 000 "USB MSC 传输速率分析"; seed 001 (raw reads)',
-            "host reads the gadget's raw disk with dd, O_DIRECT, caches dropped",
-            ceiling=BULK,
-        ),
-        rate(
-            "usb.msc.write",
-            'seed 000 "USB MSC 传输速率分析"; seed 001 (sync writes)',
-            "host writes the gadget's raw disk with dd, O_DIRECT and conv=fsync",
-            ceiling=BULK,
+        *(
+            rate(
+                f"usb.msc.{op}",
+                f'seed 000 "USB MSC 传输速率分析"; seed 001 ({seed})',
+                f"host {op}s the gadget's raw disk with dd, O_DIRECT{how}",
+                ceiling=BULK,
+            )
+            for op, seed, how in (
+                ("read", "raw reads", ", caches dropped"),
+                ("write", "sync writes", " and conv=fsync"),
+            )
         ),
         rate(
             "usb.msc.hdparm.read",
@@ -203,21 +203,12 @@ HID = Family(
     view=HidSettings,
     name="usb.hid",
     title="USB HID gadget",
-    metrics=(
-        rate(
-            "usb.hid.in",
-            HID_SEED,
-            "gadget writes numbered input reports to /dev/hidgN, host reads /dev/hidrawN (hid_throughput)",
-            ceiling=UsbInterrupt(),
-            unit="kB/s",
-        ),
-        rate(
-            "usb.hid.out",
-            HID_SEED,
-            "host writes output reports to /dev/hidrawN, gadget reads /dev/hidgN (hid_throughput)",
-            ceiling=UsbInterrupt(),
-            unit="kB/s",
-        ),
+    metrics=tuple(
+        rate(f"usb.hid.{way}", HID_SEED, what, ceiling=UsbInterrupt(), unit="kB/s")
+        for way, what in (
+            ("in", "gadget writes numbered input reports to /dev/hidgN, host reads /dev/hidrawN (hid_throughput)"),
+            ("out", "host writes output reports to /dev/hidrawN, gadget reads /dev/hidgN (hid_throughput)"),
+        )
     ),
     settings=(Setting("hid.reports", int, 2000, "reports moved per sample (the first is not timed)", 2, 10_000_000),),
 )

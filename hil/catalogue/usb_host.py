@@ -70,17 +70,14 @@ DISK = Family(
     name="usb.disk",
     title="USB disk on the board (the board is the USB host)",
     metrics=(
-        rate(
-            "usb.disk.read",
-            DISK_SEED,
-            "board reads the USB disk's raw device with dd, O_DIRECT, caches dropped; UAS or BOT recorded",
-            ceiling=BULK,
-        ),
-        rate(
-            "usb.disk.write",
-            DISK_SEED,
-            "board writes the USB disk's raw device with dd, O_DIRECT and conv=fsync; UAS or BOT recorded",
-            ceiling=BULK,
+        *(
+            rate(
+                f"usb.disk.{op}",
+                DISK_SEED,
+                f"board {op}s the USB disk's raw device with dd, O_DIRECT{how}; UAS or BOT recorded",
+                ceiling=BULK,
+            )
+            for op, how in (("read", ", caches dropped"), ("write", " and conv=fsync"))
         ),
         # Filesystems on both sides and cp's own block size sit in the path (the seed's "actual" copy rate,
         # compared with dd's when it falls short): metrics of their own, as usb.msc.fs.* beside usb.msc.*.
@@ -109,17 +106,14 @@ DISK = Family(
             )
             for op in ("read", "write")
         ),
-        rate(
-            "usb.disk.together.total.read",
-            TOGETHER_SEED,
-            "the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
-            "to the last one's end",
-        ),
-        rate(
-            "usb.disk.together.total.write",
-            TOGETHER_SEED,
-            "the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
-            "to the last one's end (conv=fsync: the writes are on the disks)",
+        *(
+            rate(
+                f"usb.disk.together.total.{op}",
+                TOGETHER_SEED,
+                f"the host's aggregate: all disks' bytes / the board's clock from the first dd's start "
+                f"to the last one's end{fsync}",
+            )
+            for op, fsync in (("read", ""), ("write", " (conv=fsync: the writes are on the disks)"))
         ),
         # The same disk on the lab PC (the pair's peer role): what the disk gives without the board's USB path.
         # No ceiling: the PC's port is not the pair's link (its speed is checked to be the same).

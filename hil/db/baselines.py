@@ -238,7 +238,6 @@ def _parse(data: Any) -> tuple[str, datetime, dict[str, BaselineMetric]]:
         if not isinstance(runs, list) or not runs:
             raise ValueError(f"metric {key!r}: 'runs' must be a non-empty list")
         # A metric's key from before it gained a parameter: its key now (hil.catalogue.params_added).
-        metrics[params_added.completed_key(key)] = BaselineMetric(
-            unit=str(entry["unit"]), runs=[_parse_run(key, run) for run in runs]
-        )
+        key_now = params_added.completed_key(key)
+        metrics[key_now] = BaselineMetric(str(entry["unit"]), [_parse_run(key, run) for run in runs])
     return str(data["board"]), moment(str(data["created"])), metrics

@@ -58,24 +58,22 @@ def _import(args: argparse.Namespace) -> int:
     runs, rows, skipped = 0, 0, 0
     imported_builds: set[str] = set()
     for path in files:  # the runs first: a baseline's rows are linked to their results
-        try:
-            if path in baseline_files:
-                continue
-            stored = load_run(path)
-        except ResultsFileError as exc:
-            print(f"hil db import: skipped {exc}", file=sys.stderr)
-            skipped += 1
+        if path in baseline_files:
             continue
+        problem = None
         try:
+            stored = load_run(path)
             results = [with_added_params(result) for result in stored.results]
             check_figures(results)  # a file's figures say what they claim, or nothing of it is stored
             written = write_run(engine, stored.run, results)
+        except ResultsFileError as exc:  # it names the file
+            problem = str(exc)
         except DatabaseError as exc:  # a stored run of that id, an id that is none, figures that contradict
-            print(f"hil db import: skipped {path}: {exc}", file=sys.stderr)
-            skipped += 1
-            continue
+            problem = f"{path}: {exc}"
         except (SQLAlchemyError, ValueError, TypeError) as exc:  # a value the columns cannot hold: this file only
-            print(f"hil db import: skipped {path}: not storable: {first_line(exc)}", file=sys.stderr)
+            problem = f"{path}: not storable: {first_line(exc)}"
+        if problem is not None:
+            print(f"hil db import: skipped {problem}", file=sys.stderr)
             skipped += 1
             continue
         if not written:

@@ -105,12 +105,11 @@ def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: 
 
 
 def sample_values(result: MetricResult, result_id: int) -> list[dict[str, Any]]:
-    rows = []
-    for warmup, samples in ((False, result.samples), (True, result.warmup)):
-        for position, sample in enumerate(samples):
-            data = jsonable(asdict(sample))
-            rows.append({"result_id": result_id, "position": position, "warmup": warmup, **data})
-    return rows
+    return [
+        {"result_id": result_id, "position": position, "warmup": warmup, **jsonable(asdict(sample))}
+        for warmup, samples in ((False, result.samples), (True, result.warmup))
+        for position, sample in enumerate(samples)
+    ]
 
 
 def metric_result(row: Any, samples: Sequence[Any], sample_fields: Sequence[str] = SAMPLE_FIELDS) -> MetricResult:

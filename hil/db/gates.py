@@ -87,10 +87,8 @@ def thresholds(
     """Each metric's thresholds; CompareError naming two runs that disagree on what the metric is (unit,
     direction) or, unless `inventory` rules or the candidate is the `live` run (its results carry the
     inventory in force), on its band, thresholds or inventory file."""
-    builds = {s.run.build.get("name") for s in reference.runs if s.run.build} & {
-        s.run.build.get("name") for s in candidate.runs if s.run.build
-    }
-    if builds:
+    names = [{s.run.build.get("name") for s in side.runs if s.run.build} for side in (reference, candidate)]
+    if builds := names[0] & names[1]:
         raise CompareError(f"build {sorted(builds)[0]!r} is on both sides: compare two builds")
     seen: dict[tuple[str, str], tuple[dict[str, Any], StoredRun, MetricResult]] = {}
     files: dict[str, StoredRun] = {}

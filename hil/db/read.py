@@ -96,6 +96,4 @@ def builds(engine: Engine) -> list[tuple[str, int]]:
     """Build names with their number of complete runs, by name."""
     query = select(Run.build_name, func.count()).where(Run.complete, Run.build_name.is_not(None))
     with engine.connect() as connection:
-        return [
-            (name, count) for name, count in connection.execute(query.group_by(Run.build_name).order_by(Run.build_name))
-        ]
+        return [tuple(row) for row in connection.execute(query.group_by(Run.build_name).order_by(Run.build_name))]

@@ -58,9 +58,8 @@ def after_verdict(item: pytest.Item, results: Sequence[MetricResult], diagnose: 
     targets = [result for result in results if missed(result) and not any(result is s for s in suspected)]
     if diagnose is None or not targets or item.config.getoption("no_diagnose"):
         return
-    seconds = item.config.getoption("diagnose_s")
     started = time.monotonic()
-    lines = run(diagnose, seconds)
+    lines = run(diagnose, item.config.getoption("diagnose_s"))
     lines.append(f"diagnosed in {time.monotonic() - started:.0f} s")
     for line in lines:
         log.warning("%s %s diagnosis: %s", targets[0].board, targets[0].metric, line)

@@ -29,9 +29,7 @@ def cpu_line(shares: Mapping[str, CpuShare]) -> str:
 
 def interrupt_lines(controller: probes.Controller, before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:
     """The controller's interrupt lines: how often each fired on which CPU, and its affinity."""
-    deltas = probes.interrupt_deltas(
-        probes.parse_interrupts(before[INTERRUPTS]), probes.parse_interrupts(after[INTERRUPTS])
-    )
+    deltas = probes.interrupt_deltas(*(probes.parse_interrupts(side[INTERRUPTS]) for side in (before, after)))
     if not controller.irqs:
         busiest = max(((irq, sum(d)) for irq, d in deltas.items()), key=lambda item: item[1], default=None)
         other = f"; the busiest line was {busiest[0]} ({busiest[1]} interrupts)" if busiest and busiest[1] else ""

@@ -57,8 +57,7 @@ class StorageDiagnosis:
     def __call__(self, deadline: float, lines: list[str]) -> None:
         """The findings, one line each; steps past `deadline` (time.monotonic) are left out, saying so."""
         rates: dict[str, float] = {}
-        steps = [self._raw, self._file_system, self._far_end, self._same_disk_on_the_pc, self._operating_point]
-        for step in steps:
+        for step in (self._raw, self._file_system, self._far_end, self._same_disk_on_the_pc, self._operating_point):
             if time.monotonic() > deadline:
                 lines.append(f"stopped at its time bound before {step.__name__.strip('_').replace('_', ' ')}")
                 break

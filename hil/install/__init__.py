@@ -26,8 +26,7 @@ def debian_packages(*kinds: str) -> list[str]:
 
 
 def debian_versions(packages: list[str] | None = None) -> dict[str, str]:
-    """{package: installed version} of `packages` (default: the virtual lab's) that are installed; {} where dpkg
-    is not there."""
+    """{package: installed version} of `packages` (default: the virtual lab's) that are installed; {} without dpkg."""
     dpkg = shutil.which("dpkg-query")
     if dpkg is None:
         return {}
@@ -48,8 +47,7 @@ def main(argv: list[str] | None = None, *, prog: str = "hil setup") -> int:
     parser.add_argument("phases", nargs="*", metavar="packages|images", help="only these steps (default: both)")
     parser.add_argument("--log", type=Path, default=Path("reports/setup.log"), help="apt's and the builds' output")
     args = parser.parse_args(argv)
-    unknown = sorted(set(args.phases) - {"packages", "images"})
-    if unknown:
+    if unknown := sorted(set(args.phases) - {"packages", "images"}):
         parser.error(f"no step {', '.join(unknown)} (packages, images)")
     script = resources.files(__name__).joinpath("setup.sh")
     env = {**os.environ, "HIL_PYTHON": sys.executable, "HIL_SETUP_LOG": str(args.log)}

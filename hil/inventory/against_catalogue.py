@@ -63,13 +63,8 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
         return [Problem(loc, str(exc))]
     known = units_of(metric.quantity)
     if config.unit is not None and config.unit not in known:
-        return [
-            Problem(
-                (*loc, "unit"),
-                f"{config.unit!r} does not measure a {metric.quantity}: {name} is in {metric.unit}; "
-                f"give its band in one of {', '.join(known)}",
-            )
-        ]
+        wrong = f"{config.unit!r} does not measure a {metric.quantity}: {name} is in {metric.unit}"
+        return [Problem((*loc, "unit"), f"{wrong}; give its band in one of {', '.join(known)}")]
     problems = []
     layers: list[tuple[tuple[str, ...], BandSettings]] = [(loc, config)]
     layers += [((*loc, "params", selector), override) for selector, override in config.params.items()]
@@ -85,15 +80,10 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
         problems.append(
             Problem(loc, f"{name} is lower-is-better and has a minimum only: any figure above it passes; give a max")
         )
-    problems += [
-        Problem(
-            (*layer_loc, "tolerance"),
-            f"a tolerance of {layer.tolerance.value * 100:g}% passes nearly anything from 0 to twice the "
-            f"nominal: at most {WIDEST_TOLERANCE * 100:g}%",
-        )
-        for layer_loc, layer in layers
-        if layer.tolerance is not None and layer.tolerance.relative and layer.tolerance.value > WIDEST_TOLERANCE
-    ]
+    for layer_loc, layer in layers:
+        if layer.tolerance is not None and layer.tolerance.relative and layer.tolerance.value > WIDEST_TOLERANCE:
+            wide = f"a tolerance of {layer.tolerance.value * 100:g}% passes nearly anything from 0 to twice the nominal"
+            problems.append(Problem((*layer_loc, "tolerance"), f"{wide}: at most {WIDEST_TOLERANCE * 100:g}%"))
     for layer_loc, layer in layers:
         if not layer.has_band:
             continue
@@ -102,8 +92,7 @@ def _metric_problems(loc: tuple[str, ...], name: str, config: MetricConfig, cata
         except ValueError as exc:  # a tolerance in a unit of another quantity (5 ms on a MB/s metric)
             problems.append(Problem((*layer_loc, "tolerance"), str(exc)))
             continue
-        problem = _pointless(band.low, band.high, metric)
-        if problem:
+        if problem := _pointless(band.low, band.high, metric):
             problems.append(Problem(layer_loc, problem))
         elif layer is not config:
             try:  # an override keeps the edge it does not set (hil.inventory.specs.merged_band)
@@ -127,8 +116,7 @@ def _gate_problems(
     catalogue: Catalogue,
     link: Any,
 ) -> list[Problem]:
-    """Rules that keep a gate gating: the sanity ceiling on emulated links, a floor the link can carry, the
-    companions gated too."""
+    """Rules that keep a gate gating: a max on emulated links, a floor the link can carry, companions gated too."""
     if config.informative or name not in catalogue.metrics:
         return []
     metric = catalogue.metric(name)
@@ -181,13 +169,9 @@ def _floors_above_ceiling(
             continue
         top = convert(ceiling.value, ceiling.unit, metric.unit)
         if band.low > top:
-            problems.append(
-                Problem(
-                    layer_loc,
-                    f"{name}'s floor {band.low:g} {metric.unit} is above the link's ceiling {top:.4g} "
-                    f"{metric.unit} ({ceiling.basis}): it can never pass (a band in MB/s meant as Mbit/s?)",
-                )
-            )
+            above = f"{name}'s floor {band.low:g} {metric.unit} is above the link's ceiling {top:.4g} {metric.unit}"
+            never = "it can never pass (a band in MB/s meant as Mbit/s?)"
+            problems.append(Problem(layer_loc, f"{above} ({ceiling.basis}): {never}"))
     return problems
 
 

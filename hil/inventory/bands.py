@@ -21,12 +21,9 @@ def band_of(layer: BandSettings, band_unit: str | None, metric: Metric) -> Band:
         return convert(value, given_in, metric.unit)
 
     if layer.nominal is not None and layer.tolerance is not None:
-        nominal = canonical(layer.nominal)
         tolerance = layer.tolerance
-        if tolerance.relative:
-            return Band.around(nominal, tolerance.value, relative=True)
-        return Band.around(nominal, canonical(tolerance.value, tolerance.unit or unit), relative=False)
+        width = tolerance.value if tolerance.relative else canonical(tolerance.value, tolerance.unit or unit)
+        return Band.around(canonical(layer.nominal), width, relative=tolerance.relative)
     return Band(
-        None if layer.min is None else canonical(layer.min),
-        None if layer.max is None else canonical(layer.max),
+        None if layer.min is None else canonical(layer.min), None if layer.max is None else canonical(layer.max)
     )

@@ -147,12 +147,7 @@ class Board:
         return self._value(catalogue.setting(name))
 
     def settings(
-        self,
-        view: type[View],
-        catalogue: Catalogue = CATALOGUE,
-        *,
-        required: tuple[str, ...] = (),
-        example: str = "",
+        self, view: type[View], catalogue: Catalogue = CATALOGUE, *, required: tuple[str, ...] = (), example: str = ""
     ) -> View:
         """A family's settings on this pair, typed: `board.settings(MscSettings).backing_mb` is an int.
 
@@ -160,8 +155,7 @@ class Board:
         LabError naming them as boards.yaml spells them, with `example`."""
         family = catalogue.family_viewed_by(view)
         values = family.read(self._value)
-        unknown = set(required) - {setting.attribute for setting in family.settings}
-        if unknown:
+        if unknown := set(required) - {setting.attribute for setting in family.settings}:
             raise ValueError(f"{view.__name__} has no field {sorted(unknown)}")
         missing = [s.name for s in family.settings if s.attribute in required and not getattr(values, s.attribute)]
         if missing:
@@ -214,8 +208,7 @@ def load_inventory(
         inventory = Inventory.model_validate(data)
     except ValidationError as exc:
         raise _first_problem(path, tree, exc) from None
-    problems = against_catalogue.check(inventory, catalogue)
-    if problems:
+    if problems := against_catalogue.check(inventory, catalogue):
         raise _error(path, tree, problems)
 
     boards = {name: Board(name, pair, _env(path, tree, name, pair, lg_env)) for name, pair in inventory.pairs.items()}
@@ -229,8 +222,7 @@ def _compose(path: Path, text: str) -> yaml.Node | None:
         raise _yaml_problem(path, exc) from None
     if tree is None:
         return None
-    problem = _duplicate_key(tree) or _control_character(tree)
-    if problem:
+    if problem := _duplicate_key(tree) or _control_character(tree):
         raise InventoryError(str(path), *problem)
     return tree
 

@@ -157,8 +157,7 @@ class BandSettings(Sampling):
 
     @model_validator(mode="after")
     def _one_band_form(self) -> BandSettings:
-        written_null = sorted(name for name in self.model_fields_set if getattr(self, name) is None)
-        if written_null:
+        if written_null := sorted(name for name in self.model_fields_set if getattr(self, name) is None):
             # In a `params` override a null edge would silently keep the metric's (an override only adds).
             raise ValueError(
                 f"{', '.join(written_null)}: null sets nothing; leave the key out (a params override keeps the "
@@ -255,14 +254,12 @@ class ModuleConfig(Strict):
 
     @model_validator(mode="after")
     def _known_parameters(self) -> ModuleConfig:
-        known = MODULE_PARAMETERS.get(self.module.replace("-", "_"))
-        if known is None:
-            if self.params:
-                raise ValueError(
-                    f"hil does not know the parameters of module {self.module!r} "
-                    f"(known: {', '.join(sorted(MODULE_PARAMETERS))}): add them to MODULE_PARAMETERS"
-                )
-            return self
+        known = MODULE_PARAMETERS.get(self.module.replace("-", "_"), {})
+        if self.params and not known:
+            raise ValueError(
+                f"hil does not know the parameters of module {self.module!r} "
+                f"(known: {', '.join(sorted(MODULE_PARAMETERS))}): add them to MODULE_PARAMETERS"
+            )
         for name, value in self.params.items():
             if name not in known:
                 raise ValueError(f"module {self.module} has no parameter {name!r} (known: {', '.join(known)})")
@@ -315,8 +312,7 @@ class AndroidGadgetConfig(Strict):
     @field_validator("functions")
     @classmethod
     def _no_repeats(cls, value: list[str]) -> list[str]:
-        repeated = sorted({name for name in value if value.count(name) > 1})
-        if repeated:
+        if repeated := sorted({name for name in value if value.count(name) > 1}):
             raise ValueError(f"functions named twice: {', '.join(repeated)}")
         return value
 
@@ -448,8 +444,7 @@ class PairConfig(Strict):
     @field_validator("only", "quick_only")
     @classmethod
     def _only_lists_values(cls, value: dict[str, list[str | int]], info: ValidationInfo) -> dict[str, list[str | int]]:
-        empty = [name for name, values in value.items() if not values]
-        if empty:
+        if empty := [name for name, values in value.items() if not values]:
             raise ValueError(
                 f"`{info.field_name}` lists no value for {', '.join(empty)}: that would deselect all its cases"
             )

@@ -30,19 +30,11 @@ def merged_band(below: Band | None, layer: BandSettings, unit: str | None, metri
     band = band_of(layer, unit, metric)
     if below is None or layer.nominal is not None:
         return band
-    return Band(
-        band.low if layer.min is not None else below.low,
-        band.high if layer.max is not None else below.high,
-    )
+    return Band(band.low if layer.min is not None else below.low, band.high if layer.max is not None else below.high)
 
 
 def spec_for(
-    pair: PairConfig,
-    defaults: Defaults,
-    metric: Metric,
-    params: dict[str, Any],
-    *,
-    fixed_samples: int | None = None,
+    pair: PairConfig, defaults: Defaults, metric: Metric, params: dict[str, Any], *, fixed_samples: int | None = None
 ) -> MetricSpec:
     settings: dict[str, Any] = defaults.model_dump()
     band: Band | None = None

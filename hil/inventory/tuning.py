@@ -20,12 +20,10 @@ SysctlName = Annotated[str, Field(pattern=r"^[a-z0-9_]+(?:\.[a-z0-9_-]+)+$")]
 # A number, or words of digits and letters such as tcp_rmem's "4096 131072 6291456".
 SysctlValue = int | Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]+(?: [A-Za-z0-9_.:-]+)*$")]
 
-
 # A Linux interface name (at most 15 characters, no '/'): rmnet_usb0.1, usb0, eth0.
 InterfaceName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]{1,15}$")]
 # A CPU mask as sysfs writes it: hex words, comma-separated on machines with more than 32 CPUs.
 CpuMask = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{1,8}(?:,[0-9a-fA-F]{1,8})*$")]
-
 
 # A block device name or a shell glob of them: sda, sd*, nvme0n1, mmcblk[0-9].
 BlockName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_*?\[\]-]{1,32}$")]

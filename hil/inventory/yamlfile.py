@@ -39,13 +39,10 @@ def read_text(path: Path) -> str:
     """The file's text: a regular file of at most MAX_BYTES, UTF-8."""
     try:
         status = path.stat()
-    except OSError as exc:
-        raise YamlProblem(None, f"cannot read: {exc.strerror}") from None
-    if not stat.S_ISREG(status.st_mode):
-        raise YamlProblem(None, "not a regular file (a device, a pipe or a directory is no YAML file)")
-    if status.st_size > MAX_BYTES:
-        raise YamlProblem(None, f"{status.st_size} bytes: larger than the {MAX_BYTES} accepted")
-    try:
+        if not stat.S_ISREG(status.st_mode):
+            raise YamlProblem(None, "not a regular file (a device, a pipe or a directory is no YAML file)")
+        if status.st_size > MAX_BYTES:
+            raise YamlProblem(None, f"{status.st_size} bytes: larger than the {MAX_BYTES} accepted")
         with path.open("rb") as stream:
             data = stream.read(MAX_BYTES + 1)
     except OSError as exc:

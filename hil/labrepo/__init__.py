@@ -64,16 +64,13 @@ def make(directory: Path, wheel: Path | None = None) -> list[Path]:
     wheel = wheel or installed_wheel()
     files = template_files()
     wheels = [Path("wheels") / wheel.name] if wheel else []
-    present = [name for name in [*files, *wheels] if (directory / name).exists()]
-    if present:
+    if present := [name for name in [*files, *wheels] if (directory / name).exists()]:
         raise FileExistsError(f"{directory} already has {', '.join(map(str, present))}: nothing was written")
     for name in files:
         target = directory / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        if name == Path(REQUIREMENTS):
-            target.write_text(requirements(wheel), "utf-8")
-        else:
-            target.write_text((TEMPLATE / name).read_text(encoding="utf-8").replace(VERSION_MARK, __version__), "utf-8")
+        text = (TEMPLATE / name).read_text(encoding="utf-8").replace(VERSION_MARK, __version__)
+        target.write_text(requirements(wheel) if name == Path(REQUIREMENTS) else text, "utf-8")
     if wheel is not None:
         (directory / "wheels").mkdir(exist_ok=True)
         shutil.copyfile(wheel, directory / wheels[0])

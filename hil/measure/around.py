@@ -11,8 +11,6 @@ from hil.verdict.measurement import Measurement, Observed
 from hil.verdict.result import Sample
 
 T = TypeVar("T")
-
-
 Wrapped = Callable[[], Any]
 
 

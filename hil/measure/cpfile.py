@@ -144,21 +144,15 @@ class Copies:
         return compare(self.role, self.source, self.copy, timeout=self.timeout)
 
 
-def timeout_for(size_mb: int) -> float:
-    """Bound for one copy or compare: a minute, plus a second per MiB (a dead USB 2.0 disk is slower)."""
-    return 60.0 + size_mb
-
-
 @contextmanager
 def copies(role: Role, direction: str, *, disk_dir: str, board_dir: str, size_mb: int) -> Iterator[Copies]:
     """Copies of one file of `size_mb` MiB of random data between `board_dir` and `disk_dir` (a mounted USB
     disk): write copies board -> disk, read disk -> board. For a read the source is made in `board_dir`, copied
-    to the disk and removed (RAM on a small board holds one file at a time). `board_dir` is cleaned on the way out.
-    """
+    to the disk and removed (RAM on a small board holds one file at a time). `board_dir` is cleaned on the way out."""
     if direction not in DIRECTIONS:
         raise ValueError(f"copy direction {direction!r} is neither read nor write")
     expected = size_mb * 1024 * 1024
-    timeout = timeout_for(size_mb)
+    timeout = 60.0 + size_mb  # for one copy or compare: a minute, plus a second per MiB (a dead USB 2.0 disk is slower)
     made = f"{board_dir}/{SOURCE_NAME}"
     make = shell.cmd("dd", "if=/dev/urandom", f"of={made}", "bs=1M", f"count={size_mb}") + " 2>&1"
     try:

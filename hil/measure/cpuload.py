@@ -22,6 +22,8 @@ from hil.verdict.result import Sample
 if TYPE_CHECKING:
     from hil.lab.board.role import Role
 
+log = logging.getLogger("hil")
+BUSIEST = "cpu_busiest"  # the quantity a catalogue metric reads to gate the load (seed 004: the core that stops)
 # /proc/stat "cpuN" fields, in order (proc(5)); older kernels stop after softirq or steal.
 FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 CPU_LINE = re.compile(r"^(cpu[0-9]*)((?: +[0-9]+){4,10}) *$")  # [0-9]: \d takes any Unicode digit
@@ -116,10 +118,6 @@ def saturated(shares: Mapping[str, CpuShare]) -> list[str]:
         elif share.busy >= SATURATED_PERCENT:
             found.append(f"{name}: busy {share.busy:.0f}% (usr {share.user:.0f}%, sys {share.system:.0f}%)")
     return found
-
-
-log = logging.getLogger("hil")
-BUSIEST = "cpu_busiest"  # the quantity a catalogue metric reads to gate the load (seed 004: the core that stops)
 
 
 def load(role: Role, before: Mapping[str, Sequence[int]], after: Mapping[str, Sequence[int]]) -> CpuLoad | None:

@@ -53,9 +53,7 @@ class DdTransfer:  # bytes in seconds; other tools' transfers extend it
 def asked(command: str) -> dict[str, int | None]:
     """What a dd command line asks to copy, as `parse`'s keyword: bs*count, or None without a count."""
     args = dict(arg.split("=", 1) for arg in shlex.split(command) if "=" in arg)
-    if "count" not in args:
-        return {"expected_bytes": None}
-    return {"expected_bytes": block_bytes(args.get("bs", "512")) * int(args["count"])}
+    return {"expected_bytes": block_bytes(args.get("bs", "512")) * int(args["count"]) if "count" in args else None}
 
 
 @parser("dd", asked=asked)
@@ -120,17 +118,15 @@ def total_bytes(block_size: str, total_mb: int) -> int:
     return block_bytes(block_size) * block_count(block_size, total_mb)
 
 
-def read_command(node: str, block_size: str, total_mb: int) -> str:
+def read_command(node: str, block_size: str, total_mb: int, *, into: str = "/dev/null") -> str:
     count = block_count(block_size, total_mb)
-    return C_LOCALE + shell.cmd(
-        "dd", f"if={node}", "of=/dev/null", f"bs={block_size}", f"count={count}", "iflag=direct"
-    )
+    return C_LOCALE + shell.cmd("dd", f"if={node}", f"of={into}", f"bs={block_size}", f"count={count}", "iflag=direct")
 
 
-def write_command(node: str, block_size: str, total_mb: int) -> str:
+def write_command(node: str, block_size: str, total_mb: int, *, source: str = "/dev/zero") -> str:
     count = block_count(block_size, total_mb)
     return C_LOCALE + shell.cmd(
-        "dd", "if=/dev/zero", f"of={node}", f"bs={block_size}", f"count={count}", "oflag=direct", "conv=fsync"
+        "dd", f"if={source}", f"of={node}", f"bs={block_size}", f"count={count}", "oflag=direct", "conv=fsync"
     )
 
 

@@ -42,8 +42,7 @@ def command(dd_commands: list[str]) -> str:
     waited = [f"wait $p{i}; r{i}=$?" for i in range(len(dd_commands))]
     printed = [f'echo "== disk {i} exit $r{i}"; cat "$d/{i}"' for i in range(len(dd_commands))]
     clocked = ["s=$(date +%s%N)", *started, *waited, "e=$(date +%s%N)", 'echo "together-ns $s $e"']
-    script = "; ".join(["d=$(mktemp -d) || exit 1", *clocked, *printed, 'rm -rf "$d"'])
-    return shell.cmd("sh", "-c", script)
+    return shell.cmd("sh", "-c", "; ".join(["d=$(mktemp -d) || exit 1", *clocked, *printed, 'rm -rf "$d"']))
 
 
 def asked(command: str) -> dict[str, list[int | None]]:

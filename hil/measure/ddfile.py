@@ -22,6 +22,11 @@ from hil.verdict.result import Sample
 # The line the write command prints after dd: the clock (coreutils `date +%s%N`) before and after sync. A
 # clock in nanoseconds since 1970 has 19 digits (since 2001-09-09); fewer is a `date` without %N.
 _SYNC = re.compile(r"sync-ns (?P<start>[0-9]{19}) (?P<end>[0-9]{19})", re.ASCII)
+# The read_reattached samples' fact: how the host's page cache was kept out of them.
+REATTACHED = (
+    "the disk re-attached before each read (seed 001): unmounted, off the bus until the host dropped it and on "
+    "again, remounted (its seconds: each sample's reattach_s); caches dropped too"
+)
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,7 @@ def parse_synced(output: str, *, expected_bytes: int | None) -> SyncedWrite:
 
 def write(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
     """One synced write of `path`: its rate in MB/s, dd's and sync's seconds in the details."""
-    command = write_command(path, block_size, total_mb)
-    output, started, duration = run_timed(role, command, "dd + sync", timeout=timeout)
+    output, started, duration = run_timed(role, write_command(path, block_size, total_mb), "dd + sync", timeout=timeout)
     result = parse_synced(output, expected_bytes=dd.total_bytes(block_size, total_mb))
     details = {"dd_s": result.dd_seconds, "sync_s": result.sync_seconds}
     return Sample(value=result.mb_per_s, started=started, duration_s=duration, raw=output, details=details)
@@ -92,13 +96,6 @@ def write(role: Role, path: str, *, block_size: str, total_mb: int, timeout: flo
 def read(role: Role, path: str, *, block_size: str, total_mb: int, timeout: float = 300) -> Sample:
     expected = dd.total_bytes(block_size, total_mb)
     return dd.run(role, read_command(path, block_size, total_mb), expected_bytes=expected, timeout=timeout)
-
-
-# The read_reattached samples' fact: how the host's page cache was kept out of them.
-REATTACHED = (
-    "the disk re-attached before each read (seed 001): unmounted, off the bus until the host dropped it and on "
-    "again, remounted (its seconds: each sample's reattach_s); caches dropped too"
-)
 
 
 def read_reattached(

@@ -217,14 +217,7 @@ def engine(role: Role) -> str:
 
 
 def run(
-    role: Role,
-    filename: str,
-    job: FioJob,
-    *,
-    engine: str,
-    size_mb: int,
-    runtime_s: float,
-    ramp_s: float = 1,
+    role: Role, filename: str, job: FioJob, *, engine: str, size_mb: int, runtime_s: float, ramp_s: float = 1
 ) -> Measurement:
     """One fio run; its exit status, its job's error and an empty transfer are MeasurementErrors."""
     line = command(filename, job, engine=engine, size_mb=size_mb, runtime_s=runtime_s, ramp_s=ramp_s)

@@ -67,8 +67,7 @@ def read(role: Role, node: str, *, timeout: float = 120) -> Sample:
     """Drop the page cache, time one `hdparm -t` of `node`; its rate in MB/s with the raw output kept."""
     role.run(DROP_CACHES, timeout=60)
     output, started, duration = run_timed(role, read_command(node), "hdparm", timeout=timeout)
-    transfer = parse(output, device=node)
-    return Sample(value=transfer.mb_per_s, started=started, duration_s=duration, raw=output)
+    return Sample(value=parse(output, device=node).mb_per_s, started=started, duration_s=duration, raw=output)
 
 
 def version(role: Role) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.usb_gadget.hid import HidEnds
-from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser
+from hil.measure.parsing import ascii_float, ascii_int, one_of, output_lines, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
@@ -91,19 +91,15 @@ def parse(text: str, *, mode: str, report_bytes: int, count: int) -> HidRun:
 
 
 def command(mode: str, node: str, *, report_bytes: int, count: int, timeout_s: int, hidraw: bool) -> str:
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    one_of(mode, MODES, "mode")
     return shell.cmd(PROGRAM, mode, node, report_bytes, count, timeout_s, *(["hidraw"] if hidraw else []))
 
 
 def transfer(ends: HidEnds, direction: str, *, report_bytes: int, count: int, timeout_s: int = 120) -> Measurement:
     """One run of `count` reports in `direction`: the writer's rate in kB/s; what the reader saw in details."""
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
-    if direction == "in":
-        reader, rnode, writer, wnode = ends.host, ends.hidraw, ends.device, ends.hidg
-    else:
-        reader, rnode, writer, wnode = ends.device, ends.hidg, ends.host, ends.hidraw
+    one_of(direction, DIRECTIONS, "direction")
+    host, device = (ends.host, ends.hidraw), (ends.device, ends.hidg)
+    (reader, rnode), (writer, wnode) = (host, device) if direction == "in" else (device, host)
     # hidraw wants a report number before each output report; the hidg side never does.
     read_cmd = command("read", rnode, report_bytes=report_bytes, count=count, timeout_s=timeout_s, hidraw=False)
     write_cmd = command(

@@ -101,26 +101,17 @@ def _count_differences(role: Role, expected: str, actual: str, timeout: float) -
 
 
 def block_device(
-    role: Role,
-    node: str,
-    *,
-    size_mb: int,
-    block_size: str = "1M",
-    far: tuple[Role, str] | None = None,
+    role: Role, node: str, *, size_mb: int, block_size: str = "1M", far: tuple[Role, str] | None = None
 ) -> str:
     """Write `size_mb` MiB of random data over the start of the raw disk `node` with O_DIRECT (in `block_size`
     requests, as the timed samples), drop the caches, read it back the same way and compare; one line for the
-    report. far: the file holding the disk's bytes across the link (a gadget's backing file), checked between.
-    """
+    report. far: the file holding the disk's bytes across the link (a gadget's backing file), checked between."""
     timeout = timeout_for(size_mb)
-    count = dd.block_count(block_size, size_mb)
-    expected = count * dd.block_bytes(block_size)
+    expected = dd.total_bytes(block_size, size_mb)
     pattern, read_back = _scratch("pattern"), _scratch("back")
     try:
         _make_pattern(role, pattern, size_mb, timeout)
-        write = dd.C_LOCALE + shell.cmd(
-            "dd", f"if={pattern}", f"of={node}", f"bs={block_size}", f"count={count}", "oflag=direct", "conv=fsync"
-        )
+        write = dd.write_command(node, block_size, size_mb, source=pattern)
         # dd would create a regular file where a vanished disk's node was (and read it back intact): the node
         # must still be there. (coreutils' conv=nocreat says the same, busybox's dd does not know it.)
         write = f"if [ -e {shell.quote(node)} ]; then {write}; else echo {shell.quote(node + ': gone')}; false; fi"
@@ -135,9 +126,7 @@ def block_device(
                 )
             where = f", {far_role.label}'s {far_path} held them"
         role.run(dd.DROP_CACHES, timeout=60)
-        read = dd.C_LOCALE + shell.cmd(
-            "dd", f"if={node}", f"of={read_back}", f"bs={block_size}", f"count={count}", "iflag=direct"
-        )
+        read = dd.read_command(node, block_size, size_mb, into=read_back)
         _dd_exact(role, read, expected, f"reading the pattern back from {node}", timeout)
         way_out = "corrupted on the way out" if far is not None else "corrupted"
         compare_files(role, pattern, read_back, f"{node} read back: {way_out}", timeout)

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
 DATAGRAM_BYTES = 1470  # iperf 2's UDP payload unless -l says otherwise
 RATE_TOLERANCE = 0.05  # bits per second against bytes over an interval printed with one decimal
+# In loopback the server's ack of a stream's last datagram goes to the modem, not the client, so the client
+# sends that datagram again, up to 10 times (iperf 2's client), and the modem reflects each repeat: the server
+# may count some (the virtual lab: 5041 datagrams' bytes for 360 x 14 copies in 3 of 12 runs, 2026-11-25).
+FIN_SENDS = 10
+REPLICATION_SLACK = 0.01  # copies seen per datagram may fall short of the modem's factor, never exceed it
 
 # The server could not hand a stream's final report to its client: printed whenever the client's side
 # does not answer, as in a modem's loopback, where the report goes to the modem and is reflected back to
@@ -69,13 +74,6 @@ def asked(command: str) -> dict[str, float | int]:
     streams = int(words[words.index("-P") + 1]) if "-P" in words else 1
     seconds = float(words[words.index("-t") + 1]) if "-t" in words else 10.0
     return {"streams": streams, "duration_s": seconds, "replication": int(loop.rstrip(")")) if loop else 1}
-
-
-# In loopback the server's ack of a stream's last datagram goes to the modem, not the client, so the client
-# sends that datagram again, up to 10 times (iperf 2's client), and the modem reflects each repeat: the server
-# may count some (the virtual lab: 5041 datagrams' bytes for 360 x 14 copies in 3 of 12 runs, 2026-11-25).
-FIN_SENDS = 10
-REPLICATION_SLACK = 0.01  # copies seen per datagram may fall short of the modem's factor, never exceed it
 
 
 @parser("iperf2", asked=asked)
@@ -198,14 +196,7 @@ def client_command(
 
 
 def loopback(
-    board: Endpoint,
-    modem: str,
-    *,
-    rate_mbps: float,
-    duration_s: int,
-    streams: int,
-    replication: int,
-    port: int = PORT,
+    board: Endpoint, modem: str, *, rate_mbps: float, duration_s: int, streams: int, replication: int, port: int = PORT
 ) -> Measurement:
     """One seed-004 run: the board's iperf 2 server, its client sending to the modem, the modem reflecting
     each datagram `replication` times back to the server; the server's figures (parse_udp_server)."""

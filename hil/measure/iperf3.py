@@ -26,6 +26,13 @@ PORT = 5201
 RATE_TOLERANCE = 0.01  # iperf3 computes bits_per_second from the same bytes and seconds it prints
 STUCK_AFTER_S = 20  # a client still running this long after its --time is interrupted (see _run)
 LOSS_TOLERANCE = 0.02  # relative: lost_percent against lost_packets / packets (see parse_udp)
+# The receiver's interval may fall short of the --time asked by the sender's clock: on a board with QEMU's virtual
+# clock a fresh root read 2.264 s received of 3 s asked (0.75). Half is far below that and far above a receiver
+# interval cut to a 200th with its rate raised to match (200x the throughput, self-consistent).
+RECEIVED_LEAST = 0.5
+# Below Linux's ephemeral range (32768-60999), so no client socket of the PC takes the port meanwhile.
+FREE_PORTS = range(20000, 30000)
+PORT_IN_USE = "Address already in use"
 
 
 class Endpoint(Protocol):
@@ -96,12 +103,6 @@ def _summary(document: dict[str, Any], name: str, text: str) -> dict[str, float]
             raw_output=text,
         )
     return fields
-
-
-# The receiver's interval may fall short of the --time asked by the sender's clock: on a board with QEMU's virtual
-# clock a fresh root read 2.264 s received of 3 s asked (0.75). Half is far below that and far above a receiver
-# interval cut to a 200th with its rate raised to match (200x the throughput, self-consistent).
-RECEIVED_LEAST = 0.5
 
 
 @parser("iperf3")
@@ -238,11 +239,6 @@ def server(end: Endpoint, *, port: int = PORT, bind: str | None = None) -> Backg
     """The server in the background at `end` (a context manager; stopped on every way out)."""
     command = end.wrap(server_command(port=port, bind=bind))
     return end.role.background(command, ready="Server listening", name="iperf3 server")
-
-
-# Below Linux's ephemeral range (32768-60999), so no client socket of the PC takes the port meanwhile.
-FREE_PORTS = range(20000, 30000)
-PORT_IN_USE = "Address already in use"
 
 
 @contextmanager

@@ -114,8 +114,7 @@ def parse(output: str, *, direction: str, expected_bytes: int) -> MtpTransfer:
     seconds = ascii_float(marker["end"], "end time", output) - ascii_float(marker["start"], "start time", output)
     if seconds < MIN_SECONDS:
         raise ParseError(f"the transfer took {seconds:.2f} s: too short to time with /proc/uptime", raw_output=output)
-    object_id = ascii_int(confirmed[0]["id"], "object id", output)
-    return MtpTransfer(copied, seconds, direction, object_id)
+    return MtpTransfer(copied, seconds, direction, ascii_int(confirmed[0]["id"], "object id", output))
 
 
 def run(
@@ -127,14 +126,8 @@ def run(
     output = host.run(command, timeout=timeout, check=False)
     duration = time.time() - started
     transfer = parse(output, direction=direction, expected_bytes=expected_bytes)
-    sample = Sample(
-        value=transfer.mb_per_s,
-        started=started,
-        duration_s=duration,
-        raw=output,
-        details={"bytes": transfer.bytes, "seconds": round(transfer.seconds, 2)},
-    )
-    return transfer, sample
+    details = {"bytes": transfer.bytes, "seconds": round(transfer.seconds, 2)}
+    return transfer, Sample(value=transfer.mb_per_s, started=started, duration_s=duration, raw=output, details=details)
 
 
 def version(role: Role) -> str:

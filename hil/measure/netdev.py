@@ -108,5 +108,4 @@ def summary(samples: Sequence[Sample | Measurement]) -> tuple[str, list[str]] | 
     interfaces = ", ".join(sorted({entry.interface for entry in records}))
     counted = ", ".join(f"{name} +{value}" for name, value in totals.items())
     line = f"{interfaces}: {counted} over {len(records)} runs"
-    grew = [f"{name} +{totals[name]}" for name in ERRORS if totals[name] > 0]
-    return line, grew
+    return line, [f"{name} +{totals[name]}" for name in ERRORS if totals[name] > 0]

@@ -18,8 +18,7 @@ from hil.verdict.measurement import Measurement
 
 
 def _read(end: NetEnd, path: NetPath) -> dict[str, int]:
-    names = netdev.COUNTERS if end is path.recorded else netdev.BYTES
-    return netdev.read(end.role, end.ifname, names, wrap=end.wrap)
+    return netdev.read(end.role, end.ifname, netdev.COUNTERS if end is path.recorded else netdev.BYTES, wrap=end.wrap)
 
 
 def measure(path: NetPath, run: Callable[[], Measurement]) -> Measurement:

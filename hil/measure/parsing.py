@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from hil.lab.board.role import Role
 
 F = TypeVar("F", bound=Callable[..., Any])
+_INT = re.compile(r"[0-9]+", re.ASCII)
+_FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?", re.ASCII)
+MAX_DIGITS = 30  # no tool counts beyond 10^30 of anything; a longer number is garbage, not data
+ASKED_SLACK_S = 0.5  # a report's interval may end a little after the one asked (its last packets, rounding)
 
 
 # What a capture's command asked the tool to do, as the parser's keyword arguments: dd's parser checks
@@ -83,9 +87,10 @@ def run_timed(
     return output, started, duration
 
 
-_INT = re.compile(r"[0-9]+", re.ASCII)
-_FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?", re.ASCII)
-MAX_DIGITS = 30  # no tool counts beyond 10^30 of anything; a longer number is garbage, not data
+def one_of(value: object, choices: tuple[object, ...], what: str) -> None:
+    """A ValueError naming `what` unless `value` is one of `choices` (a caller's mistake, not the tool's)."""
+    if value not in choices:
+        raise ValueError(f"{what} must be one of {choices}, got {value!r}")
 
 
 def ascii_int(text: str, what: str, raw: str) -> int:
@@ -186,9 +191,6 @@ def under_ceiling(bytes_: float, seconds: float, ceiling_bytes_per_s: float, wha
         raise ParseError(
             f"{what}: {bytes_:g} bytes in {seconds:g} s is beyond the link's {ceiling_bytes_per_s:g} B/s", raw
         )
-
-
-ASKED_SLACK_S = 0.5  # a report's interval may end a little after the one asked (its last packets, rounding)
 
 
 def covers_asked(seconds: float, asked_s: float, what: str, raw: str, *, least: float = 0.9) -> None:

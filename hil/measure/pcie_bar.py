@@ -106,19 +106,11 @@ def command(bdf: str, bar: int, *, size: int, width: int, loops: int, mapping: s
 
 
 def run(
-    role: Role,
-    bdf: str,
-    bar: int,
-    *,
-    size: int,
-    width: int = 32,
-    loops: int = MIN_LOOPS,
-    mapping: str = "device",
-    timeout: float = 300,
+    role: Role, bdf: str, bar: int, *, size: int, width: int = 32, loops: int = MIN_LOOPS, mapping: str = "device"
 ) -> Measurement:
     """One timed store + load pass over the BAR: `store` and `load` in MB/s."""
     argv = command(bdf, bar, size=size, width=width, loops=loops, mapping=mapping)
-    output, started, duration = run_timed(role, argv, PROGRAM, timeout=timeout, error=MeasurementError)
+    output, started, duration = run_timed(role, argv, PROGRAM, timeout=300, error=MeasurementError)
     rates = parse(output)
     if (rates.bytes, rates.width, rates.loops) != (size, width, loops):
         raise ParseError(f"{PROGRAM} reports another run than asked for ({size} B, {width} bit, {loops} loops)", output)

@@ -17,7 +17,7 @@ from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure.dd import DdTransfer
 from hil.measure.kernel_log import after_marker, mark
-from hil.measure.parsing import ascii_int, lines_holding, no_failure, parser
+from hil.measure.parsing import ascii_int, lines_holding, no_failure, one_of, parser
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
@@ -114,14 +114,9 @@ def parse_pcitest(text: str) -> dict[tuple[str, int], bool]:
     return results
 
 
-def _check_direction(direction: str) -> None:
-    if direction not in DIRECTIONS:
-        raise ValueError(f"DMA direction must be one of {DIRECTIONS}, got {direction!r}")
-
-
 def dw_dmatest_commands(*, size: int, loops: int, direction: str, is_rc: bool, channel: int = 0) -> list[str]:
     """The module-parameter writes that set up and run one pcie-dw-dmatest transfer loop on one channel."""
-    _check_direction(direction)
+    one_of(direction, DIRECTIONS, "DMA direction")
     values = {
         "is_rc": 1 if is_rc else 0,
         "chn_en": 1 << channel,  # one channel: dma_run() then runs the loop synchronously
@@ -155,7 +150,7 @@ def run_epf_test(
     rc: Role, ep: Role, *, size: int, direction: str, device: str = "/dev/pci-endpoint-test.0"
 ) -> Measurement:
     """One `pcitest -d` transfer from the root complex; the rate is the endpoint's pci-epf-test log line."""
-    _check_direction(direction)
+    one_of(direction, DIRECTIONS, "DMA direction")
     marker = mark(ep)
     started = time.time()
     flag = "-r" if direction == "read" else "-w"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from hil.lab.board import shell
 from hil.lab.board.role import Role
 from hil.measure.kernel_log import after_marker, mark
-from hil.measure.parsing import ascii_float, ascii_int, lines_holding, parser
+from hil.measure.parsing import ascii_float, ascii_int, lines_holding, one_of, parser
 from hil.verdict.errors import ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
@@ -49,8 +49,7 @@ def _line_values(m: re.Match[str], text: str) -> tuple[int, int, float | None]:
 @parser("pcie_irq")
 def parse(text: str, kind: str = "elbi") -> IrqLatency:
     """The latency the last `<kind> count=N Mus` line reports (refined by the line before it, if timed)."""
-    if kind not in KINDS:
-        raise ValueError(f"interrupt kind must be one of {KINDS}, got {kind!r}")
+    one_of(kind, KINDS, "interrupt kind")
     lines = lines_holding(text, f"{kind} count=", _LINE, f"{kind} interrupt count")  # a damaged last line: none
     count, us, ts = _line_values(lines[-1], text)
     if count == 0 or us == 0:
@@ -78,8 +77,7 @@ def parse(text: str, kind: str = "elbi") -> IrqLatency:
 
 def sample(role: Role, kind: str, *, seconds: float = 3.0) -> Measurement:
     """Read the latency the counting side logs over the next `seconds` (its test thread runs since probe)."""
-    if kind not in KINDS:
-        raise ValueError(f"interrupt kind must be one of {KINDS}, got {kind!r}")
+    one_of(kind, KINDS, "interrupt kind")
     marker = mark(role, "hil-pcie-irq")
     started = time.time()
     role.run(shell.cmd("sleep", f"{seconds:g}"), timeout=seconds + 30)

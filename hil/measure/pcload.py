@@ -60,8 +60,7 @@ def _own_jiffies(root: int) -> tuple[int, int]:
 
 
 def snapshot() -> tuple[int, int, int, int]:
-    busy, total = _cpu_jiffies()
-    return busy, total, *_own_jiffies(os.getpid())
+    return *_cpu_jiffies(), *_own_jiffies(os.getpid())
 
 
 def shares(before: tuple[int, ...], after: tuple[int, ...]) -> tuple[float, float] | None:

@@ -30,6 +30,12 @@ RPM_ASYNC = 0x01  # include/linux/pm_runtime.h: the call only queues the resume 
 LEAST_RESUME_US = 125
 SUSPEND_WAIT_S = 30  # autosuspend delay plus the subtree going idle first (slow right after boot)
 AWAKE = 4  # the command's exit status when the device did not suspend
+# Seed 003's two timings: the kernel's resume delays, or the USB 2.0 specification's minima through the seed's
+# usbcore patch (`usbcore.timing_minimum=1`). Mainline Linux has no such parameter: it hard-codes TDRSMDN 40 ms
+# where the specification asks at least 20 and TRSTRCY 50 ms where it allows 0, so `minimum` needs a BSP kernel
+# that carries the patch.
+TIMINGS = ("default", "minimum")
+TIMING_MINIMUM = USBCORE + "timing_minimum"
 
 # One trace line, matched whole, printable ASCII only (a line with anything else is not the kernel's):
 # "  dash-105  [000] d..1.  22.162246: rpm_resume: 2-1 flags-0 cnt-1  dep-0  auto-0 p-0 irq-0 child-0"
@@ -176,14 +182,6 @@ def usbcore_parameters(role: Role) -> dict[str, str]:
     output = role.run(f"grep -H . {USBCORE}* 2>/dev/null; true", timeout=30)
     found = (line.strip().partition(":") for line in output.splitlines())
     return {path.rsplit("/", 1)[1]: value for path, sep, value in found if sep and path.startswith(USBCORE)}
-
-
-# Seed 003's two timings: the kernel's resume delays, or the USB 2.0 specification's minima through the seed's
-# usbcore patch (`usbcore.timing_minimum=1`). Mainline Linux has no such parameter: it hard-codes TDRSMDN 40 ms
-# where the specification asks at least 20 and TRSTRCY 50 ms where it allows 0, so `minimum` needs a BSP kernel
-# that carries the patch.
-TIMINGS = ("default", "minimum")
-TIMING_MINIMUM = USBCORE + "timing_minimum"
 
 
 @contextmanager

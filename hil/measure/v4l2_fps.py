@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from hil.lab.board import shell
 from hil.lab.board.role import Role
-from hil.measure.parsing import ascii_float, ascii_int, output_lines, parser, run_timed, under_ceiling
+from hil.measure.parsing import ascii_float, ascii_int, one_of, output_lines, parser, run_timed, under_ceiling
 from hil.verdict.errors import MeasurementError, ParseError
 from hil.verdict.measurement import Measurement, Quantity
 
@@ -101,8 +101,7 @@ def command(
     device: str, fmt: str, width: int, height: int, *, frames: int, timeout_s: int, counter: bool = False
 ) -> str:
     """counter: the camera is one of hil's (uvc_frames.h), whose frame counters v4l2_fps checks."""
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    one_of(fmt, FORMATS, "format")
     if frames < MIN_FRAMES:
         raise ValueError(f"at least {MIN_FRAMES} frames give a frame rate, got {frames}")
     if counter and fmt == "h264":

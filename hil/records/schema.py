@@ -32,11 +32,7 @@ class ResultsDocument:
 
 def results_schema() -> dict:
     schema = TypeAdapter(ResultsDocument).json_schema(mode="serialization")
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "hil results.json",
-        **schema,
-    }
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "hil results.json", **schema}
 
 
 def main() -> int:

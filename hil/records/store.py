@@ -36,15 +36,7 @@ RESULTS_FILE = "results.json"
 # Tool versions that change what a number means; recorded so a trend step can be explained.
 _VERSIONED = ("pytest", "pytest-html", "pytest-xdist", "labgrid", "numpy", "scipy")
 # CI identity only: never the whole environment (it holds credentials).
-_CI_VARIABLES = (
-    "BUILD_TAG",
-    "BUILD_URL",
-    "JOB_NAME",
-    "BUILD_NUMBER",
-    "GIT_COMMIT",
-    "GIT_BRANCH",
-    "NODE_NAME",
-)
+_CI_VARIABLES = ("BUILD_TAG", "BUILD_URL", "JOB_NAME", "BUILD_NUMBER", "GIT_COMMIT", "GIT_BRANCH", "NODE_NAME")
 
 
 class Host(TypedDict, total=False):
@@ -76,10 +68,9 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def new_run_id(now: datetime | None = None) -> str:
+def new_run_id(now: datetime) -> str:
     """Sortable and unique: UTC start time plus a random suffix (two CI nodes may start together)."""
-    moment = now or datetime.now(UTC)
-    return f"{moment.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
 
 
 def hil_commit() -> str | None:

@@ -69,8 +69,7 @@ def stats_rows(result: MetricResult) -> StatsRows:
     if (ceiling := result.ceiling) is not None:
         of = f"of ceiling {fmt_num(ceiling.value)} {ceiling.unit} ({ceiling.basis})"
         rows.append(("efficiency", f"{fmt_pct(result.efficiency)} {of}"))
-    if result.baseline is not None:
-        base = result.baseline
+    if (base := result.baseline) is not None:
         runs = f"{base.baseline_runs} run{'s' if base.baseline_runs != 1 else ''}"
         run_p = "run-to-run spread unknown" if base.run_p is None else f"run p={fmt_p(base.run_p)}"
         text = (

@@ -132,7 +132,6 @@ def result_plot(result: MetricResult) -> bytes | None:
     if not values and not warmup:
         return None
     stats = result.stats
-    unit = result.unit
     ceiling = result.ceiling_in_unit()
     limits, shown, off_scale = _scale(result, ceiling)
 
@@ -141,15 +140,8 @@ def result_plot(result: MetricResult) -> bytes | None:
     if result.band is not None:
         _shade_band(ax, result.band, limits, f"band {result.band.describe()}")
     if stats is not None:
-        ax.axhspan(
-            stats.ci_low,
-            stats.ci_high,
-            color=_CI_COLOR,
-            alpha=0.18,
-            lw=0,
-            label=f"{stats.confidence:.0%} CI of mean",
-            zorder=1,
-        )
+        ci_label = f"{stats.confidence:.0%} CI of mean"
+        ax.axhspan(stats.ci_low, stats.ci_high, color=_CI_COLOR, alpha=0.18, lw=0, label=ci_label, zorder=1)
         ax.axhline(stats.median, color=_CI_COLOR, lw=1.5, label=f"median {fmt_num(stats.median)}", zorder=2)
     for value, label, color, style in shown:
         ax.axhline(value, color=color, lw=1.2, ls=style, label=_literal(label), zorder=2)
@@ -160,19 +152,12 @@ def result_plot(result: MetricResult) -> bytes | None:
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("sample", fontsize=8)
-    ax.tick_params(axis="x", labelsize=7)
-    title = f"{result.board}  {key_of(result)}  {result.verdict}"
-    ylabel = f"{unit}  ({better(result.direction)})"
-    return _finish(fig, ax, limits, ylabel, title, VERDICT_COLORS.get(result.verdict, "black"))
-
-
-def _finish(fig: Figure, ax: Axes, limits: tuple[float, float], ylabel: str, title: str, color: str) -> bytes:
-    """The y axis, grid, title and legend, and the PNG."""
+    ax.tick_params(labelsize=7)
     ax.set_ylim(*limits)
-    ax.set_ylabel(_literal(ylabel), fontsize=8)
-    ax.tick_params(axis="y", labelsize=7)
+    ax.set_ylabel(_literal(f"{result.unit}  ({better(result.direction)})"), fontsize=8)
     ax.grid(axis="y", lw=0.3, alpha=0.6)
-    ax.set_title(_literal(title), fontsize=9, color=color, loc="left")
+    title = _literal(f"{result.board}  {key_of(result)}  {result.verdict}")
+    ax.set_title(title, fontsize=9, color=VERDICT_COLORS.get(result.verdict, "black"), loc="left")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI)
@@ -198,6 +183,7 @@ def _literal(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def short(label: str, width: int = 24) -> str:
-    """A label that fits beside the plot (the page around it gives the whole name)."""
+def short(point: TrendPoint, width: int = 24) -> str:
+    """A point's build (else its time) as it fits beside the plot (the page around it gives the whole name)."""
+    label = point.build or point.label
     return label if len(label) <= width else label[: width - 1] + "…"

@@ -368,9 +368,7 @@ class ReportSession:
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
         results = [MetricResult.from_dict(data) for data in getattr(report, RESULTS_ATTR, None) or ()]
         verdicts = " / ".join(verdict_text(result) for result in results)
-        medians = " / ".join(
-            f"{fmt_num(result.stats.median)} {result.unit}" for result in results if result.stats is not None
-        )
+        medians = " / ".join(f"{fmt_num(r.stats.median)} {r.unit}" for r in results if r.stats is not None)
         if _is_measurement_error(report):
             cells[0] = '<td class="col-result">Error</td>'  # row colour, filter and sort follow this cell
             _move_html_count_to_errors(self.config)

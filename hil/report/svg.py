@@ -66,17 +66,11 @@ def trend_svg(points: Sequence[TrendPoint], steps: Sequence[Step], unit: str, di
         tooltip = f"{point.label} {point.build or ''}: {fmt_num(point.median)} {unit} {point.verdict}"
         svg.points.append((x(i), y(point.median), VERDICT_COLORS[point.verdict], tooltip))
     if len(points) <= LABELLED_POINTS:
-        svg.values = [
-            (px, py - 6, fmt_num(point.median)) for (px, py, _, _), point in zip(svg.points, points, strict=True)
-        ]
+        svg.values = [(px, py - 6, fmt_num(p.median)) for (px, py, _, _), p in zip(svg.points, points, strict=True)]
     svg.line = " ".join(f"{px},{py}" for px, py, _, _ in svg.points)
-    for step in steps:
-        after = points[step.index]
-        svg.steps.append(
-            (x(step.index - 0.5), f"{short(after.build or after.label)} {fmt_pct(step.change, signed=True)}")
-        )
+    svg.steps = [(x(s.index - 0.5), f"{short(points[s.index])} {fmt_pct(s.change, signed=True)}") for s in steps]
     every = max(1, len(points) // 12)
-    svg.x_ticks = [(x(i), short(points[i].build or points[i].label)) for i in range(0, len(points), every)]
+    svg.x_ticks = [(x(i), short(points[i])) for i in range(0, len(points), every)]
     svg.y_ticks = [(y(v), fmt_num(v)) for v in MaxNLocator(6).tick_values(low, high) if low <= v <= high]
     shown = {point.verdict for point in points}
     svg.verdicts = [(str(v), VERDICT_COLORS[v]) for v in VERDICT_COLORS if v in shown]

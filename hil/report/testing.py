@@ -7,13 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from hil.facts import Facts
-from hil.verdict.result import (
-    BaselineComparison,
-    MetricResult,
-    Sample,
-    StopReason,
-    Verdict,
-)
+from hil.verdict.result import BaselineComparison, MetricResult, Sample, StopReason, Verdict
 from hil.verdict.spec import Band, Ceiling, Direction
 from hil.verdict.stats import describe
 

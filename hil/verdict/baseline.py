@@ -218,13 +218,12 @@ def _reason(
 def attempt_summary(result: MetricResult) -> dict[str, Any]:
     """What a confirmation keeps of the measurement that raised the suspicion."""
     comparison = result.baseline
+    figures = {name: getattr(comparison, name, None) for name in ("change", "p_value", "run_p")}  # None: no comparison
     return {
         "median": result.stats.median if result.stats else None,
         "samples": result.values,
         "started": result.started,
-        "change": comparison.change if comparison else None,
-        "p_value": comparison.p_value if comparison else None,
-        "run_p": comparison.run_p if comparison else None,
+        **figures,
         "reason": comparison.reason if comparison else "",
     }
 

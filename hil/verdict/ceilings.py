@@ -147,9 +147,7 @@ def usb_isochronous_ceiling(speed: UsbSpeed | str | int, bytes_per_interval: int
     value = bytes_per_interval / (frames * _INTERVAL_S[key]) / MB
     every = f"{_INTERVAL_S[key] * 1e6:g} µs" if frames == 1 else f"{frames} × {_INTERVAL_S[key] * 1e6:g} µs"
     return Ceiling(
-        value,
-        "MB/s",
-        f"USB {key}-speed isochronous, {bytes_per_interval} B per {every} interval = {value:.3f} MB/s",
+        value, "MB/s", f"USB {key}-speed isochronous, {bytes_per_interval} B per {every} interval = {value:.3f} MB/s"
     )
 
 

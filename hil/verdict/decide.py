@@ -204,14 +204,11 @@ def _at_the_limit(
     cv_detail = f"{cv_text} > max {spec.max_cv:.1%} (one-sided {UNSTABLE_CONFIDENCE:.0%} lower bound {lower:.1%})"
     if cv is CvState.UNSTABLE:
         return Decision(
-            Verdict.UNSTABLE,
-            f"unstable: {cv_detail}; {_ci(stats, unit)}, {median_text}, n={stats.n}",
-            side=median_side,
+            Verdict.UNSTABLE, f"unstable: {cv_detail}; {_ci(stats, unit)}, {median_text}, n={stats.n}", side=median_side
         )
     if inside:
         return Decision(
-            Verdict.MARGINAL,
-            f"marginal: {position}, but {cv_detail}: not significantly above after {stats.n} samples",
+            Verdict.MARGINAL, f"marginal: {position}, but {cv_detail}: not significantly above after {stats.n} samples"
         )
     if median_side is None:
         return Decision(

@@ -196,9 +196,6 @@ def _compared(
     row.smallest_drop = sensitivity.smallest_drop(spread, len(baseline), len(measured), samples, effect)
     wide = rules.run_spread != MIN_RUN_SPREAD and spread is not None and wider_than(spread, rules.run_spread)
     blind = row.smallest_drop is not None and row.smallest_drop > effect and spread is not None
-    more = (
-        _what_would_see(row, rules.run_spread if wide else spread.relative_sd, effect, len(measured)) if blind else ""
-    )
     if row.regression:
         gate = Gate.BLOCKED
     elif (doubt := _doubt(row, comparison, spread, rules, wide, unshown, direction)) is not None and (
@@ -210,6 +207,7 @@ def _compared(
     reasons.append(comparison.reason.replace("regression against", "worse than", 1) if unshown else comparison.reason)
     reasons.append(sensitivity.describe(row.smallest_drop, samples))
     if blind:
+        more = _what_would_see(row, rules.run_spread if wide else spread.relative_sd, effect, len(measured))
         reasons.append(more + (" (at the calibrated spread)" if wide else ""))
     return gate
 

@@ -31,6 +31,7 @@ import numbers
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from hil.verdict.ceilings import efficiency
 from hil.verdict.decide import Decision, ceiling_error, cv_not_falling, decide
@@ -128,17 +129,9 @@ def _describe(values: list[float], spec: MetricSpec) -> SampleStats | None:
         return None
 
 
-def measure_metric(
-    spec: MetricSpec,
-    sample: SampleSource,
-    *,
-    board: str,
-    clock: Callable[[], float] = time.monotonic,
-    wall: Callable[[], float] = time.time,
-    on_sample: OnSample | None = None,
-) -> MetricResult:
-    """Sample one metric until its verdict is settled or a limit is hit."""
-    return measure_metrics([spec], sample, board=board, clock=clock, wall=wall, on_sample=on_sample)[0]
+def measure_metric(spec: MetricSpec, sample: SampleSource, **options: Any) -> MetricResult:
+    """Sample one metric until its verdict is settled or a limit is hit; `options` as measure_metrics takes them."""
+    return measure_metrics([spec], sample, **options)[0]
 
 
 def measure_metrics(

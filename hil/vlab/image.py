@@ -92,11 +92,8 @@ class VlabImage(Image):
 
 def find_kernel(boot_dir: Path = Path("/boot"), modules_dir: Path = Path("/lib/modules")) -> tuple[str, Path]:
     """The newest installed Debian kernel that has its modules installed."""
-    candidates = []
-    for vmlinuz in boot_dir.glob("vmlinuz-*"):
-        version = vmlinuz.name.removeprefix("vmlinuz-")
-        if (modules_dir / version / "modules.dep").is_file():
-            candidates.append((version, vmlinuz))
+    kernels = ((vmlinuz.name.removeprefix("vmlinuz-"), vmlinuz) for vmlinuz in boot_dir.glob("vmlinuz-*"))
+    candidates = [(version, path) for version, path in kernels if (modules_dir / version / "modules.dep").is_file()]
     if not candidates:
         raise VlabImageError(
             f"no Debian kernel with modules found under {boot_dir} and {modules_dir}: "
@@ -107,8 +104,7 @@ def find_kernel(boot_dir: Path = Path("/boot"), modules_dir: Path = Path("/lib/m
 
 def _package_versions(packages: list[str]) -> dict[str, str]:
     versions = debian_versions(packages)
-    missing = [p for p in packages if p not in versions]
-    if missing:
+    if missing := [p for p in packages if p not in versions]:
         raise VlabImageError(f"Debian packages not installed: {', '.join(missing)} (apt-get install them)")
     return versions
 
@@ -185,8 +181,7 @@ def _shared_libraries(binary: Path) -> set[str]:
     for line in proc.stdout.splitlines():
         if "not found" in line:
             raise VlabImageError(f"{binary}: library missing on the lab PC: {line.strip()}")
-        match = re.search(r"(/\S+) \(0x", line)
-        if match:
+        if match := re.search(r"(/\S+) \(0x", line):
             found.add(match.group(1))
     return found
 

@@ -24,14 +24,10 @@ from pathlib import Path
 import yaml
 
 from hil import services
-from hil.services import read_state
 
 EXPORTER = "hil-vlab"
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 15.0
-
-
-LabCommandError = services.ServiceError  # the lab cannot be started or stopped as asked
 
 
 def _tool(name: str) -> str:
@@ -44,7 +40,8 @@ def _client(address: str, *args: str) -> str:
     command = [_tool("labgrid-client"), "-x", address, *args]
     result = subprocess.run(command, capture_output=True, text=True, timeout=30.0, check=False)
     if result.returncode != 0:
-        raise LabCommandError(f"labgrid-client {' '.join(args)}: {result.stderr.strip() or result.stdout.strip()}")
+        said = result.stderr.strip() or result.stdout.strip()
+        raise services.ServiceError(f"labgrid-client {' '.join(args)}: {said}")
     return result.stdout
 
 
@@ -66,10 +63,10 @@ def exporter_config(boards: dict[str, int], power_port: int) -> dict:
 def start(run_dir: Path, places: int, port: int | None = None) -> dict:
     """Start coordinator, board service and exporter, create the places; return the state written."""
     if places < 1:
-        raise LabCommandError("--places must be at least 1")
-    state = read_state(run_dir)
+        raise services.ServiceError("--places must be at least 1")
+    state = services.read_state(run_dir)
     if state and any(services.alive(pid) for pid in state["pids"].values()):
-        raise LabCommandError(f"a lab is already running from {run_dir} (coordinator {state['coordinator']})")
+        raise services.ServiceError(f"a lab is already running from {run_dir} (coordinator {state['coordinator']})")
     from hil.vlab.image import ensure_image
 
     image = ensure_image(log=lambda message: print(message, file=sys.stderr)).directory
@@ -121,7 +118,7 @@ def start(run_dir: Path, places: int, port: int | None = None) -> dict:
 
 def stop(run_dir: Path, state: dict | None = None) -> list[str]:
     """Stop every process of the lab (SIGTERM, SIGKILL after a grace period); returns what was stopped."""
-    state = state or read_state(run_dir)
+    state = state or services.read_state(run_dir)
     if state is None:
         return []
     pids = state["pids"]  # clients of the coordinator first:
@@ -148,16 +145,15 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
             print(f"places {', '.join(state['places'])} (tags kind=vlab) on coordinator {state['coordinator']}")
             print(f"LG_COORDINATOR={state['coordinator']}")
         elif args.command == "stop":
-            stopped = stop(run_dir)
-            print(f"stopped: {', '.join(stopped) or 'nothing was running'}")
+            print(f"stopped: {', '.join(stop(run_dir)) or 'nothing was running'}")
         else:
-            state = read_state(run_dir)
+            state = services.read_state(run_dir)
             if state is None or not all(services.alive(pid) for pid in state["pids"].values()):
                 print(f"no lab running from {run_dir}")
                 return 1
             print(f"places {', '.join(state['places'])} on coordinator {state['coordinator']}")
             print(f"LG_COORDINATOR={state['coordinator']}")
-    except LabCommandError as exc:
+    except services.ServiceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -18,7 +18,6 @@ import logging
 import re
 import secrets
 import shlex
-from types import TracebackType
 
 from hil.errors import BoardTimeout, LabError
 from hil.lab.board.shell import Shell
@@ -91,10 +90,8 @@ class Background:
             raise
         return self
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop(quiet=exc_type is not None)
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop(quiet=exc_info[0] is not None)
 
     # --- steps ------------------------------------------------------------------------------------
 

@@ -85,9 +85,11 @@ def ensure(role: Shell) -> Deployment:
         return known
     started = time.monotonic()
     if isinstance(role.command_driver(), LocalShellDriver):
-        deployment = _on_the_lab_pc(role, boot, started)
+        build = programs.build(platform.machine())
+        found = (build.arch, build.digest, str(build.directory), build.sha256(), False, "built on the lab PC")
     else:
-        deployment = _on_a_board(role, boot, started)
+        found = _on_a_board(role)
+    deployment = Deployment(*found, seconds=time.monotonic() - started, boot=boot)
     role.deployment = deployment
     return deployment
 
@@ -113,21 +115,8 @@ def require_tools(pair: str, roles: Mapping[str, Shell], needed: dict[str, list[
         raise LabError(f"{pair}: tools missing on the board, nothing measured: {'; '.join(missing)}")
 
 
-def _on_the_lab_pc(role: Shell, boot: int, started: float) -> Deployment:
-    build = programs.build(platform.machine())
-    return Deployment(
-        arch=build.arch,
-        digest=build.digest,
-        directory=str(build.directory),
-        sha256=build.sha256(),
-        copied=False,
-        via="built on the lab PC",
-        seconds=time.monotonic() - started,
-        boot=boot,
-    )
-
-
-def _on_a_board(role: Shell, boot: int, started: float) -> Deployment:
+def _on_a_board(role: Shell) -> tuple[str, str, str, dict[str, str], bool, str]:
+    """Deployment's arch, digest, directory, sha256, copied and via, the build checked (and copied) there."""
     arch = role.run("uname -m", timeout=30).strip()
     build = programs.build(arch)
     expected = build.sha256()
@@ -146,16 +135,7 @@ def _on_a_board(role: Shell, boot: int, started: float) -> Deployment:
         copied = True
     _check_runs(role, directory, arch)
     role.run(f'export PATH={shell.quote(directory + "/bin")}:"$PATH"', timeout=30)
-    return Deployment(
-        arch=arch,
-        digest=build.digest,
-        directory=directory,
-        sha256=expected,
-        copied=copied,
-        via=via,
-        seconds=time.monotonic() - started,
-        boot=boot,
-    )
+    return arch, build.digest, directory, expected, copied, via
 
 
 def _sha256_on_board(role: Shell, directory: str, expected: dict[str, str]) -> dict[str, str]:

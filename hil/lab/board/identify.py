@@ -45,8 +45,7 @@ SCRIPT = "; ".join(
 
 def identify(role: Shell) -> tuple[str, str, BoardIdentity]:
     """(architecture, kernel release, identity) of the role's board: one command (SCRIPT)."""
-    output = role.run(SCRIPT, timeout=30)
-    return parse(output, role.label)
+    return parse(role.run(SCRIPT, timeout=30), role.label)
 
 
 def parse(output: str, where: str) -> tuple[str, str, BoardIdentity]:

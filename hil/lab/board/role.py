@@ -52,13 +52,11 @@ class Role:
 
     @property
     def power_cycles(self) -> int:
-        strategy = self.strategy
-        return strategy.power_cycles if strategy is not None else 0
+        return strategy.power_cycles if (strategy := self.strategy) is not None else 0
 
     def ensure_ready(self) -> None:
         """Boot the target or bring it back (power cycle) before a test uses it."""
-        strategy = self.strategy
-        if strategy is not None:
+        if (strategy := self.strategy) is not None:
             strategy.ensure_shell()
 
     def background(self, command: str, **options: Any) -> Background:
@@ -130,13 +128,11 @@ class Role:
     @property
     def suspect_reason(self) -> str | None:
         """Why the next `ensure_ready` will power-cycle this target (None: its console is trusted)."""
-        strategy = self.strategy
-        return strategy.suspect_reason if strategy is not None else None
+        return strategy.suspect_reason if (strategy := self.strategy) is not None else None
 
     def mark_suspect(self, reason: str) -> None:
         """Have the next `ensure_ready` power-cycle this target instead of trusting its console."""
-        strategy = self.strategy
-        if strategy is not None:
+        if (strategy := self.strategy) is not None:
             strategy.mark_suspect(f"{self.label}: {reason}")
 
 

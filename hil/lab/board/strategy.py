@@ -228,11 +228,7 @@ class RecoveringStrategy(Strategy, abc.ABC):
 class BoardStrategy(RecoveringStrategy):
     """Power on and log in: a board (or the virtual board) that boots straight into Linux."""
 
-    bindings: ClassVar[dict] = {
-        "power": "PowerProtocol",
-        "console": "ConsoleProtocol",
-        "shell": "ShellDriver",
-    }
+    bindings: ClassVar[dict] = {"power": "PowerProtocol", "console": "ConsoleProtocol", "shell": "ShellDriver"}
 
     def bring_up(self) -> None:
         self.enter("console", self.console)

@@ -110,18 +110,14 @@ def stand_in(
     board = NetEnd(board_role, interface, board_address, None, ip)
     with ExitStack() as stack:
         stack.callback(_tear_down, board_role, ip)
-        board_role.run(
-            shell.all_of(
-                [
-                    shell.quiet(shell.cmd(ip, "netns", "del", NETNS)),  # a run that died left it
-                    shell.cmd(ip, "netns", "add", NETNS),
-                    shell.cmd(ip, "link", "set", modem_if, "netns", NETNS),
-                    shell.cmd(ip, "link", "set", board_if, "down"),
-                    shell.cmd(ip, "link", "set", board_if, "name", interface),
-                ]
-            ),
-            timeout=60,
-        )
+        steps = [
+            shell.quiet(shell.cmd(ip, "netns", "del", NETNS)),  # a run that died left it
+            shell.cmd(ip, "netns", "add", NETNS),
+            shell.cmd(ip, "link", "set", modem_if, "netns", NETNS),
+            shell.cmd(ip, "link", "set", board_if, "down"),
+            shell.cmd(ip, "link", "set", board_if, "name", interface),
+        ]
+        board_role.run(shell.all_of(steps), timeout=60)
         configure(board, PREFIX)  # the board's end first: the gadget's connect notification must find it open
         configure(modem, PREFIX)
         carrier = wait_for_both(modem, board, timeout_s=carrier_timeout_s)

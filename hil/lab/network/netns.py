@@ -73,15 +73,8 @@ def wait_for_both(device: NetEnd, host: NetEnd, *, timeout_s: float) -> str:
         first = str(exc)
         log.warning("%s; re-opening %s once", first, device.ifname)
         ip = [device.ip] + (["-n", device.netns] if device.netns else [])
-        device.role.run(
-            shell.all_of(
-                [
-                    shell.cmd(*ip, "link", "set", device.ifname, "down"),
-                    shell.cmd(*ip, "link", "set", device.ifname, "up"),
-                ]
-            ),
-            timeout=60,
-        )
+        reopen = [shell.cmd(*ip, "link", "set", device.ifname, state) for state in ("down", "up")]
+        device.role.run(shell.all_of(reopen), timeout=60)
     for end in (device, host):
         wait_for_carrier(end, timeout_s=timeout_s)
     return f"up only after {device.ifname} was re-opened ({first})"
@@ -133,15 +126,8 @@ def usb_network(
         if shared:
             _delete_namespaces(device_role, ip)  # leftovers of a run that died
             for end in (device, host):
-                end.role.run(
-                    shell.all_of(
-                        [
-                            shell.cmd(ip, "netns", "add", end.netns),
-                            shell.cmd(ip, "link", "set", end.ifname, "netns", end.netns),
-                        ]
-                    ),
-                    timeout=60,
-                )
+                move = shell.cmd(ip, "link", "set", end.ifname, "netns", end.netns)
+                end.role.run(shell.all_of([shell.cmd(ip, "netns", "add", end.netns), move]), timeout=60)
         # The host's end first: the gadget announces its connection when its interface opens (f_ecm/f_ncm's
         # notification), and a host end that opens later may never hear it (its carrier stays down).
         for end in (host, device):

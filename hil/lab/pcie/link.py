@@ -76,12 +76,8 @@ def read_link(role: Role, device: str) -> PcieLinkState:
         f"printf '%s=%s\\n' {name} \"$(cat {shell.cmd(f'{device}/{name}')} 2>/dev/null)\"" for name in ATTRIBUTES
     )
     output = role.run(script, timeout=30)
-    attributes = {}
-    for line in output.splitlines():
-        name, sep, value = line.partition("=")
-        if sep and name in ATTRIBUTES:
-            attributes[name] = value.strip()
-    return parse_link(device, attributes)
+    pairs = (line.partition("=") for line in output.splitlines())
+    return parse_link(device, {name: value.strip() for name, sep, value in pairs if sep and name in ATTRIBUTES})
 
 
 def require_link(state: PcieLinkState, gen: int, lanes: int, where: str) -> None:

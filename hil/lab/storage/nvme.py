@@ -65,15 +65,8 @@ def wait_for_namespace(role: Role, node: str, *, timeout_s: float = 30.0) -> Nvm
             f"{role.label}: NVMe namespace {node} did not appear within {timeout_s:.0f} s "
             f"(present: {present or 'no NVMe device'})"
         )
-    return NvmeNamespace(
-        node=node,
-        controller=controller,
-        pci_device=lines[0],
-        size_bytes=int(lines[1]) * 512,  # sysfs block sizes count 512-byte sectors
-        model=lines[2],
-        serial=lines[3],
-        firmware=lines[4],
-    )
+    # The script's lines: PCI device, size (sysfs block sizes count 512-byte sectors), model, serial, firmware.
+    return NvmeNamespace(node, controller, lines[0], int(lines[1]) * 512, *lines[2:5])
 
 
 def require_span(namespace: NvmeNamespace, size_mb: int) -> None:

@@ -138,8 +138,7 @@ class AndroidGadget(GadgetBackend):
         return f"android {CONFIG}={self.wanted} (was {self.previous}), init's gadget {self.gadget_path or 'not found'}"
 
     def __enter__(self) -> AndroidGadget:
-        reason = refusal(self.functions, self.config)
-        if reason is not None:
+        if (reason := refusal(self.functions, self.config)) is not None:
             raise LabError(f"{self.role.label}: {reason}")
         controller = getprop(self.role, CONTROLLER)
         if controller != self.udc:

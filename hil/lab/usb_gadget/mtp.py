@@ -118,15 +118,12 @@ class MtpResponder(Function):
     def before_bind(self, role: Role, gadget_path: str) -> None:
         self.descriptors = None
         ep = shlex.quote(self.mountpoint)
-        role.run(
-            shell.all_of(
-                [
-                    shell.cmd("mkdir", "-p", self.mountpoint),
-                    f"mountpoint -q {ep} || {shell.cmd('mount', '-t', 'functionfs', self.instance, self.mountpoint)}",
-                    f"printf %s {shlex.quote(self.config())} > {shlex.quote(self.config_path)}",
-                ]
-            )
-        )
+        steps = [
+            shell.cmd("mkdir", "-p", self.mountpoint),
+            f"mountpoint -q {ep} || {shell.cmd('mount', '-t', 'functionfs', self.instance, self.mountpoint)}",
+            f"printf %s {shlex.quote(self.config())} > {shlex.quote(self.config_path)}",
+        ]
+        role.run(shell.all_of(steps))
         argv = [UMTPRD, "-conf", self.config_path]
         if self.uses_shim:
             argv = ["env", *self._shim_environment(role), *argv]

@@ -61,8 +61,7 @@ class GadgetfsCamera(GadgetBackend):
         # hil's configfs gadget of a crashed earlier test would hold the UDC: remove it, as configfs does.
         Gadget(self.role, self.udc, [self.camera]).remove()
         self._unmount()
-        holder = udc_function(self.role, self.udc)
-        if holder:
+        if holder := udc_function(self.role, self.udc):
             raise LabError(
                 f"{self.role.label}: UDC {self.udc} is held by gadget driver {holder!r}: "
                 f"{PROGRAM} needs it free (remove that gadget first)"
@@ -94,8 +93,7 @@ class GadgetfsCamera(GadgetBackend):
     def release(self) -> None:
         """Unmount gadgetfs and check that the UDC is free for the next gadget."""
         self._unmount()
-        holder = udc_function(self.role, self.udc)
-        if holder:
+        if holder := udc_function(self.role, self.udc):
             raise LabError(f"{self.role.label}: UDC {self.udc} still held by {holder!r} after {PROGRAM} stopped")
 
     def _unmount(self) -> None:

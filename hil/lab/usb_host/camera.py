@@ -82,8 +82,7 @@ def uvc_stream_unavailable(board: Board, params: dict[str, object]) -> str | Non
     on `board`, or None: bulk needs the pair's `uvc.bulk` or `uvc.gadgetfs`. Applied at collection."""
     transfer = str(params.get("transfer"))
     interval, maxburst = (int(str(params.get(name, default))) for name, default in SERVICE_DEFAULTS.items())
-    nonsense = uvc_service_unavailable(transfer, getattr(board.config.link, "speed", ""), interval, maxburst)
-    if nonsense:
+    if nonsense := uvc_service_unavailable(transfer, getattr(board.config.link, "speed", ""), interval, maxburst):
         return nonsense
     bulk = transfer == "bulk"
     uvc = board.settings(UvcSettings)

@@ -69,13 +69,11 @@ class Seen:
     @property
     def speed(self) -> str | None:
         """hil's name for the negotiated speed; None when libusb does not know it."""
-        known = LIBUSB_SPEEDS.get(self.speed_code)
-        return known[0] if known else None
+        return LIBUSB_SPEEDS.get(self.speed_code, (None, None))[0]
 
     @property
     def speed_mbps(self) -> float | None:
-        known = LIBUSB_SPEEDS.get(self.speed_code)
-        return known[1] if known else None
+        return LIBUSB_SPEEDS.get(self.speed_code, (None, None))[1]
 
     def describe_speed(self) -> str:
         if self.speed is None:
@@ -159,17 +157,14 @@ class Libusb:
         if speed not in SPEED_MBPS:
             raise ValueError(f"unknown USB speed {speed!r} (known: {', '.join(SPEED_MBPS)})")
         wanted = f"{vendor_id:04x}:{product_id:04x} (serial {serial}) at {speed} speed ({SPEED_MBPS[speed]:g} Mb/s)"
+
+        def is_it(seen: Seen) -> bool:
+            return (seen.vendor_id, seen.product_id) == (vendor_id, product_id) and serial_of(seen, sysfs) == serial
+
         deadline = time.monotonic() + timeout_s
         while True:
             listed = self.devices()
-            match = next(
-                (
-                    seen
-                    for seen in listed
-                    if (seen.vendor_id, seen.product_id) == (vendor_id, product_id) and serial_of(seen, sysfs) == serial
-                ),
-                None,
-            )
+            match = next(filter(is_it, listed), None)
             if match is not None:
                 break
             if time.monotonic() >= deadline:
