@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import errno
 import re
+from pathlib import Path
 
 
 def without_passwords(text: str) -> str:
-    """A URL may carry its password (http://admin:1234@pdu, postgresql://hil:secret@db/lab): never into a report,
-    a stored run's command or a message. The password ends at the next @ on its line, spaces and all (SQLAlchemy
-    leaves a space in one unquoted), never past a /."""
-    return re.sub(r"(//[^:/@\s]+):[^@/\n]*@", r"\1:***@", text)
+    """A URL may carry its password (http://admin:1234@pdu, postgresql://hil:secret@db/lab, postgresql://:pw@db,
+    ...?password=secret): never into a report, a stored run's command or a message. The password ends at its
+    word's last @ (a / or an @ in it, as written unquoted), else at the next @ on its line (SQLAlchemy leaves a
+    space in one unquoted); a password= parameter at the next & or space."""
+    text = re.sub(r"(//[^:/@\s]*):(?:\S*@|[^@\n]*?@)", r"\1:***@", text)
+    return re.sub(r"([?&]password=)[^&\s]*", r"\1***", text, flags=re.IGNORECASE)
+
+
+def cannot_write(path: Path, exc: OSError) -> str:
+    """A failed write of an output file, in one line: the path and why (a FIFO nobody reads is ENXIO)."""
+    why = "a FIFO or device nobody reads" if exc.errno == errno.ENXIO else exc.strerror or str(exc)
+    return f"{path}: cannot be written: {why}"
 
 
 class HilError(Exception):

@@ -62,6 +62,19 @@ def test_init_never_overwrites_a_lab_file(tmp_path):
     assert not (tmp_path / "env.yaml").exists()
 
 
+def test_init_never_writes_through_a_symbolic_link_dangling_or_not(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name, target in {"README.md": outside / "readme.txt", "cases": outside, "env.yaml": outside / "env"}.items():
+        lab = tmp_path / f"lab-{name}"
+        lab.mkdir()
+        (lab / name).symlink_to(target)
+        done = subprocess.run([sys.executable, "-m", "hil", "init", str(lab)], capture_output=True, text=True)
+        assert done.returncode == 4 and f"{name} (a symbolic link)" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and not list(outside.iterdir())
+        assert [path.name for path in lab.iterdir()] == [name]  # nothing written
+
+
 def test_make_returns_every_file_it_wrote(tmp_path):
     written = make(tmp_path / "new" / "lab")
     assert all(path.is_file() for path in written) and len(written) == 7

@@ -77,6 +77,12 @@ def _missing(what: str) -> HTMLResponse:
     return _html("message.html", 404, title="not found", message=what)
 
 
+def _unreadable(exc: Exception) -> HTMLResponse:
+    """A stored row hil cannot read (a value another tool or a hand edit left, such as an unknown verdict)."""
+    message = f"a stored result or run hil cannot read (written by another tool?): {exc}"
+    return _html("message.html", 409, title="unreadable run", message=message)
+
+
 def create_app(engine: Engine, reports_dir: Path) -> Starlette:
     def matrix_page(request: Request) -> Response:
         page, build, board = _page(request), request.query_params.get("build"), request.query_params.get("board")
@@ -109,7 +115,7 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
         rows, more = queries.history(engine, board, metric, key, page)
         if not rows:
             return _missing(f"no stored result of {key} on {board}")
-        points = [_point(row) for row in rows if row.result.stats is not None]
+        points = [point for row in rows if (point := _point(row)) is not None]
         newest = rows[-1].result
         steps = find_steps([p.median for p in points], min_effect=newest.min_effect)
         every = queries.medians(engine, board, metric, key)  # the whole history's steps, each with its page
@@ -151,7 +157,10 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             "reference_build": reference or "",
             "reference_run": reference_run,
         }
-        found = gates.sides(engine, candidate, (reference, reference_run), board)
+        try:
+            found = gates.sides(engine, candidate, (reference, reference_run), board)
+        except (ValueError, TypeError) as exc:
+            return _unreadable(exc)
         if found is None:
             return _html("message.html", 404, title="no reference", message=f"nothing stored before {candidate}")
         for side in found:
@@ -166,7 +175,10 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
 
     def run_page(request: Request) -> Response:
         run_id = request.path_params["run_id"]
-        found = queries.run(engine, run_id)
+        try:
+            found = queries.run(engine, run_id)
+        except (ValueError, TypeError) as exc:
+            return _unreadable(exc)
         if found is None:
             return _missing(f"no run {run_id}")
         stored, complete = found
@@ -198,11 +210,16 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
     )
 
 
-def _point(row: queries.HistoryRow) -> TrendPoint:
+def _point(row: queries.HistoryRow) -> TrendPoint | None:
+    """The row's point on the plot; None for none to draw: no statistics (an ERROR before two samples), a median
+    stored as null (NaN, by an older hil), a verdict hil does not know (a row another tool wrote)."""
     result, stats = row.result, row.result.stats or {}
+    figures = [stats.get(name) for name in ("median", "ci_low", "ci_high")]
+    if not all(isinstance(x, int | float) for x in figures) or result.verdict not in set(Verdict):
+        return None
     label = convert.iso(row.started)[:16].replace("T", " ") if row.started else ""
-    band, verdict = Band(**result.band) if result.band else None, Verdict(result.verdict)
-    return TrendPoint(label, stats["median"], stats["ci_low"], stats["ci_high"], band, verdict, row.build)
+    band = Band(**result.band) if result.band else None
+    return TrendPoint(label, *figures, band, Verdict(result.verdict), row.build)
 
 
 def local_report(reports_dir: Path, run_id: str) -> Path | None:

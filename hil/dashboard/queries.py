@@ -135,4 +135,8 @@ def medians(engine: Engine, board: str, metric: str, key: str) -> list[Median]:
 def run(engine: Engine, run_id: str) -> tuple[StoredRun, bool] | None:
     """A run with all its results and samples, and whether it is complete; None when there is no such run."""
     found = read.runs_by_id(engine, [run_id], complete_only=False)
-    return (found[0], read.is_complete(engine, run_id)) if found else None
+    if not found:
+        return None
+    if not isinstance(found[0].run.host, dict):  # not the facts hil stores (another tool's row): none shown
+        found[0].run.host = {}
+    return found[0], read.is_complete(engine, run_id)

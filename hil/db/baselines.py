@@ -13,6 +13,7 @@ import getpass
 import math
 import os
 import socket
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -217,7 +218,10 @@ def _parse_run(key: str, entry: Any) -> BaselineRun:
     if not isinstance(samples, list) or not samples:
         raise ValueError(f"metric {key!r}: 'samples' must be a non-empty list")
     values = [_number(v, f"metric {key!r} sample") for v in samples]
-    return BaselineRun(str(entry["run"]), values, _number(entry["median"], f"metric {key!r} median"))
+    median = _number(entry["median"], f"metric {key!r} median")
+    if not math.isclose(median, statistics.median(values), rel_tol=1e-9):  # what a gate would read, not the samples
+        raise ValueError(f"metric {key!r}: median {median:g} is not its samples' ({statistics.median(values):g})")
+    return BaselineRun(str(entry["run"]), values, median)
 
 
 def _parse(data: Any) -> tuple[str, datetime, dict[str, BaselineMetric]]:

@@ -18,14 +18,28 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from hil.db import baselines, gates, migrate, read
 from hil.db.convert import with_added_params
-from hil.db.engine import NOT_HIL, DatabaseError, add_options, connect, describe, engine_for, first_line, resolve_url
+from hil.db.engine import (
+    NOT_HIL,
+    DatabaseError,
+    add_options,
+    check_tables,
+    connect,
+    describe,
+    engine_for,
+    first_line,
+    resolve_url,
+)
 from hil.db.read import all_runs
 from hil.db.spool import SPOOL_DIR, SpoolError
 from hil.db.write import check_figures, check_run_id, push, write_run
+from hil.errors import cannot_write
 from hil.records.exitcodes import HilExit
 from hil.records.files import atomic_write_text, dumps
-from hil.records.store import ResultsFileError, document, load_run
+from hil.records.store import ResultsFileError, StoredRun, document, load_run
 
+# What a file's or a spool's value the columns cannot hold raises (an ordinal beyond SQLite's INTEGER: Overflow)
+# and a field of another type than hil writes: that file is skipped, named (import, push)
+NOT_STORABLE = (SQLAlchemyError, ValueError, TypeError, OverflowError)
 GATES_STORED = "0005"  # the revision from which each build's gate is stored (hil.db.gates)
 
 
@@ -37,6 +51,7 @@ def _upgrade(args: argparse.Namespace) -> int:
         if before is None and inspect(engine).get_table_names():  # another program's database: left as it is
             raise DatabaseError(f"{describe(url)}: {NOT_HIL}")
         migrate.upgrade(engine)
+        check_tables(engine, url)  # at the head already, with tables dropped: not a success
     except DatabaseError:
         raise
     except Exception as exc:  # any failure of a migration: named, with the database
@@ -70,7 +85,7 @@ def _import(args: argparse.Namespace) -> int:
             problem = str(exc)
         except DatabaseError as exc:  # a stored run of that id, an id that is none, figures that contradict
             problem = f"{path}: {exc}"
-        except (SQLAlchemyError, ValueError, TypeError) as exc:  # a value the columns cannot hold: this file only
+        except NOT_STORABLE as exc:  # a value the columns cannot hold: this file only
             problem = f"{path}: not storable: {first_line(exc)}"
         if problem is not None:
             print(f"hil db import: skipped {problem}", file=sys.stderr)
@@ -96,18 +111,34 @@ def _import(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     engine = connect(args, create=False)
     runs = all_runs(engine)
+    try:
+        args.directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"hil db export: {args.directory}: not a directory, nor can one be made: {exc.strerror}", file=sys.stderr)
+        return HilExit.USAGE_ERROR
     skipped = 0
     for stored in runs:
-        try:
-            check_run_id(stored.run.id)  # its file stays in the folder: never '../x' or '/etc/x'
-        except DatabaseError as exc:
-            print(f"hil db export: skipped {exc}", file=sys.stderr)
+        if (problem := _export_run(args.directory, stored)) is not None:
+            print(f"hil db export: skipped {problem}", file=sys.stderr)
             skipped += 1
-            continue
-        document_text = dumps(document(stored.run, stored.results), indent=1)
-        atomic_write_text(args.directory / f"{stored.run.id}.json", document_text)
     print(f"{args.directory}: {len(runs) - skipped} run(s), skipped {skipped}")
     return HilExit.OK if not skipped else HilExit.GATE_FAILED
+
+
+def _export_run(directory: Path, stored: StoredRun) -> str | None:
+    """Write one run's file into directory; what is wrong, when it was not."""
+    try:
+        check_run_id(stored.run.id)  # its file stays in the folder: never '../x' or '/etc/x'
+    except DatabaseError as exc:
+        return str(exc)
+    path = directory / f"{stored.run.id}.json"
+    if path.is_symlink() or (path.exists() and not path.is_file()):  # never written through, nor into a FIFO
+        return f"{path}: a symbolic link, directory or special file is there: left as it is"
+    try:
+        atomic_write_text(path, dumps(document(stored.run, stored.results), indent=1))
+    except OSError as exc:  # a full disk, a folder made read-only
+        return cannot_write(path, exc)
+    return None
 
 
 def _push(args: argparse.Namespace) -> int:
@@ -120,8 +151,11 @@ def _push(args: argparse.Namespace) -> int:
     for path in spooled:
         try:
             info = push(engine, path)
-        except (SpoolError, DatabaseError) as exc:
+        except (SpoolError, DatabaseError) as exc:  # they name the spool, which is kept: the others go on
             print(f"hil db push: {exc}", file=sys.stderr)
+            failed += 1
+        except NOT_STORABLE as exc:  # a value the columns cannot hold, a field of another type: this spool only
+            print(f"hil db push: {path}: not storable: {first_line(exc)}", file=sys.stderr)
             failed += 1
         else:
             print(f"pushed run {info.id} ({path.name})")

@@ -90,6 +90,14 @@ def with_added_params(result: MetricResult) -> MetricResult:
     return replace(result, params={**result.params, **added}, facts=facts)
 
 
+def cv_gated(metric: str) -> bool:
+    """Whether `metric`'s spread is gated: the catalogue's check_cv (a metric it does not know: True)."""
+    from hil.catalogue import CATALOGUE  # the whole catalogue: only where results are written or gated
+
+    known = CATALOGUE.metrics.get(metric)
+    return known is None or known.check_cv
+
+
 def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: datetime) -> dict[str, Any]:
     data = jsonable(result.to_dict())  # what results.json holds: numpy scalars unwrapped, no NaN
     identity = result.facts.identity()

@@ -31,6 +31,13 @@ class DatabaseError(RuntimeError):
 
 
 NOT_HIL = "not a hil results database (tables, but no schema revision)"
+DRIVERS = {  # the URL schemes hil opens, and the driver of each
+    "sqlite": "sqlite",
+    "sqlite+pysqlite": "sqlite+pysqlite",
+    "postgresql": "postgresql+psycopg",
+    "postgresql+psycopg": "postgresql+psycopg",
+}
+SUPPORTED = "hil stores runs in SQLite (sqlite:///FILE) or PostgreSQL (postgresql://USER@HOST/DB, psycopg 3)"
 
 
 def resolve_url(option: str | None, reports_dir: Path) -> str:
@@ -79,13 +86,15 @@ def _sqlite_pragmas(connection: sqlite3.Connection, _record: Any) -> None:
 
 
 def engine_for(url: str | URL) -> Engine:
-    """An engine for `url` (nothing is connected yet); psycopg 3 for a postgresql:// URL without a driver."""
+    """An engine for `url` (nothing is connected yet); psycopg 3 for a postgresql:// URL without a driver. Any
+    other scheme (mysql://, postgresql+asyncpg://) is a DatabaseError naming what hil supports."""
     try:
         parsed = make_url(url)
     except ArgumentError as exc:
         raise DatabaseError(f"not a database URL ({exc})") from None
-    if parsed.drivername == "postgresql":
-        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.drivername not in DRIVERS:
+        raise DatabaseError(f"{describe(parsed)}: {SUPPORTED}, not {parsed.drivername}://")
+    parsed = parsed.set(drivername=DRIVERS[parsed.drivername])
     if parsed.get_backend_name() == "sqlite":
         if (file := _sqlite_file(parsed)) is not None:
             file.parent.mkdir(parents=True, exist_ok=True)
@@ -160,6 +169,15 @@ def _make_schema(engine: Engine, url: str | URL, revision: str | None, *, create
         raise DatabaseError(
             f"{describe(url)}: schema revision {revision}, this hil needs {migrate.HEAD}: run `hil db upgrade`"
         )
+    check_tables(engine, url)
+
+
+def check_tables(engine: Engine, url: str | URL) -> None:
+    """A database at this hil's revision holds every table of its schema (none dropped by hand or another tool)."""
+    from hil.db.schema import Base
+
+    if missing := sorted(set(Base.metadata.tables) - set(inspect(engine).get_table_names())):
+        raise DatabaseError(f"{describe(url)}: not a whole hil results database: no table {', '.join(missing)}")
 
 
 def first_line(exc: BaseException) -> str:

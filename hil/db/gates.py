@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Engine, Select, case, delete, func, insert, or_, select
 
 from hil.db import read
-from hil.db.convert import judged_by
+from hil.db.convert import cv_gated, judged_by
 from hil.db.schema import GateRow, Result, Run
 from hil.errors import InventoryError
 from hil.records.store import StoredRun
@@ -117,7 +117,10 @@ def thresholds(
                         f"{_name(stored)}{hint}"
                     )
     if inventory is None:
-        return {key: Thresholds(what["min_effect"], what["run_spread"]) for key, (what, _, _) in seen.items()}
+        return {
+            key: Thresholds(what["min_effect"], what["run_spread"], cv_gated(result.metric))
+            for key, (what, _, result) in seen.items()
+        }
     return _from_inventory(inventory, {key: result for key, (_, _, result) in seen.items()})
 
 
@@ -137,7 +140,7 @@ def _from_inventory(path: Path, results: dict[tuple[str, str], MetricResult]) ->
             spec = pair.spec_for(loaded.inventory, result.metric, result.params)
         except (KeyError, ValueError) as exc:
             raise CompareError(f"--inventory {path}: {board} {key}: {exc}") from None
-        found[(board, key)] = Thresholds(spec.min_effect, spec.min_run_spread)
+        found[(board, key)] = Thresholds(spec.min_effect, spec.min_run_spread, spec.check_cv)
     return found
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import statistics
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,9 @@ from hil.db.read import is_complete, runs_by_id
 from hil.db.schema import Result, Run, SampleRow
 from hil.db.spool import Spool
 from hil.records.store import RunInfo
-from hil.verdict.result import MetricResult, Verdict, metric_key
+from hil.verdict.gate import band_verdict
+from hil.verdict.result import MetricResult, metric_key
+from hil.verdict.stats import describe as statistics_of
 
 
 def insert_into(connection: Connection, table: Any) -> Insert:
@@ -86,61 +87,79 @@ def check_run_id(run_id: str) -> None:
         raise DatabaseError(f"run id {run_id!r}: not a run id (letters, digits and . _ : + -, at most 64)")
 
 
-def _content(info: RunInfo, results: list[MetricResult]) -> tuple[Any, ...]:
-    """What makes two copies of a run the same run: its build, and each result's pair, key, verdict and samples."""
-    build = (info.build or {}).get("name")
-    return build, [
-        (r.board, metric_key(r.metric, r.params), str(r.verdict), [float(f"{v:.12g}") for v in r.values])
-        for r in results
-    ]
+def _content(info: RunInfo, results: dict[int, MetricResult]) -> tuple[Any, dict[int, Any]]:
+    """What makes two copies of a run the same run: its build (its whole identity), and each result's pair, key,
+    verdict and samples (by ordinal)."""
+    return info.build, {
+        ordinal: (r.board, metric_key(r.metric, r.params), str(r.verdict), [float(f"{v:.12g}") for v in r.values])
+        for ordinal, r in results.items()
+    }
 
 
-def _same_as_stored(engine: Engine, info: RunInfo, results: list[MetricResult], where: str = "") -> bool:
-    """Whether this very run is stored (nothing to write); False when no run of its id is. Another run under its
-    id is a StoredRunConflict (`where`: what the message starts with): a stored run is never changed."""
+def _name(build: Any) -> Any:
+    return (build or {}).get("name")
+
+
+def _same_as_stored(
+    engine: Engine, info: RunInfo, results: dict[int, MetricResult], where: str = "", *, continued: bool = False
+) -> bool:
+    """Whether this very run is stored (nothing to write); False when no run of its id is, or when `continued`
+    (a push) and it is stored incomplete, of its build, each stored result this run's at its ordinal (when it holds
+    that ordinal). Another run under its id is a StoredRunConflict (`where`: what the message starts with): a
+    stored run is never changed."""
     stored = runs_by_id(engine, [info.id], complete_only=False)
     if not stored:
         return False
-    if _content(stored[0].run, stored[0].results) == _content(info, results):
+    with engine.connect() as connection:
+        query = select(Result.ordinal).where(Result.run_id == info.id).order_by(Result.ordinal)
+        ordinals = connection.scalars(query).all()
+    complete = is_complete(engine, info.id)
+    build, mine = _content(info, results)
+    stored_build, theirs = _content(stored[0].run, dict(zip(ordinals, stored[0].results, strict=True)))
+    if build == stored_build and continued and not complete and all(mine.get(o, c) == c for o, c in theirs.items()):
+        return False
+    if build == stored_build and theirs == mine:
         return True
-    complete = "" if is_complete(engine, info.id) else " (incomplete: `hil db push` its spool)"
+    hint = "" if complete or continued else " (incomplete: `hil db push` its spool)"
     raise StoredRunConflict(
-        f"{where}run {info.id} is stored already{complete} with other content (build "
-        f"{(stored[0].run.build or {}).get('name')!r}, {len(stored[0].results)} results; this one: build "
-        f"{(info.build or {}).get('name')!r}, {len(results)} results): a stored run is never changed"
+        f"{where}run {info.id} is stored already{hint} with other content (build {_name(stored_build)!r}, "
+        f"{len(theirs)} results; this one: build {_name(build)!r}, {len(mine)} results): a stored run is never changed"
     )
 
 
 def check_figures(results: Iterable[MetricResult], where: str = "") -> None:
     """A run from a file (import, push) is stored only when its figures say what it claims: samples finite, the
-    summary the one its samples give (n, median), a PASS with its median in its band and its samples under an
-    enforced ceiling; else DatabaseError naming the result (a file could claim PASS for 1e308 MB/s)."""
+    summary the one its samples give (n, mean, median, CV), and a PASS, MARGINAL or INFO the verdict its samples
+    give (hil.verdict.gate.band_verdict); else DatabaseError naming the result (a file could claim PASS for
+    1e308 MB/s)."""
     for result in results:
         key = f"{where}{result.board} {metric_key(result.metric, result.params)}"
         values = result.values
         if not all(math.isfinite(value) for value in [*values, *(s.value for s in result.warmup)]):
             raise DatabaseError(f"{key}: a sample that is no finite number")
-        median = statistics.median(values) if values else None
-        stats = result.stats
-        if stats is not None and (
-            stats.n != len(values) or median is None or not math.isclose(stats.median, median, rel_tol=1e-9)
-        ):
-            raise DatabaseError(f"{key}: its summary (n {stats.n}, median {stats.median}) is not its samples'")
-        if result.verdict is not Verdict.PASS:
-            continue
-        band = result.band
-        if band is not None and (median is None or not band.contains(median)):
-            raise DatabaseError(f"{key}: PASS, but its median {median} lies outside its band {band.describe()}")
-        ceiling = result.ceiling_in_unit() if result.ceiling is not None and result.ceiling.enforced else None
-        if ceiling is not None and values and max(values) > ceiling:
-            raise DatabaseError(f"{key}: PASS, but a sample {max(values):g} is above its ceiling {ceiling:g}")
+        if (stats := result.stats) is not None:
+            try:
+                given = statistics_of(values, stats.confidence)
+            except ValueError:  # fewer than 2 samples, a mean of 0, a confidence no statistics has: none
+                given = None
+            if given is None or not all(
+                math.isclose(getattr(stats, name), getattr(given, name), rel_tol=1e-9, abs_tol=1e-12)
+                for name in ("n", "mean", "median", "cv")
+            ):
+                what = ", ".join(f"{name} {getattr(stats, name):g}" for name in ("n", "median", "cv"))
+                raise DatabaseError(f"{key}: its summary ({what}) is not its samples'")
+        if result.verdict.passed and result.band is not None and len(values) < 2:
+            raise DatabaseError(f"{key}: {result.verdict} on {len(values)} sample(s): a verdict needs 2")
+        verdict, why = band_verdict(result, convert.cv_gated(result.metric))
+        if verdict is not result.verdict:
+            raise DatabaseError(f"{key}: {why}")
 
 
 def write_run(engine: Engine, info: RunInfo, results: list[MetricResult]) -> bool:
     """A whole run at once (import): the run, every result, then complete. A stored run is never changed: the
     same run again writes nothing (False); another one under a stored id is refused (StoredRunConflict)."""
     check_run_id(info.id)
-    if _same_as_stored(engine, info, results):
+    if _same_as_stored(engine, info, dict(enumerate(results))):
         return False
     with engine.begin() as connection:
         insert_run(connection, info)
@@ -200,11 +219,16 @@ def push(engine: Engine, spool_path: Path) -> RunInfo:
         )
     results = {ordinal: convert.with_added_params(result) for ordinal, result in spooled.items()}  # an earlier hil's
     check_run_id(info.id)
+    if finished is not None and (finished[0].id, finished[0].build) != (info.id, info.build):
+        raise DatabaseError(
+            f"{spool_path}: its finish record is of run {finished[0].id} (build {_name(finished[0].build)!r}), not "
+            f"of its run {info.id} (build {_name(info.build)!r}): a spool finishes its own run only; the spool is kept"
+        )
     check_figures(results.values(), f"{spool_path}: ")
     try:
-        # Delivered before, complete: the same run again (nothing to write), or another one under its id.
-        ordered = [results[ordinal] for ordinal in sorted(results)]
-        if is_complete(engine, info.id) and _same_as_stored(engine, info, ordered, f"{spool_path}: "):
+        # Delivered before: the same run again (nothing to write), or the rest of it; another one under its id
+        # is refused (StoredRunConflict).
+        if _same_as_stored(engine, info, results, f"{spool_path}: ", continued=True):
             spool_path.unlink()
             return info
         with engine.begin() as connection:

@@ -4,7 +4,7 @@
 
 The inventory has a virtual lab pair that runs as made and one real pair to fill in. requirements.txt pins this
 hil's wheel, copied into wheels/, and every package it needs, each by its SHA-256 (docs/lab-repository.md says
-why). Files that exist are never overwritten: the command stops, naming them.
+why). Files that exist are never overwritten, nor a symbolic link written through: the command stops, naming them.
 """
 
 from __future__ import annotations
@@ -58,14 +58,22 @@ def requirements(wheel: Path | None) -> str:
     return f"{text}{line}\n\n{RUN_LOCK.read_text(encoding='utf-8')}"
 
 
+def in_the_way(directory: Path, names: list[Path]) -> list[str]:
+    """The files of `names` in directory already, and the symbolic links on their way (dangling ones too: writing
+    through one would write outside the lab directory)."""
+    on_the_way = sorted({part for name in names for part in [name, *name.parents[:-1]]})
+    links = [f"{part} (a symbolic link)" for part in on_the_way if (directory / part).is_symlink()]
+    return links + [str(name) for name in names if (directory / name).exists() and not (directory / name).is_symlink()]
+
+
 def make(directory: Path, wheel: Path | None = None) -> list[Path]:
     """Write the lab repository into directory (made if missing), with `wheel` (default: installed_wheel()) in
     wheels/; FileExistsError naming what is there."""
     wheel = wheel or installed_wheel()
     files = template_files()
     wheels = [Path("wheels") / wheel.name] if wheel else []
-    if present := [name for name in [*files, *wheels] if (directory / name).exists()]:
-        raise FileExistsError(f"{directory} already has {', '.join(map(str, present))}: nothing was written")
+    if present := in_the_way(directory, [*files, *wheels]):
+        raise FileExistsError(f"{directory} already has {', '.join(present)}: nothing was written")
     for name in files:
         target = directory / name
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,7 @@ from hil.build.identity import BuildIdentity
 from hil.errors import without_passwords
 from hil.install import debian_versions
 from hil.records.files import UnreadableJson, atomic_write_text, dumps, read_json
-from hil.verdict.result import MetricResult
+from hil.verdict.result import MetricResult, json_object
 
 SCHEMA = 1
 RESULTS_FILE = "results.json"
@@ -155,7 +155,10 @@ class RunInfo:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunInfo:
-        return cls(**data)
+        for name in ("host", "tests", "build", "inventory"):
+            if data.get(name) is not None:
+                json_object(data[name], repr(name))
+        return cls(**json_object(data, "a run"))
 
 
 @dataclass

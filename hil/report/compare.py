@@ -4,7 +4,8 @@ REFERENCE and CANDIDATE are build names: every complete run of that build in the
 typically measured several times, each run its own boot). hil.db.gates reads the two sides and checks that their
 runs agree on what each metric is, hil.verdict.gate decides; this module renders the gate (Markdown, HTML, JSON,
 a banner). Exit status: 0 PASS, 1 BLOCKED, 6 INCOMPLETE, 4 bad input (a database that cannot be opened, a build
-with no stored run, runs that disagree), before anything is compared. Plain module: no pytest.
+with no stored run, runs that disagree: before anything is compared; an output file that cannot be written).
+Plain module: no pytest.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hil.build.identity import build_label
 from hil.db import engine as db_engine
 from hil.db.engine import DatabaseError
 from hil.db.gates import CompareError, Comparison, compare_sides, load_side
+from hil.errors import cannot_write
 from hil.records.exitcodes import HilExit
 from hil.records.files import atomic_write_text
 from hil.report.pages import render
@@ -146,9 +148,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil compare") -> int
     asked = {kind: path for kind, path in (("md", args.markdown), ("html", args.html), ("json", args.json)) if path}
     files = gate_files(comparison, ["md", *asked.keys() - {"md"}])
     print(files["md"], end="")
+    unwritten = 0
     for kind, path in asked.items():
-        atomic_write_text(path, files[kind])
-    return EXIT[comparison.gate]
+        try:
+            atomic_write_text(path, files[kind])
+        except OSError as exc:  # named; the other files are still written
+            print(f"{prog}: {cannot_write(path, exc)}", file=sys.stderr)
+            unwritten += 1
+    return EXIT[comparison.gate] if not unwritten else HilExit.USAGE_ERROR
 
 
 if __name__ == "__main__":

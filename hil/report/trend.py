@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from hil.db import engine as db_engine
 from hil.db.engine import DatabaseError
 from hil.db.read import history
+from hil.errors import cannot_write
 from hil.records.files import atomic_write_text
 from hil.records.store import StoredRun, utc_now
 from hil.report.pages import render as render_page
@@ -32,6 +33,7 @@ from hil.verdict.changepoint import Step, find_steps
 from hil.verdict.result import MetricResult
 
 DEFAULT_RUNS = 300  # the newest runs `hil trend` draws: every metric's recent history, in bounded time and memory
+MAX_RUNS = 10**9  # --newest's largest (the database's LIMIT is a 64-bit integer)
 
 
 def _label(started: str) -> str:
@@ -119,8 +121,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         help=f"the newest N runs (default {DEFAULT_RUNS}; 0: all)",
     )
     args = parser.parse_args(argv)
-    if args.newest < 0:
-        parser.error(f"--newest {args.newest}: a number of runs, 0 for all")
+    if not 0 <= args.newest <= MAX_RUNS:
+        parser.error(f"--newest {args.newest}: a number of runs up to {MAX_RUNS:,}, 0 for all")
     try:
         engine = db_engine.connect(args, create=False)
     except DatabaseError as exc:
@@ -128,6 +130,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         return 4
     try:
         path = write_trend(engine, args.output, newest=args.newest or None)
+    except OSError as exc:
+        print(f"error: {cannot_write(args.output, exc)}", file=sys.stderr)
+        return 4
     finally:
         engine.dispose()
     print(path)

@@ -9,11 +9,13 @@ over all rows, BLOCKED, INCOMPLETE or PASS, by the rules of docs/release-gate.md
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from hil.facts import board_of, other_board
+from hil.verdict import decide as band_rules
 from hil.verdict import sensitivity
 from hil.verdict.baseline import (
     MIN_RUN_SPREAD,
@@ -27,9 +29,13 @@ from hil.verdict.baseline import (
     worsening,
 )
 from hil.verdict.result import CLOCK_PARAM, MetricResult, Verdict, metric_key
-from hil.verdict.spec import Direction
+from hil.verdict.spec import Direction, MetricSpec
+from hil.verdict.stats import describe
 
 WITHOUT_VERDICT = (Verdict.ERROR, Verdict.UNSTABLE)
+# The verdicts a result's samples alone give: the lab's rules after the band's only ever make one worse
+# (hil.verdict.final), so a stored one of these is what its samples say, or a lie.
+SAMPLED = (Verdict.INFO, Verdict.PASS, Verdict.MARGINAL)
 Results = dict[tuple[str, str], list[MetricResult]]  # (board, metric key) -> its result in each run, oldest first
 
 
@@ -45,6 +51,7 @@ class Thresholds:
 
     min_effect: float
     run_spread: float  # the pair's calibrated run-to-run spread (boards.yaml run_spread)
+    check_cv: bool = True  # the catalogue's: whether the metric's spread is gated (MetricSpec.check_cv)
 
 
 @dataclass
@@ -115,14 +122,45 @@ def _run_medians(results: Results, board: str, unit: str) -> dict[str, list[floa
     }
 
 
-def _band_gate(candidate: list[MetricResult], measured: list[list[float]]) -> tuple[Gate, str, str]:
-    """The candidate's own verdicts: (gate, why, worst verdict). A PASS without samples is no verdict."""
-    verdicts = [r.verdict for r in candidate]
-    worst = next((v for v in (Verdict.FAIL, Verdict.ERROR, Verdict.UNSTABLE) if v in verdicts), candidate[-1].verdict)
+def band_verdict(result: MetricResult, check_cv: bool = True) -> tuple[Verdict, str]:
+    """The verdict `result` stands for, and why: the one stored, unless that is SAMPLED and its samples give none
+    of those by hil.verdict.decide's rules (FAIL, UNSTABLE, ERROR above the ceiling; `check_cv`: whether its
+    spread is gated), or it has no band (INFO): a stored PASS is never taken on its word (a file could claim PASS
+    for 1e308 MB/s). Fewer than 2 samples give none: the stored verdict."""
+    if result.verdict not in SAMPLED or len(result.values) < 2:
+        return result.verdict, result.reason
+    given = band_rules.Decision(Verdict.INFO, "no band: recorded, not gated")
+    if result.band is not None:
+        confidence = result.stats.confidence if result.stats is not None else 0.95
+        try:
+            spec = MetricSpec(
+                result.metric, result.unit, result.direction, result.band, max_cv=result.max_cv,
+                confidence=confidence, ceiling=result.ceiling, check_cv=check_cv,
+            )  # fmt: skip
+            # decide's first rule, before statistics that 1e308s overflow
+            given = band_rules.ceiling_error(max(result.values), spec.unit, spec.ceiling, what="the highest sample")
+            if given is None:
+                stats = describe(result.values, confidence)
+                if not math.isfinite(stats.mean + stats.std):
+                    raise ValueError("they overflow: no mean, no spread")
+                given = band_rules.decide(stats, spec, final=True)  # final: as the sampler decided when it stopped
+        except ValueError as exc:  # a mean of 0 (no CV), a max_cv or a confidence no metric has
+            given = band_rules.Decision(Verdict.ERROR, f"no statistics: {exc}")
+    if given.verdict is result.verdict or (result.band is not None and given.verdict in SAMPLED):
+        return result.verdict, result.reason
+    return given.verdict, f"stored {result.verdict}, its samples give {given.verdict}: {given.reason}"
+
+
+def _band_gate(candidate: list[MetricResult], measured: list[list[float]], check_cv: bool) -> tuple[Gate, str, str]:
+    """The candidate's own verdicts (band_verdict): (gate, why, worst verdict). A PASS without samples is no
+    verdict."""
+    judged = [band_verdict(r, check_cv) for r in candidate]
+    verdicts = [verdict for verdict, _ in judged]
+    worst = next((v for v in (Verdict.FAIL, Verdict.ERROR, Verdict.UNSTABLE) if v in verdicts), verdicts[-1])
     if worst is Verdict.FAIL:
-        return Gate.BLOCKED, f"band: {next(r.reason for r in candidate if r.verdict is Verdict.FAIL)}", str(worst)
+        return Gate.BLOCKED, f"band: {next(why for v, why in judged if v is Verdict.FAIL)}", str(worst)
     if worst in WITHOUT_VERDICT:
-        reason = next(r.reason for r in candidate if r.verdict is worst)
+        reason = next(why for v, why in judged if v is worst)
         return Gate.INCOMPLETE, f"no verdict in the candidate ({worst}): {reason}", str(worst)
     if not measured:
         return Gate.INCOMPLETE, f"no verdict in the candidate: {worst} with fewer than 2 samples stored", str(worst)
@@ -146,7 +184,7 @@ def _row(
     effect = rules.min_effect if min_effect is None else min_effect
     spread = run_spread(board_medians, key, rules.run_spread, pooled)  # the reference runs of every metric of the board
     measured = [r.values for r in candidate if len(r.values) >= 2]
-    gate, band_why, worst = _band_gate(candidate, measured)
+    gate, band_why, worst = _band_gate(candidate, measured, rules.check_cv)
     row = Row(board, key, last.unit, gate, "", band_verdict=worst, reference_runs=len(reference))
     diagnosed = [r.facts.notes["diagnosis"] for r in candidate if r.facts.notes.get("diagnosis")]
     row.diagnosis = list(diagnosed[-1]) if diagnosed else []

@@ -65,8 +65,8 @@ class Sample:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Sample:
         """From results.json; a file written before `observed` existed kept those facts in `details`."""
-        data = dict(data)
-        data["observed"] = Observed.from_dict(data.get("observed") or {})
+        data = dict(json_object(data, "a sample"))
+        data["observed"] = Observed.from_dict(json_object(data.get("observed") or {}, "'observed'"))
         return cls(**data)
 
 
@@ -159,26 +159,34 @@ class MetricResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MetricResult:
-        data = dict(data)
+        data = dict(json_object(data, "a result"))
         data["direction"] = Direction(data["direction"])
-        data["band"] = Band(**data["band"]) if data["band"] is not None else None  # null: informative
         data["verdict"] = Verdict(data["verdict"])
         data["stop_reason"] = StopReason(data["stop_reason"])
         data["samples"] = [Sample.from_dict(s) for s in data.get("samples", [])]
         data["warmup"] = [Sample.from_dict(s) for s in data.get("warmup", [])]
-        data["facts"] = Facts.from_dict(data.get("facts") or {})
-        if data.get("stats"):
-            # results.json and the database hold NaN as null (JSON has no NaN): read back, it is NaN again.
-            data["stats"] = SampleStats(**{k: math.nan if v is None else v for k, v in data["stats"].items()})
-        for name, kind in (("ceiling", Ceiling), ("baseline", BaselineComparison)):
-            if data.get(name):
-                data[name] = kind(**data[name])
+        data["facts"] = Facts.from_dict(json_object(data.get("facts") or {}, "'facts'"))
+        kinds = {"band": Band, "stats": SampleStats, "ceiling": Ceiling, "baseline": BaselineComparison}
+        for name, kind in kinds.items():
+            found = data[name] if kind is Band else data.get(name)  # a band is always given (null: informative)
+            if found is not None:
+                found = json_object(found, repr(name))
+                if kind is SampleStats:  # results.json and the database hold NaN as null (JSON has no NaN)
+                    found = {k: math.nan if v is None else v for k, v in found.items()}
+                data[name] = kind(**found)
         return cls(**data)
 
     @classmethod
     def for_spec(cls, spec: MetricSpec, board: str, **fields: Any) -> MetricResult:
         copied = {name: getattr(spec, name) for name in _FROM_SPEC}
         return cls(board=board, params=dict(spec.params), **copied, **fields)
+
+
+def json_object(value: Any, what: str) -> dict[str, Any]:
+    """`value`, a JSON object read from a file or a spool; else TypeError naming `what` (any JSON may stand there)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} must be a JSON object, not {type(value).__name__}")
+    return value
 
 
 # The parameter of a figure measured on the virtual board's instruction-counted clock (boards.yaml `clock`), set by

@@ -6,11 +6,14 @@ from __future__ import annotations
 import html
 import re
 
+from sqlalchemy import text
+
 from hil.dashboard.app import url
 from hil.db.engine import connect
 from hil.db.write import write_run
 from hil.records.store import RunInfo
 from hil.report.summary import key_of
+from hil.report.testing import example_result
 from tests.report.test_hostile_names import HOSTILE, _hostile_result, _Page
 
 
@@ -79,3 +82,33 @@ def test_a_stored_build_url_that_is_not_a_web_address_is_no_link_and_a_bad_page_
         status, page, _ = server.get("/" + query)
         assert status == 400 and "page is a whole number from 0 to " in page, (query, page)
     assert server.get("/?page=1")[0] == 200
+
+
+def test_forged_rows_a_null_median_a_listed_host_a_bogus_verdict_are_no_http_500(tmp_path, serve):
+    """Rows an older hil or another tool left: a median stored as null is no point of the history; a host that is
+    not a mapping and a verdict hil does not know are shown as stored, never an HTTP 500."""
+    engine = connect(_Args(tmp_path))
+    for day in (1, 2, 3):
+        info = RunInfo(id=f"2025110{day}T100000Z-{day}", started=f"2025-11-0{day}T10:00:00+00:00")
+        info.build = {"name": f"rc{day}", "version": ""}
+        write_run(engine, info, [example_result(values=[40.0 + day, 40.5, 40.2])])
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "UPDATE results SET stats = json_set(stats, '$.median', json('null')), median = NULL"
+                " WHERE run_id = '20251101T100000Z-1'"
+            )
+        )
+        connection.execute(text("UPDATE runs SET host = json('[1, 2]') WHERE id = '20251102T100000Z-2'"))
+        connection.execute(text("UPDATE results SET verdict = 'BOGUS' WHERE run_id = '20251103T100000Z-3'"))
+    engine.dispose()
+    server = serve(tmp_path)
+    result = example_result()
+    history = url("/history", board=result.board, metric=result.metric, key=key_of(result))
+    for path in ("/", history, "/run/20251102T100000Z-2", "/run/20251103T100000Z-3", url("/gate", candidate="rc3")):
+        status, page, _ = server.get(path)
+        assert status < 500, (path, page)
+    status, page, _ = server.get(history)
+    assert status == 200 and "rc2" in page and "BOGUS" in page  # the rows as stored, the plot of the one readable
+    status, page, _ = server.get("/run/20251103T100000Z-3")
+    assert status == 409 and "cannot read" in page and "BOGUS" in page

@@ -16,16 +16,18 @@ from hil.report.compare import main as compare
 from hil.report.testing import example_result
 from hil.verdict.gate import Gate
 from hil.verdict.result import Verdict
+from hil.verdict.spec import Band
 
 SPREAD = (0.99, 1.0, 1.01, 1.005, 0.995, 1.002, 0.998, 1.003)  # 8 vs 8 samples: p < 0.01 is reachable
+BAND = Band(25.0, 48.0)  # every level below inside it: a PASS its samples give (hil.verdict.gate.band_verdict)
 
 
 def _run(engine, build: str, day: int, level: float, verdict: Verdict = Verdict.PASS, spread: float = 0.02) -> None:
     """`spread`: the pair's calibrated run_spread (boards.yaml), which its results carry; 0.01: none calibrated."""
     info = RunInfo(id=f"2025110{day}T100000Z-{build}", started=f"2025-11-0{day}T10:00:00+00:00")
     info.build = {"name": build, "version": ""}
-    read = example_result(verdict, values=[level * f for f in SPREAD])
-    write = example_result(metric="usb.msc.write", values=[30.0 * f for f in SPREAD])
+    read = example_result(verdict, values=[level * f for f in SPREAD], band=BAND)
+    write = example_result(metric="usb.msc.write", values=[30.0 * f for f in SPREAD], band=BAND)
     write_run(engine, info, [replace(result, min_run_spread=spread) for result in (read, write)])
 
 
@@ -70,7 +72,7 @@ def test_a_run_of_the_reference_decides_the_next_builds_gate_again(db_url):
     ):
         info = RunInfo(id=f"2025110{day}T100000Z-{build}", started=f"2025-11-0{day}T10:00:00+00:00")
         info.build = {"name": build, "version": ""}
-        results = [example_result(metric=m, values=[v * f for f in SPREAD]) for m, v in levels.items()]
+        results = [example_result(metric=m, values=[v * f for f in SPREAD], band=BAND) for m, v in levels.items()]
         write_run(engine, info, [replace(result, min_run_spread=0.02) for result in results])
     gates.refresh(engine, {"rc2"})
     before = gates.stored_cells(engine, ["rc2"])[("rc2", "vboard-hs")]

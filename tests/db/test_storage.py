@@ -196,8 +196,11 @@ def test_a_spool_that_is_no_regular_file_is_named_and_the_others_pushed(tmp_path
 @pytest.mark.parametrize(
     ("values", "said"),
     [
-        ([20.0, 20.5, 20.2], "PASS, but its median 20.2 lies outside its band [38, 48]"),
-        ([40.0, 41.0, 60.0], "PASS, but a sample 60 is above its ceiling 53"),
+        ([20.0, 20.5, 20.2], "stored PASS, its samples give FAIL: too slow"),
+        (
+            [40.0, 41.0, 60.0],
+            "stored PASS, its samples give ERROR: the highest sample (60 MB/s) is above the physical ceiling 53",
+        ),
     ],
     ids=["outside its band", "above its ceiling"],
 )
@@ -219,10 +222,10 @@ def test_a_summary_that_is_not_its_samples_is_not_imported(db_url, tmp_path, cap
     result.stats = dataclasses.replace(result.stats, median=45.0)
     _results_file(tmp_path / "forged.json", _run("cand"), [result])
     assert db(["--hil-db", db_url, "import", str(tmp_path / "forged.json")]) == 1
-    assert "its summary (n 3, median 45.0) is not its samples'" in capsys.readouterr().err
+    assert "its summary (n 3, median 45, cv 0.0243902) is not its samples'" in capsys.readouterr().err
     bare = example_result(values=[])  # a summary with no samples under it at all
     bare.stats = result.stats
     _results_file(tmp_path / "bare.json", _run("cand"), [bare])
     assert db(["--hil-db", db_url, "import", str(tmp_path / "bare.json")]) == 1
-    assert "its summary (n 3, median 45.0) is not its samples'" in capsys.readouterr().err
+    assert "its summary (n 3, median 45, cv 0.0243902) is not its samples'" in capsys.readouterr().err
     engine.dispose()

@@ -133,3 +133,12 @@ def test_a_password_in_the_command_is_never_stored():
     assert started.command == "pytest testcases --hil-db postgresql://hil:***@db.lab/hil -x"
     old = RunInfo.from_dict({**started.to_dict(), "command": "hil run --hil-db=postgresql://hil:s3cret@db/hil"})
     assert old.command == "hil run --hil-db=postgresql://hil:***@db/hil"
+    for given, kept in {  # a / or an @ in it, no user, a password= parameter
+        "postgresql://hil:pa/ss@db/hil": "postgresql://hil:***@db/hil",
+        "postgresql://hil:p@ss@db/hil": "postgresql://hil:***@db/hil",
+        "postgresql://:pw@db/hil": "postgresql://:***@db/hil",
+        "postgresql://db/hil?user=hil&password=pw&sslmode=require": "postgresql://db/hil?user=hil&password=***&sslmode=require",
+        "postgresql:///hil?PASSWORD=pw x": "postgresql:///hil?PASSWORD=*** x",
+        "http://pdu:80/outlet/1": "http://pdu:80/outlet/1",
+    }.items():
+        assert RunInfo.start(command=f"hil run --hil-db {given}").command == f"hil run --hil-db {kept}"

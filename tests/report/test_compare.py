@@ -19,6 +19,7 @@ from hil.report.compare import main
 from hil.report.testing import example_result
 from hil.verdict.gate import Gate
 from hil.verdict.result import Verdict
+from hil.verdict.spec import Band
 
 INVENTORY = {"path": "boards.yaml", "sha256": "a" * 64}
 REFERENCE_RUNS = [
@@ -110,7 +111,8 @@ def test_a_band_failure_blocks_and_an_error_or_a_missing_metric_leaves_the_gate_
 
 def test_figures_of_two_clocks_are_never_compared_and_both_rows_say_why(history):
     virtual = {"bs": "1M", "clock": "virtual"}  # the pair moved to the virtual clock: its figure is another one
-    _run(history, "rc5", [example_result(values=[20.0, 20.1, 20.0, 20.1, 20.0], metric="usb.msc.read", params=virtual)])
+    rate = example_result(values=[20.0, 20.1, 20.0, 20.1, 20.0], params=virtual, band=Band(15.0, 25.0))
+    _run(history, "rc5", [rate])
     gate = history.gate("rc0", "rc5")
     rows = {row["key"]: row for row in gate["rows"]}
     assert gate["gate"] == "INCOMPLETE" and not any(row["regression"] for row in gate["rows"])  # -52%, not compared
@@ -135,9 +137,11 @@ def test_a_drop_the_reference_runs_cannot_confirm_leaves_the_gate_incomplete(db,
     medians = [3600.0, 4400.0, 2900.0, 4100.0]
     for median in medians:
         values = [median * f for f in (0.98, 1.0, 1.01, 0.99, 1.02)]
-        _run(db, "ref", [_calibrated(example_result(values=values), calibrated)])
+        _run(
+            db, "ref", [_calibrated(example_result(values=values, band=Band(2000.0, 5000.0), ceiling=None), calibrated)]
+        )
     candidate = [2560.0 * f for f in (0.98, 1.0, 1.01, 0.99, 1.02)]
-    _run(db, "rc", [_calibrated(example_result(values=candidate), calibrated)])
+    _run(db, "rc", [_calibrated(example_result(values=candidate, band=Band(2000.0, 5000.0), ceiling=None), calibrated)])
     document = db.gate("ref", "rc")
     (row,) = document["rows"]
     assert row["gate"] == "INCOMPLETE" and not row["regression"] and row["change"] < -0.3, row
@@ -159,8 +163,9 @@ def test_a_rate_calibrated_on_the_virtual_clock_blocks_a_2_percent_drop_with_two
     calibrated 0.5%, not by the CPU share beside it (pooled over both, a 3.5% drop was the least it could see)."""
 
     def run(build: str, read: float, busy: float) -> None:
-        rate = example_result(values=[read * f for f in (0.9999, 1.0, 1.0001)], params={"bs": "1M"})
+        rate = example_result(values=[read * f for f in (0.9999, 1.0, 1.0001)], band=Band(36.0, 40.0))
         cpu = example_result(values=[busy, busy * 1.01, busy * 0.99], metric="usb.msc.read.cpu_busiest", unit="%")
+        cpu.band = Band(0.0, 100.0)
         rate.min_effect, rate.min_run_spread = 0.01, 0.005  # boards.yaml's min_effect and run_spread for each
         cpu.min_effect, cpu.min_run_spread = 0.01, 0.3
         _run(db, build, [rate, cpu])
@@ -183,7 +188,7 @@ def test_two_reference_runs_a_little_wider_than_calibrated_are_chance_and_twice_
 
     def run(build: str, busy: float) -> None:
         cpu = example_result(values=[busy, busy * 1.01, busy * 0.99], metric="usb.msc.read.cpu_busiest", unit="%")
-        cpu.min_effect, cpu.min_run_spread = 0.05, 0.4
+        cpu.band, cpu.min_effect, cpu.min_run_spread = Band(0.0, 100.0), 0.05, 0.4
         _run(db, build, [cpu])
 
     for build, medians in (("ref", (1.6, 3.0)), ("twin", (3.0, 1.6)), ("loaded", (1.0, 5.0))):
