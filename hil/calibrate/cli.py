@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
-import os
 import re
 import shlex
 import subprocess
@@ -223,15 +222,31 @@ def table(proposals: list[Proposal], sources: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _check(path: Path, text: str) -> None:
-    """The edited inventory loads as hil will load it (beside the file: its env paths are relative)."""
+def _refusal(path: Path, text: str) -> str | None:
+    """Why the edited inventory does not load as hil will load it (beside the file: its env paths are relative)."""
     with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".yaml", encoding="utf-8") as temp:
         temp.write(text)
         temp.flush()
         try:
             load_inventory(temp.name)
-        except InventoryError as exc:  # an edit of this module's making: nothing is written
-            raise CalibrationError(f"the proposal does not load as an inventory, nothing written: {exc}") from None
+        except InventoryError as exc:  # named as the file it edits, not the copy it loaded
+            return str(exc).replace(temp.name, str(path))
+    return None
+
+
+def _loadable(path: Path, text: str, board: str, edits: list[MetricEdit]) -> str:
+    """boards.yaml's text with every edit that loads: a metric's edit the inventory's rules refuse is noted in
+    its edit and left out, the others are still made (one refused band never costs the pair its other bands)."""
+    edited = edit_inventory(text, board, edits)
+    if _refusal(path, edited) is None:
+        return edited
+    for edit in edits:
+        if not edit.notes and (why := _refusal(path, edit_inventory(text, board, [edit]))):
+            edit.notes.append(f"refused by the inventory's rules ({why})")
+    edited = edit_inventory(text, board, [edit for edit in edits if not edit.notes])
+    if why := _refusal(path, edited):  # each loads alone, not together: nothing is written
+        raise CalibrationError(f"the proposal does not load as an inventory, nothing written: {why}")
+    return edited
 
 
 def _options() -> argparse.ArgumentParser:
@@ -265,30 +280,36 @@ def _propose(args: argparse.Namespace, run_ids: list[str]) -> int:
     for warning in not_passed(runs, board) + [warning for proposal in proposals for warning in proposal.warnings]:
         print(f"WARNING {board} {warning}")
     text = path.read_text(encoding="utf-8")
-    edited = edit_inventory(text, board, edits)
+    edited = _loadable(path, text, board, edits)
     for edit in edits:
         for note in edit.notes:
             print(f"not written: {board} {edit.metric}: {note}: edit it by hand")
     if edited == text:
         print(f"{path}: nothing to change")
         return HilExit.OK
-    _check(path, edited)
     if args.write:
         atomic_write_text(path, edited)
         print(f"{path}: edited ({sum(not edit.notes for edit in edits)} metrics)")
         return HilExit.OK
-    named = _diff_path(path)
+    named, top = _diff_path(path)
     diff = "".join(difflib.unified_diff(text.splitlines(True), edited.splitlines(True), f"a/{named}", f"b/{named}"))
     target = args.diff or args.hil_reports / f"calibrate-{board}.diff"
     atomic_write_text(target, diff)
-    print(f"{target}: the proposal as a diff of {path} (git apply {target}; or run again with --write)")
+    where = "" if top.resolve() == Path.cwd().resolve() else f"in {top}: "
+    print(
+        f"{target}: the proposal as a diff of {path} ({where}git apply {target.resolve() if where else target}; "
+        "or run again with --write)"
+    )
     return HilExit.OK
 
 
-def _diff_path(path: Path) -> str:
-    """The inventory as a diff names it for `git apply` (run where hil calibrate ran): relative, never a/ + an
-    absolute path (`a//work/lab/boards.yaml`, which git apply refuses)."""
-    return path.as_posix() if not path.is_absolute() else os.path.relpath(path.resolve(), Path.cwd().resolve())
+def _diff_path(path: Path) -> tuple[str, Path]:
+    """The inventory as a diff names it, and the folder `git apply` takes it in: the top of the inventory's git
+    work tree (a lab repository), else the inventory's own folder. Never an absolute or ../ name, which git apply
+    refuses, whatever --boards path was given and wherever hil calibrate ran."""
+    resolved = path.resolve()
+    top = next((folder for folder in resolved.parents if (folder / ".git").exists()), resolved.parent)
+    return resolved.relative_to(top).as_posix(), top
 
 
 def not_passed(runs: list[StoredRun], board: str) -> list[str]:

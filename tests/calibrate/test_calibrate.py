@@ -96,18 +96,23 @@ def test_runs_that_do_not_belong_together_are_refused_naming_the_run(lab, capsys
     assert not (lab / "reports" / "calibrate-vlab-msc.diff").exists()
 
 
-def test_an_informative_rate_on_an_emulated_link_is_proposed_a_max_too(tmp_path, capsys):
-    """The host's sum of several disks is INFO on vlab-usbdisks; banding it there needs a max (no physical ceiling
-    on an emulated link), else the proposal does not load as an inventory and nothing is proposed."""
+def _usbdisks_runs(tmp_path: Path) -> tuple[str, list[str]]:
+    """A database of two stored runs of vlab-usbdisks (the disks one by one and their sum): its URL, the runs' ids."""
     runs = [load_run(DATA / f"calibrate-vlab-usbdisks-{n}.json") for n in (1, 2)]
     url = f"sqlite:///{tmp_path / 'hil.db'}"
     engine = open_db(url)
     for stored in runs:
         write_run(engine, stored.run, stored.results)
     engine.dispose()
+    return url, [stored.run.id for stored in runs]
+
+
+def test_an_informative_rate_on_an_emulated_link_is_proposed_a_max_too(tmp_path, capsys):
+    """The host's sum of several disks is INFO on vlab-usbdisks; banding it there needs a max (no physical ceiling
+    on an emulated link), else the proposal does not load as an inventory and nothing is proposed."""
+    url, ids = _usbdisks_runs(tmp_path)
     boards = Path(__file__).resolve().parents[2] / "boards.yaml"
     diff = tmp_path / "proposal.diff"
-    ids = [stored.run.id for stored in runs]
     assert calibrate(["--from-runs", *ids, "--boards", str(boards), "--hil-db", url, "--diff", str(diff)]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("| `usb.disk.together.total.read[bs=4K]`"))
@@ -142,3 +147,41 @@ def test_a_run_given_twice_is_refused_and_an_absolute_inventory_path_makes_a_dif
         ["git", "apply", "--check", "reports/calibrate-vlab-msc.diff"], cwd=lab, text=True, capture_output=True
     )
     assert applied.returncode == 0, applied.stderr
+
+
+def test_a_refused_metric_is_named_and_the_others_are_still_written(tmp_path, capsys):
+    """An override of usb.disk.together.read above the max the runs propose for its metric: that metric's edit does
+    not load (min above max) and is named; the disks' sum, measured in the same runs, still gets its bands."""
+    url, ids = _usbdisks_runs(tmp_path)
+    boards = tmp_path / "boards.yaml"
+    repo = (Path(__file__).resolve().parents[2] / "boards.yaml").read_text()
+    repo = repo.replace("env: hil/vlab/env.yaml", "env: hil:vlab/env.yaml")
+    boards.write_text(repo.replace("          bs=64K: {min: 34}\n", "          bs=64K: {min: 1200}\n", 1))
+    assert calibrate(["--from-runs", *ids, "--boards", str(boards), "--hil-db", url, "--write"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"not written: vlab-usbdisks usb.disk.together.read: refused by the inventory's rules ({boards}: line " in out
+    )
+    assert "band min 1200.0 is above max 1100.0" in out
+    pair = load_inventory(boards).boards["vlab-usbdisks"].config.metrics
+    assert pair["usb.disk.together.read"].max == 1500  # as it was
+    assert (
+        not pair["usb.disk.together.total.read"].informative
+        and "hil calibrate" in pair["usb.disk.together.total.read"].source
+    )
+
+
+def test_a_diff_made_from_another_folder_names_the_inventory_in_its_lab_and_says_where_to_apply_it(lab, capsys):
+    subprocess.run(["git", "init", "-q"], cwd=lab, check=True)
+    elsewhere = lab.parent / "elsewhere"
+    elsewhere.mkdir()
+    url = f"sqlite:///{lab / 'reports' / 'hil.db'}"
+    for boards in ("../lab/boards.yaml", str(lab / "boards.yaml")):
+        diff = elsewhere / "proposal.diff"
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(elsewhere)
+            assert calibrate(["--from-runs", *IDS, "--boards", boards, "--hil-db", url, "--diff", "proposal.diff"]) == 0
+        assert diff.read_text().startswith("--- a/boards.yaml\n+++ b/boards.yaml\n")
+        assert f"(in {lab}: git apply {diff}; or run again with --write)" in capsys.readouterr().out
+        applied = subprocess.run(["git", "apply", "--check", str(diff)], cwd=lab, text=True, capture_output=True)
+        assert applied.returncode == 0, applied.stderr

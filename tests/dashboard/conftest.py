@@ -14,12 +14,13 @@ import pytest
 
 
 class Server:
-    def __init__(self, reports: Path) -> None:
+    def __init__(self, reports: Path, db_url: str | None = None) -> None:
         with socket.socket() as probe:  # a free port: the kernel picks, the server takes it right after
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, "-m", "hil", "serve", "--hil-reports", str(reports), "--port", str(self.port)]
+        command += ["--hil-db", db_url] if db_url else []
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 60
         while True:

@@ -15,9 +15,11 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 import hil
+from hil.db.cli import main as db_main
 from hil.db.engine import open_db
 from hil.db.read import runs_of_build
 from hil.db.schema import Result, Run
+from tests.dashboard.conftest import Server
 from tests.db.postgres import PASSWORD
 from tests.db.writers import open_at_once
 
@@ -73,9 +75,10 @@ def test_two_builds_at_once_land_in_one_postgresql_without_a_lost_or_duplicated_
         "nightly-17": _build(tmp_path, "nightly-17", "release-3", "imx8-hs", pg_url),
         "release-3": _build(tmp_path, "release-3", "nightly-17", "rk3588-ss", pg_url),
     }
+    outputs = {}
     for build, process in builds.items():
-        output, _ = process.communicate(timeout=300)
-        assert process.returncode == 0, f"{build}:\n{output}"
+        outputs[build], _ = process.communicate(timeout=300)
+        assert process.returncode == 0, f"{build}:\n{outputs[build]}"
     engine = open_db(pg_url, create=False)
     with engine.connect() as connection:
         assert connection.scalar(select(func.count()).select_from(Run)) == 2
@@ -90,7 +93,19 @@ def test_two_builds_at_once_land_in_one_postgresql_without_a_lost_or_duplicated_
         stored = run.run.command + (tmp_path / build / "reports" / "results.json").read_text()
         assert "DROP" not in stored and PASSWORD not in stored, stored
     assert "--hil-db 'postgresql://hil:***@127.0.0.1:" in runs_of_build(engine, "release-3")[0].run.command
+    # nor in any output of the runs: their consoles, every file they wrote, an export, the dashboard's run pages
+    assert db_main(["--hil-db", pg_url, "export", str(tmp_path / "export")]) == 0
+    server = Server(tmp_path / "release-3" / "reports", db_url=pg_url)
+    try:
+        pages = [server.get(f"/run/{runs_of_build(engine, build)[0].run.id}") for build in builds]
+    finally:
+        server.stop()
     engine.dispose()
+    assert [status for status, _, _ in pages] == [200, 200] and "hil:***@127.0.0.1" in pages[1][1]
+    written = [path.read_text(errors="replace") for path in tmp_path.rglob("*") if path.is_file()]
+    assert len(written) > 4  # each build's results.json and log, the export's two runs
+    for shown in [*outputs.values(), *written, *(page for _, page, _ in pages)]:
+        assert PASSWORD not in shown
 
 
 def test_builds_starting_at_once_on_an_empty_database_both_get_its_schema(pg_cluster):
