@@ -87,6 +87,23 @@ def check_run_id(run_id: str) -> None:
         raise DatabaseError(f"run id {run_id!r}: not a run id (letters, digits and . _ : + -, at most 64)")
 
 
+def check_names(info: RunInfo, results: Iterable[MetricResult], where: str = "") -> None:
+    """The run's id (check_run_id), and each name it brings within its column (what PostgreSQL holds: SQLite would
+    keep a longer one) and printable: its build's name and version, each result's pair, metric and unit; else
+    DatabaseError naming the first that is not."""
+    check_run_id(info.id)
+    build = info.build or {}
+    runs, stored = Run.__table__.c, Result.__table__.c
+    names = [(runs.build_name, build.get("name")), (runs.build_version, build.get("version"))]
+    names += [
+        (column, getattr(r, column.key)) for r in results for column in (stored.board, stored.metric, stored.unit)
+    ]
+    for column, value in names:
+        if isinstance(value, str) and (len(value) > column.type.length or not value.isprintable()):
+            shown = value[:60] + ("..." if len(value) > 60 else "")
+            raise DatabaseError(f"{where}{column.key} {shown!r}: not a name (printable, {column.type.length} at most)")
+
+
 def _content(info: RunInfo, results: dict[int, MetricResult]) -> tuple[Any, dict[int, Any]]:
     """What makes two copies of a run the same run: its build (its whole identity), and each result's pair, key,
     verdict and samples (by ordinal)."""
@@ -158,7 +175,7 @@ def check_figures(results: Iterable[MetricResult], where: str = "") -> None:
 def write_run(engine: Engine, info: RunInfo, results: list[MetricResult]) -> bool:
     """A whole run at once (import): the run, every result, then complete. A stored run is never changed: the
     same run again writes nothing (False); another one under a stored id is refused (StoredRunConflict)."""
-    check_run_id(info.id)
+    check_names(info, results)
     if _same_as_stored(engine, info, dict(enumerate(results))):
         return False
     with engine.begin() as connection:
@@ -218,7 +235,7 @@ def push(engine: Engine, spool_path: Path) -> RunInfo:
             "--hil-db URL (or HIL_DB); the spool is kept"
         )
     results = {ordinal: convert.with_added_params(result) for ordinal, result in spooled.items()}  # an earlier hil's
-    check_run_id(info.id)
+    check_names(info, results.values(), f"{spool_path}: ")
     if finished is not None and (finished[0].id, finished[0].build) != (info.id, info.build):
         raise DatabaseError(
             f"{spool_path}: its finish record is of run {finished[0].id} (build {_name(finished[0].build)!r}), not "

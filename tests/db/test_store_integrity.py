@@ -166,3 +166,21 @@ def test_wrongly_typed_fields_are_named_and_skipped_the_other_files_imported_and
     said = capsys.readouterr().err
     assert f"{far.path}: not storable: " in said and f"{typed.path}: line 1: TypeError: 'build' must be" in said
     assert far.path.exists() and typed.path.exists() and sorted(_stored(url)) == ["good", "pushed"]
+
+
+def test_names_beyond_their_column_or_not_printable_are_named_and_skipped_by_import_and_push(url, tmp_path, capsys):
+    """A 400-character pair or a build name with a line break: PostgreSQL's columns refuse the one (255 at most),
+    SQLite would store both; import and push refuse them alike, the other files still go in."""
+    files, reports = tmp_path / "import", tmp_path / "reports"
+    files.mkdir()
+    _file(files / "long.json", _info("long", "rc1"), [example_result(board="b" * 400, values=RATE)])
+    _file(files / "broken.json", _info("broken", "rc1\nDROP"), [example_result(values=RATE)])
+    _file(files / "good.json", _info("good", "rc1"), [example_result(values=RATE)])
+    assert db(["--hil-db", url, "import", str(files)]) == 1
+    said = capsys.readouterr().err
+    assert f"{files / 'long.json'}: board '{'b' * 60}...': not a name (printable, 255 at most)" in said, said
+    assert f"{files / 'broken.json'}: build_name 'rc1\\nDROP': not a name" in said, said
+    unit = _spool(reports, _info("unit", "rc1"), [example_result(values=RATE, unit="MB/s" * 20)])
+    assert db(["--hil-db", url, "--hil-reports", str(reports), "push"]) == 1
+    assert f"{unit.path}: unit 'MB/s" in capsys.readouterr().err and unit.path.exists()
+    assert sorted(_stored(url)) == ["good"]
