@@ -24,7 +24,6 @@ from hil.db.gates import CompareError, Comparison, compare_sides, load_side
 from hil.errors import cannot_write
 from hil.records.exitcodes import HilExit
 from hil.records.files import atomic_write_text
-from hil.report.pages import render
 from hil.report.summary import fmt_num
 from hil.verdict.gate import Gate, Row
 
@@ -78,9 +77,15 @@ def markdown(comparison: Comparison) -> str:
 GATE_COLOUR = {Gate.PASS: "#2e7d32", Gate.BLOCKED: "#c62828", Gate.INCOMPLETE: "#ef6c00"}
 
 
+def _render(template: str, **context: Any) -> str:
+    from hil.report.pages import render  # Jinja2: only for a page, not for the Markdown a command prints
+
+    return render(template, **context)
+
+
 def gate_banner(comparison: Comparison) -> str:
     """The gate in one line, for the top of a report page."""
-    return render(
+    return _render(
         "gate_banner.html",
         colour=GATE_COLOUR[comparison.gate],
         reference=_side_text(comparison.reference),
@@ -90,7 +95,7 @@ def gate_banner(comparison: Comparison) -> str:
 
 def html(comparison: Comparison, **page: Any) -> str:
     """The gate page; `page`: what the dashboard adds to it (hil.serve)."""
-    return render(
+    return _render(
         "gate.html",
         title=f"hil release gate: {comparison.gate}",
         comparison=comparison,

@@ -144,7 +144,7 @@ def compare(
     worse_by = worsening(change, direction)
     # "less": the current samples tend to be smaller than the baseline's (slower, for throughput).
     alternative = "less" if direction is Direction.HIGHER else "greater"
-    p_value = mann_whitney_p(current, pooled, alternative)
+    p_value = mann_whitney_p(current.tolist(), pooled.tolist(), alternative)
     run_p = None
     if spread is not None:
         k, m = len(runs), len(current_runs)

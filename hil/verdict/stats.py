@@ -1,7 +1,7 @@
 """Descriptive statistics of one metric's samples: plain numpy/scipy, no pytest, no board.
 
-Quartiles come from numpy.percentile (linear interpolation, numpy's default) and the t, chi-square and normal
-distributions from scipy.special: scipy.stats costs half a second to import, which every pytest run and every
+Quartiles are numpy.percentile's (linear interpolation) to the last bit; the t, chi-square and normal distributions
+come from scipy.special: scipy.stats costs half a second to import, which every pytest run and every
 `hil compare` paid. Mann-Whitney's p-value is scipy.stats.mannwhitneyu's own computation (method "auto", continuity
 corrected) on numpy and scipy.special, held equal to it by tests/verdict/test_stats.py. Outliers are flagged by index
 and never removed: a release engineer must see the slow run, not a prettier mean.
@@ -43,22 +43,28 @@ def chi2_quantile(probability: float, dof: int) -> float:
     return float(special.chdtri(dof, 1 - probability))
 
 
-def mann_whitney_p(x: np.ndarray, y: np.ndarray, alternative: str) -> float:
+def mann_whitney_p(x: Sequence[float], y: Sequence[float], alternative: str) -> float:
     """scipy.stats.mannwhitneyu(x, y, alternative=alternative).pvalue for "less" or "greater": exact when a side has
-    at most 8 samples and no two values tie, else the normal approximation with tie and continuity corrections."""
-    n1, n2 = x.size, y.size
-    _, group, ties = np.unique(np.concatenate([x, y]), return_inverse=True, return_counts=True)
-    average_rank = np.cumsum(ties) - (ties - 1) / 2
-    u1 = float(average_rank[group[:n1]].sum()) - n1 * (n1 + 1) / 2
+    at most 8 samples and no two values tie, else the normal approximation with tie and continuity corrections.
+    Ranks in plain Python: a gate ranks a few samples per row, hundreds of rows, and numpy's per-call cost was most
+    of `hil compare`'s statistics."""
+    n1, n2 = len(x), len(y)
+    ordered = sorted([*x, *y])
+    average_rank, ties, start = {}, [], 0
+    for end in range(1, len(ordered) + 1):
+        if end == len(ordered) or ordered[end] != ordered[start]:
+            average_rank[ordered[start]] = (start + 1 + end) / 2  # ranks start+1 .. end
+            ties.append(end - start)
+            start = end
+    u1 = sum(average_rank[value] for value in x) - n1 * (n1 + 1) / 2
     u = u1 if alternative == "greater" else n1 * n2 - u1  # "less": the survival of U2, by symmetry
-    if min(n1, n2) <= 8 and ties.max() == 1:
+    if min(n1, n2) <= 8 and max(ties) == 1:
         counts = _u_counts(min(n1, n2), max(n1, n2))
         return min(1.0, sum(counts[int(u) :]) / math.comb(n1 + n2, n1))
     n = n1 + n2
-    sd = math.sqrt(n1 * n2 / 12 * ((n + 1) - float(np.sum(ties**3 - ties)) / (n * (n - 1))))
-    with np.errstate(divide="ignore", invalid="ignore"):  # every value tied: sd 0, z -inf, p 1 as scipy's
-        z = np.float64(u - n1 * n2 / 2 - 0.5) / sd
-    return float(np.clip(special.ndtr(-z), 0.0, 1.0))
+    sd = math.sqrt(n1 * n2 / 12 * ((n + 1) - sum(t**3 - t for t in ties) / (n * (n - 1))))
+    z = (u - n1 * n2 / 2 - 0.5) / sd if sd else -math.inf  # every value tied: sd 0, p 1 as scipy's
+    return min(1.0, max(0.0, float(special.ndtr(-z))))
 
 
 @cache
@@ -72,6 +78,19 @@ def _u_counts(m: int, n: int) -> tuple[int, ...]:
     for u, count in enumerate(_u_counts(m, n - 1)):
         counts[u] += count
     return tuple(counts)
+
+
+def quartiles(ordered: Sequence[float]) -> tuple[float, float, float]:
+    """numpy.percentile(ordered, [25, 50, 75]) to the last bit (its "linear" method and its lerp, which works from
+    the nearer neighbour), without numpy's per-call cost; `ordered`: at least one value, ascending."""
+    last = len(ordered) - 1
+    found = []
+    for q in (0.25, 0.5, 0.75):
+        below = math.floor(last * q)
+        t = last * q - below
+        a, b = ordered[below], ordered[min(below + 1, last)]
+        found.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    return found[0], found[1], found[2]
 
 
 class ZeroMeanError(ValueError):
@@ -104,7 +123,7 @@ def describe(values: Sequence[float], confidence: float = 0.95) -> SampleStats:
     # identical samples (scale 0) where the interval is simply the mean.
     half_width = t_quantile(confidence, n - 1) * sem
     ci_low, ci_high = mean - half_width, mean + half_width
-    q1, median, q3 = (float(x) for x in np.percentile(data, [25, 50, 75]))
+    q1, median, q3 = quartiles(sorted(data.tolist()))
     iqr = q3 - q1
     low_fence, high_fence = q1 - TUKEY_K * iqr, q3 + TUKEY_K * iqr
     outliers = [int(i) for i in np.flatnonzero((data < low_fence) | (data > high_fence))]
