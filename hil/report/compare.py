@@ -69,6 +69,7 @@ def markdown(comparison: Comparison) -> str:
     for row in comparison.rows:
         cells = _cells(row)
         cells[2] = f"`{cells[2]}`"
+        cells[-1] += "".join(f"<br/>diagnosis: {line}" for line in row.diagnosis)  # the HTML page's row below it
         cells[-1] = cells[-1].replace("|", "/")  # a | would end the Markdown cell
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -306,3 +306,9 @@ def test_the_virtual_lab_page_counts_the_virtual_pairs_boards_yaml_has():
         "fifteen",
     ]
     assert said.group(1) == words[len(vlab)], f"docs/virtual-lab.md says {said.group(1)}, boards.yaml has {len(vlab)}"
+    # Nor does another page speak of all of them by another count ("the two virtual pairs", "both virtual pairs").
+    whole = re.compile(r"\b(the|its|all|both)\s+(?:(\w+)\s+)?virtual pairs\b", re.IGNORECASE)
+    for page in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]:
+        for found in whole.finditer(" ".join(page.read_text(encoding="utf-8").split())):
+            count = "two" if found.group(1).lower() == "both" else (found.group(2) or "").lower()
+            assert count not in words or count == words[len(vlab)], f"{page.relative_to(REPO)}: {found.group(0)!r}"

@@ -84,6 +84,15 @@ def test_a_candidate_that_is_slower_beyond_the_runs_spread_is_blocked_on_that_me
     assert out.startswith("## Release gate: BLOCKED\n\n**BLOCKED: vboard-hs usb.msc.write[bs=1M] (regression)")
 
 
+def test_a_blocked_rows_diagnosis_is_in_the_markdown_gate_under_its_why(history, capsys):
+    slower = _results([41.0, 41.6, 40.9, 41.3, 41.8, 41.2], [30.1, 30.5, 29.8, 30.3, 30.0, 30.6])
+    slower[1].facts.notes["diagnosis"] = ["device: 31.0 MB/s | on the board", "bus: high speed"]
+    _run(history, "rc1", slower)
+    assert history.compare("rc0", "rc1") == 1
+    row = next(line for line in capsys.readouterr().out.splitlines() if "usb.msc.write" in line and "| BLOCKED" in line)
+    assert row.endswith("<br/>diagnosis: device: 31.0 MB/s / on the board<br/>diagnosis: bus: high speed |")
+
+
 def test_a_candidate_like_the_reference_passes_and_markdown_and_html_are_written(history):
     same = _results([41.3, 41.0, 41.8, 41.6, 40.9, 41.4], [41.1, 41.7, 41.2, 40.8, 41.9, 41.3])
     _run(history, "rc0-again", same)
