@@ -1,7 +1,7 @@
 """The catalogue's vocabulary: a metric (what is measured, in which unit, which way is better), a setting
 (a typed knob a family reads from boards.yaml) and a family (a suite's metrics and settings together).
 
-Plain data, no pytest, no board. The definitions of the metrics hil gates live in the family modules
+Plain data, no pytest, no board. The definitions of the metrics hil gates are declared in families.yaml
 of this package; boards.yaml only gives each metric's band on each pair.
 """
 
@@ -63,25 +63,6 @@ class Metric:
     @property
     def quantity(self) -> Quantity:
         return quantity(self.unit)
-
-
-def rate(
-    name: str,
-    seed: str,
-    description: str,
-    *,
-    ceiling: CeilingRule | None = None,
-    unit: str = "MB/s",
-    reads: str = "throughput",
-    **more: Any,
-) -> Metric:
-    """The common kind of metric: higher is better, a tool's throughput in MB/s unless told otherwise."""
-    return Metric(name, unit, Direction.HIGHER, reads, seed, description, ceiling, **more)
-
-
-def lower(name: str, seed: str, description: str, *, unit: str, reads: str, **more: Any) -> Metric:
-    """A lower-is-better metric: a latency, a loss, a load."""
-    return Metric(name, unit, Direction.LOWER, reads, seed, description, **more)
 
 
 @dataclass(frozen=True)

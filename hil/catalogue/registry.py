@@ -1,4 +1,4 @@
-"""The catalogue: every metric and setting hil knows, by name, from the family modules of this package."""
+"""The catalogue: every metric and setting hil knows, by name, as families.yaml of this package declares it."""
 
 from __future__ import annotations
 
