@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -97,6 +98,11 @@ def decide(
         same_unit = medians.get(board_unit, {}), pooled.get(board_unit, (0.0, 0))
         rows.append(_row(board, key, *found, *same_unit, rules[(board, key)], min_effect))
     _name_other_clocks(rows, reference, candidate)
+    for row in rows:
+        if row.gate is Gate.BLOCKED and row.change is not None:
+            found = reference[(row.board, row.key)], candidate[(row.board, row.key)]
+            effect = lambda key: rules[key].min_effect if min_effect is None else min_effect  # noqa: E731
+            row.diagnosis += _between(row, rows, *found, effect)
     order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
     rows.sort(key=lambda row: (order[row.gate], row.board, row.key))
     blocked = [row for row in rows if row.gate is Gate.BLOCKED]
@@ -313,6 +319,48 @@ def _unclocked(board: str, result: MetricResult) -> tuple[tuple[str, str], str]:
     params = dict(result.params)
     clock = str(params.pop(CLOCK_PARAM, "real"))
     return (board, metric_key(result.metric, params)), clock
+
+
+# What a result's facts say of the software and the link it measured: a move of one between the builds is a lead.
+MOVED_FACTS = ("kernel", "build", "bootloader", "tuning", "link_speed", "link_driver", "operating_point_moved")
+
+
+def _between(
+    row: Row,
+    rows: list[Row],
+    reference: list[MetricResult],
+    candidate: list[MetricResult],
+    effect: Callable[[tuple[str, str]], float],
+) -> list[str]:
+    """A BLOCKED row against its reference, from what each side stored: the facts that moved between the builds,
+    its companions' figures (`<metric>.cpu_busiest`: the CPU the transfer cost) and whether the board's other
+    figures moved beyond their own min_effect (`effect`, by (board, key)): one path's loss, or the board's."""
+    lines = []
+    stored = [result.facts.to_dict() for result in reference]
+    for name, value in sorted(candidate[-1].facts.to_dict().items()):
+        if name.partition(".")[0] not in MOVED_FACTS or name == "build":  # the build's name: moved by definition
+            continue
+        before = sorted({str(facts.get(name, "not recorded")) for facts in stored})
+        if before != [value]:
+            lines.append(f"between builds: {name} {' / '.join(before)} -> {value}")
+    metric, _, params = row.key.partition("[")
+    others = [o for o in rows if o.board == row.board and o is not row and o.change is not None]
+    for other in others:
+        if other.key.startswith(metric + ".") and other.key.endswith(f"[{params}" if params else ""):
+            figures = f"{_figure(other.reference_median)} -> {_figure(other.candidate_median)} {other.unit}"
+            lines.append(f"between builds: {other.key} {figures} ({other.change:+.1%})")
+    rest = [o for o in others if not o.key.startswith(metric + ".")]
+    moved = [o for o in rest if abs(o.change or 0) >= effect((o.board, o.key)) > 0]
+    named = ", ".join(f"{o.key} {o.change:+.1%}" for o in moved[:4]) + (" ..." if len(moved) > 4 else "")
+    if not rest:
+        return lines
+    if not moved:
+        return [*lines, f"between builds: none of the board's {len(rest)} other figures moved by its min_effect"]
+    return [*lines, f"between builds: {len(moved)} of the board's {len(rest)} other figures moved too ({named})"]
+
+
+def _figure(value: float | None) -> str:
+    return "?" if value is None else f"{value:.4g}"
 
 
 def _name_other_clocks(rows: list[Row], ref: Results, cand: Results) -> None:

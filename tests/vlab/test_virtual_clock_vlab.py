@@ -83,6 +83,9 @@ def test_boots_of_one_build_agree_a_guest_path_2_percent_slower_is_blocked_and_a
     assert rows[KEY]["gate"] == "BLOCKED" and rows[KEY]["band_verdict"] == "PASS", rows[KEY]
     assert -0.025 < rows[KEY]["change"] < -0.015, rows[KEY]  # about 2% slower, not broken
     assert rows[KEY]["smallest_drop"] < 0.02, rows[KEY]  # and the gate says it could catch that much
+    # Diagnosed against the reference from what both builds stored: the board's command line is what moved.
+    moved = [line for line in rows[KEY]["diagnosis"] if line.startswith("between builds: build.vboard ")]
+    assert moved and SLOWER in moved[0].partition(" -> ")[2] and SLOWER not in moved[0].partition(" -> ")[0], rows[KEY]
     # The same image under two names: every two runs of one against every two of the other, both ways. No row is
     # a regression and the read PASSes in each; the busiest-core share (2% of an idle vCPU, whose run_spread is
     # 40%: boards.yaml) may leave a gate INCOMPLETE when two runs of it differ by twice that (chance, 1 in 20), never
