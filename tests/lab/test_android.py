@@ -101,12 +101,12 @@ def f_mtp(tmp_path, monkeypatch):
 
 def test_the_mtp_buffer_length_is_written_to_both_f_mtp_parameters_and_restored(role, f_mtp):
     gadget = android.AndroidGadget(role, "udc.0", [MtpResponder(buffer_bytes=1024 * 1024)])
-    android._prepare(gadget.functions[0], gadget)
+    android._hook("prepare", gadget.functions[0], gadget)
     assert {p.name: p.read_text().strip() for p in f_mtp.iterdir()} == {
         "mtp_tx_req_len": "1048576",
         "mtp_rx_req_len": "1048576",
     }
-    android._cleanup(gadget.functions[0], gadget)
+    android._hook("cleanup", gadget.functions[0], gadget)
     assert {p.read_text().strip() for p in f_mtp.iterdir()} == {"16384"}
 
 
@@ -114,8 +114,10 @@ def test_a_board_without_f_mtp_parameters_cannot_take_a_buffer_length(role, tmp_
     monkeypatch.setattr(android, "MTP_PARAMETERS", str(tmp_path / "absent"))
     gadget = android.AndroidGadget(role, "udc.0", [MtpResponder(buffer_bytes=65536)])
     with pytest.raises(LabError, match=r"exposes no MTP buffer length .*cannot run buffer 65536 B"):
-        android._prepare(gadget.functions[0], gadget)
-    android._prepare(android.AndroidGadget(role, "udc.0", [MtpResponder()]).functions[0], gadget)  # none asked: fine
+        android._hook("prepare", gadget.functions[0], gadget)
+    android._hook(
+        "prepare", android.AndroidGadget(role, "udc.0", [MtpResponder()]).functions[0], gadget
+    )  # none asked: fine
 
 
 @pytest.mark.parametrize(("backend", "expected"), [("configfs", Gadget), ("android", android.AndroidGadget)])

@@ -191,7 +191,7 @@ def test_what_pyusb_saw_goes_into_the_pairs_facts_before_the_sysfs_check(tmp_pat
     environments = Environments()
     try:
         pair = environments.open(board)
-        usb_enumeration.of(pair.host)._libusb = _Listed(
+        usb_enumeration.of(pair.host).libusb = _Listed(
             Seen(vendor_id=0x1D6B, product_id=0x104, speed_code=usb.util.SPEED_HIGH, bus=3, ports=(2,))
         )
         gadget = Gadget(pair.device, "none.0", [], identity=GadgetIdentity(serial="hil-nowhere"))

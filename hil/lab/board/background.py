@@ -74,7 +74,7 @@ class Background:
         self.exit_status: int | None = None
         self.lost: str | None = None  # why output and status are unknown (the role stopped answering)
         self._power_cycles_at_start: int | None = None
-        self._running = False
+        self.running = False
 
     def __repr__(self) -> str:
         return f"Background({self.name!r} on {self.role.label})"
@@ -116,7 +116,7 @@ class Background:
             f"{_poll_until(f'[ -s {d}/pgid ]', 10)}; [ -s {d}/pgid ]"
         )
         self._power_cycles_at_start = self.role.power_cycles
-        self._running = True
+        self.running = True
         self.role.register_background(self)
         exitcode, output = self.role.run_status(line, timeout=30)
         if exitcode != 0:
@@ -157,18 +157,14 @@ class Background:
             output,
         )
 
-    @property
-    def running(self) -> bool:
-        return self._running
-
     def stop(self, *, quiet: bool = False) -> None:
         """Stop the command (TERM, then KILL after the grace period), collect output and exit status.
 
         quiet=True never raises; otherwise a role that does not answer raises after recording it in `lost`.
         """
-        if not self._running:
+        if not self.running:
             return
-        self._running = False
+        self.running = False
         self.role.unregister_background(self)
         if self._power_cycles_at_start is not None and self.role.power_cycles != self._power_cycles_at_start:
             self.lost = "the board was power-cycled while it ran"
@@ -218,7 +214,7 @@ class Background:
 
     def wait(self, *, timeout_s: float) -> None:
         """Let a command that ends on its own finish (bounded; then stopped), and collect output and status."""
-        if self._running and self.role.suspect_reason is None:
+        if self.running and self.role.suspect_reason is None:
             status = f"{shlex.quote(self.directory)}/status"
             self.role.run_status(_poll_until(f"[ -e {status} ]", timeout_s), timeout=timeout_s + 30)
         self.stop()

@@ -177,12 +177,9 @@ class Coordinator:
         self.identity = client_identity()
         self.users_choice = users_choice
 
-    def places(self) -> dict[str, PlaceView]:
-        return self.client.places()
-
     def matching(self, wanted: PlaceConfig) -> dict[str, PlaceView]:
         filters = wanted.filters()
-        return {name: place for name, place in self.places().items() if place.satisfies(filters)}
+        return {name: place for name, place in self.client.places().items() if place.satisfies(filters)}
 
     def reserve(self, wanted: PlaceConfig, wait_s: float, holding: dict[str, HeldPlace], key: str) -> HeldPlace:
         """The place for a role: the user's choice (LG_TOKEN/LG_PLACE), else reserved, waited for, acquired.
@@ -193,7 +190,7 @@ class Coordinator:
             return self._take_users_choice(self.users_choice, wanted, wait_s, holding, key)
         self.reclaim(wanted)
         if not self.matching(wanted):
-            known = ", ".join(f"{n} ({_tags(p.tags)})" for n, p in sorted(self.places().items())) or "none"
+            known = ", ".join(f"{n} ({_tags(p.tags)})" for n, p in sorted(self.client.places().items())) or "none"
             raise LabError(f"no place on coordinator {self.address} matches {wanted.describe()} (places: {known})")
         filters = [f"{tag}={value}" for tag, value in wanted.filters().items()]
         token = self._token(self.client("reserve", "--shell", *filters))
@@ -215,7 +212,7 @@ class Coordinator:
             self.client("-p", place, "acquire")
         holding[key] = held
         held.waited_s = time.monotonic() - started
-        held.exporters = self.places()[held.name].exporters
+        held.exporters = self.client.places()[held.name].exporters
 
     @contextlib.contextmanager
     def _given_back_on_failure(self, held: HeldPlace, holding: dict[str, HeldPlace], key: str) -> Iterator[None]:
@@ -266,14 +263,14 @@ class Coordinator:
         started = time.monotonic()
         if choice.token:
             # Not allocated yet, or no such reservation: `labgrid-client wait` waits, or says why it cannot.
-            name = reserved_for(self.places(), choice.token) or self._wait(choice.token, wanted, wait_s, started)
+            name = reserved_for(self.client.places(), choice.token) or self._wait(choice.token, wanted, wait_s, started)
         else:
             assert choice.place
-            named = [p.name for p in self.places().values() if choice.place in (p.name, *p.aliases)]
+            named = [p.name for p in self.client.places().values() if choice.place in (p.name, *p.aliases)]
             if not named:
                 raise LabError(f"{choice.describe()}: no such place (or alias) on coordinator {self.address}")
             name = named[0]
-        place = self.places()[name]
+        place = self.client.places()[name]
         if not place.satisfies(wanted.filters()):
             raise LabError(
                 f"{choice.describe()} is place {name} ({_tags(place.tags)}), which does not match "

@@ -7,7 +7,7 @@ switches back to the previous value on every way out. With `keep_adb` every valu
 The previous value is also kept in hil's own property (`debug.hil.usb_config_before`) until it is restored,
 so a run killed mid-test is undone by the next one instead of being taken for the board's resting state.
 
-What each function needs on Android (`_prepare`, `_bound`, `_release`, `_cleanup`, by function type):
+What each function needs on Android (`HOOKS`: prepare, bound, release, cleanup, by function type):
 - mass storage: Android's LUN binds without a medium; hil sets `lun.0/file` once bound, force-ejects it after;
 - network: init's function cannot take hil's MAC and queue attributes: refused;
 - MTP: the responder is the board's own; the buffer length is f_mtp's `mtp_tx_req_len`/`mtp_rx_req_len`
@@ -23,7 +23,7 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import singledispatch
+from typing import Any
 
 from hil.errors import LabError
 from hil.inventory.schema import AndroidGadgetConfig
@@ -153,11 +153,11 @@ class AndroidGadget(GadgetBackend):
             if self.on_disconnect is not None and serial:
                 self.on_disconnect(serial)
             for function in self.functions:
-                _prepare(function, self)
+                _hook("prepare", function, self)
             self._switch(self.wanted)
             self._find_functions()
             for function in self.functions:
-                _bound(function, self)
+                _hook("bound", function, self)
         except BaseException:
             self.release_quietly()
             raise
@@ -167,10 +167,10 @@ class AndroidGadget(GadgetBackend):
         """Release the functions, switch back to the previous configuration, clean up: every step tried."""
         errors: list[BaseException] = []
         for step in (
-            *(lambda f=f: _release(f, self) for f in self.functions),
+            *(lambda f=f: _hook("release", f, self) for f in self.functions),
             lambda: self._switch(NONE),
             self._back_to_previous,
-            *(lambda f=f: _cleanup(f, self) for f in self.functions),
+            *(lambda f=f: _hook("cleanup", f, self) for f in self.functions),
         ):
             try:
                 step()
@@ -247,32 +247,19 @@ def _is_function(path: str, android_name: str) -> bool:
 
 
 # --- What each function needs around the switch --------------------------------------------------------
+# prepare: before the configuration that holds the function is set (the board is at `none`); bound: once
+# sys.usb.state says the function is bound, before the host uses it; release: before the previous
+# configuration is restored; cleanup: after it was restored. HOOKS gives each function type's, the most
+# specific type's first (as its class's MRO); a stage no type names does nothing.
 
 
-@singledispatch
-def _prepare(function: Function, gadget: AndroidGadget) -> None:
-    """Before the configuration that holds the function is set (the board is at `none`)."""
-    function.prepare(gadget.role)
+def _hook(stage: str, function: Function, gadget: AndroidGadget) -> None:
+    hook = next((hooks[stage] for kind in type(function).__mro__ if stage in (hooks := HOOKS.get(kind, {}))), None)
+    if hook is not None:
+        hook(function, gadget)
 
 
-@singledispatch
-def _bound(function: Function, gadget: AndroidGadget) -> None:
-    """Once sys.usb.state says the function is bound, before the host uses it."""
-
-
-@singledispatch
-def _release(function: Function, gadget: AndroidGadget) -> None:
-    """Before the previous configuration is restored."""
-
-
-@singledispatch
-def _cleanup(function: Function, gadget: AndroidGadget) -> None:
-    """After it was restored."""
-    function.cleanup(gadget.role)
-
-
-@_bound.register
-def _(function: MassStorage, gadget: AndroidGadget) -> None:
+def _msc_bound(function: MassStorage, gadget: AndroidGadget) -> None:
     lun = f"{gadget.function_dir(function)}/lun.0"
     ro = int(function.read_only)
     # `ro` cannot change while a file is open (a run killed mid-test leaves one): write it only if it differs.
@@ -282,8 +269,7 @@ def _(function: MassStorage, gadget: AndroidGadget) -> None:
     )
 
 
-@_release.register
-def _(function: MassStorage, gadget: AndroidGadget) -> None:
+def _msc_release(function: MassStorage, gadget: AndroidGadget) -> None:
     if id(function) not in gadget._dirs:
         return
     # forced_eject closes the file even while the host holds the medium (prevent-removal set); a kernel
@@ -292,8 +278,7 @@ def _(function: MassStorage, gadget: AndroidGadget) -> None:
     gadget.role.run(f"if [ -e {lun}/forced_eject ]; then echo 1 > {lun}/forced_eject; else echo > {lun}/file; fi")
 
 
-@_prepare.register
-def _(function: NetworkFunction, gadget: AndroidGadget) -> None:
+def _network_prepare(function: NetworkFunction, gadget: AndroidGadget) -> None:
     if function.attributes:
         raise LabError(
             f"{gadget.role.label}: {', '.join(function.attributes)} of {function.kind} cannot be set on the android "
@@ -301,8 +286,7 @@ def _(function: NetworkFunction, gadget: AndroidGadget) -> None:
         )
 
 
-@_prepare.register
-def _(function: MtpResponder, gadget: AndroidGadget) -> None:
+def _mtp_prepare(function: MtpResponder, gadget: AndroidGadget) -> None:
     if function.buffer_bytes is None:
         return
     params = shlex.quote(MTP_PARAMETERS)
@@ -321,14 +305,23 @@ def _(function: MtpResponder, gadget: AndroidGadget) -> None:
     )
 
 
-@_bound.register
-def _(function: MtpResponder, gadget: AndroidGadget) -> None:
+def _mtp_bound(function: MtpResponder, gadget: AndroidGadget) -> None:
     function.storage = gadget.config.mtp_storage
     function.board_responder = f"the board's own MTP responder (android {CONFIG}={gadget.wanted})"
 
 
-@_cleanup.register
-def _(function: MtpResponder, gadget: AndroidGadget) -> None:
+def _mtp_cleanup(function: MtpResponder, gadget: AndroidGadget) -> None:
     saved = {name: gadget._saved.pop(name) for name in MTP_BUFFER_PARAMETERS if name in gadget._saved}
     if saved:
         gadget.role.run(shell.all_of(shell.write(f"{MTP_PARAMETERS}/{name}", value) for name, value in saved.items()))
+
+
+HOOKS: dict[type[Function], dict[str, Callable[[Any, AndroidGadget], None]]] = {
+    Function: {
+        "prepare": lambda function, gadget: function.prepare(gadget.role),
+        "cleanup": lambda function, gadget: function.cleanup(gadget.role),
+    },
+    MassStorage: {"bound": _msc_bound, "release": _msc_release},
+    NetworkFunction: {"prepare": _network_prepare},
+    MtpResponder: {"prepare": _mtp_prepare, "bound": _mtp_bound, "cleanup": _mtp_cleanup},
+}

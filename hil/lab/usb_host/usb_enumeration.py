@@ -7,6 +7,7 @@ lab the sysfs check of hil.lab.usb_host.usbhost stands alone.
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import attr
@@ -28,16 +29,10 @@ class UsbEnumerationDriver(Driver):
     bindings: ClassVar[dict] = {}
     poll_s = attr.ib(default=POLL_S, converter=float, validator=attr.validators.gt(0))
 
-    def __attrs_post_init__(self) -> None:
-        super().__attrs_post_init__()
-        self._libusb: Libusb | None = None
-
-    @property
+    @functools.cached_property
     def libusb(self) -> Libusb:
         # Loaded on first use: a PC without libusb fails the test that needs it, not the environment.
-        if self._libusb is None:
-            self._libusb = Libusb()
-        return self._libusb
+        return Libusb()
 
     @Driver.check_active
     @step(args=["vendor_id", "product_id", "serial", "speed"], result=True)
