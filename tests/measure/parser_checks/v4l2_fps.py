@@ -16,7 +16,9 @@ from .edits import (
 
 
 def _v4l2_fps_oracle(text: str, asked: dict[str, Any], result: Any) -> None:
-    line = [line for line in text.split("\n") if line.startswith("v4l2_fps ")][-1]
+    # A CR ends a line, as on a serial console (hil.measure.parsing.output_lines): a summary after one is a line.
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    line = [line for line in lines if line.startswith("v4l2_fps ")][-1]
     fields = dict(part.split("=", 1) for part in line.split(" ")[1:])
     assert (fields["format"], int(fields["width"]), int(fields["height"]), int(fields["frames"])) == (
         asked["fmt"],
