@@ -3,17 +3,15 @@
 `--update-baseline` adds this run's result of each metric it measured (replacing an earlier update from the
 same run) and keeps the newest `runs_kept`; metrics this run did not measure keep theirs; a metric whose unit
 changed starts over. Each row names the run and the result its samples are, and who set it when. A comparison
-needs several runs to know how far clean runs move (hil.verdict.baseline). `hil db import` loads the
-baseline files (baselines/<board>.json) of earlier hil versions.
+needs several runs to know how far clean runs move (hil.verdict.baseline). `hil db import` refuses the baseline
+files (baselines/<board>.json) of earlier hil versions: OLD_FILE says why.
 """
 
 from __future__ import annotations
 
 import getpass
-import math
 import os
 import socket
-import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,9 +20,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 
-from hil.db.convert import moment
 from hil.db.schema import BaselineRow, Result
-from hil.db.write import insert_into
 from hil.facts import board_of, other_board
 from hil.records.files import UnreadableJson, read_json
 from hil.verdict.result import MetricResult, Verdict, metric_key
@@ -168,7 +164,12 @@ def _key(result: MetricResult) -> str:
     return metric_key(result.metric, result.params)
 
 
-# --- the baseline files of earlier hil versions -----------------------------------------------------------
+# --- the baseline files of earlier hil versions: refused -------------------------------------------------------
+
+OLD_FILE = (
+    "a baseline file of hil before the results database: not imported, since nothing ties its samples to the runs "
+    "it names (a file could say any stored run measured any figures); store baselines with --update-baseline"
+)
 
 
 def is_baseline_file(path: Path) -> bool:
@@ -178,70 +179,3 @@ def is_baseline_file(path: Path) -> bool:
     except UnreadableJson:
         return False  # the results reader names it
     return isinstance(data, dict) and "metrics" in data and "schema" not in data
-
-
-def import_file(engine: Engine, path: Path) -> int:
-    """A baseline file's runs into the database (a row already there stays); how many it holds. Each row is
-    linked to its result when that run is stored (import the history first)."""
-    try:
-        data = read_json(path)
-        board, created, metrics = _parse(data)
-    except UnreadableJson as exc:
-        raise BaselineFileError(str(exc)) from exc
-    except Exception as exc:  # any shape the file may take: it is named, never a traceback
-        raise BaselineFileError(f"{path}: {type(exc).__name__}: {exc}") from exc
-    rows = []
-    for key, metric in metrics.items():
-        for run in metric.runs:
-            found = Result.run_id == run.run, Result.board == board, Result.params_key == key
-            result_id = select(Result.id).where(*found).limit(1).scalar_subquery()
-            values = {"samples": run.samples, "median": run.median, "set_at": created}
-            rows.append({"board": board, "params_key": key, "unit": metric.unit, "run_id": run.run, **values})
-            rows[-1].update(result_id=result_id, set_by=f"{who()}: hil db import {path}")
-    with engine.begin() as connection:
-        for row in rows:
-            statement = insert_into(connection, BaselineRow).values(**row)
-            connection.execute(statement.on_conflict_do_nothing(index_elements=["board", "params_key", "run_id"]))
-    return len(rows)
-
-
-def _number(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"{what}: {value!r} is not a finite number")
-    return float(value)
-
-
-def _parse_run(key: str, entry: Any) -> BaselineRun:
-    if not isinstance(entry, dict):
-        raise TypeError(f"metric {key!r}: a run is not an object")
-    samples = entry["samples"]
-    if not isinstance(samples, list) or not samples:
-        raise ValueError(f"metric {key!r}: 'samples' must be a non-empty list")
-    values = [_number(v, f"metric {key!r} sample") for v in samples]
-    median = _number(entry["median"], f"metric {key!r} median")
-    if not math.isclose(median, statistics.median(values), rel_tol=1e-9):  # what a gate would read, not the samples
-        raise ValueError(f"metric {key!r}: median {median:g} is not its samples' ({statistics.median(values):g})")
-    return BaselineRun(str(entry["run"]), values, median)
-
-
-def _parse(data: Any) -> tuple[str, datetime, dict[str, BaselineMetric]]:
-    """(board, created, metrics) of a baseline file: {"board", "run", "created", "facts", "metrics": {key:
-    {"unit", "runs": [{"run", "samples", "median"}]}}}, or the one-run format before it (samples, median and
-    run on the metric)."""
-    from hil.catalogue import params_added  # the whole catalogue: only where old files are imported
-
-    if not isinstance(data, dict):
-        raise TypeError(f"expected a JSON object, found {type(data).__name__}")
-    if not isinstance(data["metrics"], dict):
-        raise TypeError("'metrics' is not an object")
-    metrics = {}
-    for key, entry in data["metrics"].items():
-        if not isinstance(entry, dict):
-            raise TypeError(f"metric {key!r} is not an object")
-        runs = entry["runs"] if "runs" in entry else [{**entry, "run": entry.get("run", data["run"])}]
-        if not isinstance(runs, list) or not runs:
-            raise ValueError(f"metric {key!r}: 'runs' must be a non-empty list")
-        # A metric's key from before it gained a parameter: its key now (hil.catalogue.params_added).
-        key_now = params_added.completed_key(key)
-        metrics[key_now] = BaselineMetric(str(entry["unit"]), [_parse_run(key, run) for run in runs])
-    return str(data["board"]), moment(str(data["created"])), metrics

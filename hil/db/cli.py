@@ -69,11 +69,12 @@ def _import(args: argparse.Namespace) -> int:
     files: list[Path] = []
     for path in args.paths:
         files += sorted(path.glob("*.json")) if path.is_dir() else [path]
-    baseline_files = [path for path in files if baselines.is_baseline_file(path)]
-    runs, rows, skipped = 0, 0, 0
+    runs, skipped = 0, 0
     imported_builds: set[str] = set()
-    for path in files:  # the runs first: a baseline's rows are linked to their results
-        if path in baseline_files:
+    for path in files:
+        if baselines.is_baseline_file(path):
+            print(f"hil db import: skipped {path}: {baselines.OLD_FILE}", file=sys.stderr)
+            skipped += 1
             continue
         problem = None
         try:
@@ -96,15 +97,8 @@ def _import(args: argparse.Namespace) -> int:
         elif stored.run.build and stored.run.build.get("name"):
             imported_builds.add(stored.run.build["name"])
         runs += written
-    for path in baseline_files:
-        try:
-            rows += baselines.import_file(engine, path)
-        except baselines.BaselineFileError as exc:
-            print(f"hil db import: skipped {exc}", file=sys.stderr)
-            skipped += 1
-    held = f", {rows} baseline run(s)" if baseline_files else ""
     decided = gates.refresh(engine, imported_builds)
-    print(f"{describe(engine.url)}: imported {runs} run(s){held}, skipped {skipped} file(s); {decided} gate(s) decided")
+    print(f"{describe(engine.url)}: imported {runs} run(s), skipped {skipped} file(s); {decided} gate(s) decided")
     return HilExit.OK if not skipped else HilExit.GATE_FAILED
 
 
@@ -179,7 +173,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "hil db") -> int:
     add_options(given_after, defaults=False)
     helps = {
         "upgrade": "create the schema or take it forward to this hil's",
-        "import": "load results.json files, history and baselines directories",
+        "import": "load results.json files and history directories (a baseline file of an earlier hil is refused)",
         "export": "write every run as a results.json document into DIR",
         "push": "deliver the runs spooled while the database was unreachable",
         "gates": "decide again the stored gates the dashboard shows (of BUILD..., else of every build)",
