@@ -13,6 +13,7 @@ import pytest
 
 import hil
 from hil.catalogue.storage import NvmeSettings
+from hil.diagnose.storage import StorageDiagnosis
 from hil.lab.pcie import link as pcie_link
 from hil.lab.pcie import payload
 from hil.lab.storage import nvme, queue
@@ -79,5 +80,15 @@ def test_nvme_crystaldiskmark(pair, perf, drive, case, direction, target):
                 integrity.block_device(rc, on.filename, size_mb=verify_mb, block_size=job.bs)
                 if on.directory is None
                 else integrity.file_round_trip(rc, on.directory, size_mb=verify_mb, block_size=job.bs)
+            ),
+            # dd through the namespace's layers at the job's block size (a write only where fio writes it raw)
+            diagnosis=StorageDiagnosis(
+                rc,
+                drive.node,
+                direction,
+                job.bs,
+                settings.size_mb,
+                mount=on.directory,
+                raw_writable=on.directory is None,
             ),
         )

@@ -5,6 +5,7 @@ cases (msc.backing_mb in the board's RAM or at msc.backing_dir); hdparm reads ab
 import pytest
 
 from hil.catalogue.usb_device import MscSettings
+from hil.diagnose.storage import FarEnd, StorageDiagnosis
 from hil.lab.storage import local
 from hil.lab.usb_gadget.gadget import MassStorage
 from hil.lab.usb_gadget.on_link import gadget_on
@@ -21,4 +22,8 @@ def test_msc_hdparm_read(pair, perf):
             "usb.msc.hdparm.read",
             facts={"tool": hdparm.version(pair.host), "msc_backing": local.where(pair.device, msc.backing_dir)},
             sample=lambda: hdparm.read(pair.host, disk),
+            # the layers beside it, read with dd at 1M (hdparm's readahead asks 2 MiB at a time)
+            diagnosis=StorageDiagnosis(
+                pair.host, disk, "read", "1M", msc.transfer_mb, far=FarEnd(pair.device, msc.backing_dir)
+            ),
         )

@@ -13,7 +13,9 @@ The disk and its protocol (UAS or Bulk-Only) are checked and recorded by the `di
 import pytest
 
 from hil.catalogue.usb_host import DiskSettings
+from hil.diagnose.storage import StorageDiagnosis
 from hil.lab.storage.filesystem import mounted
+from hil.lab.usb_host import pc_disk
 from hil.measure import cpfile
 
 pytestmark = [
@@ -44,4 +46,14 @@ def test_usb_disk_copy(pair, perf, disk, direction):
             facts={**copies.facts, "filesystem": fs, "block_device": disk},
             sample=copies.sample,
             verify=copies.verify,
+            # dd on the raw disk (read only: its file system is mounted), on the file system, and on the lab PC's
+            diagnosis=StorageDiagnosis(
+                pair.host,
+                disk,
+                direction,
+                "1M",
+                settings.cp_file_mb,
+                mount=disk_dir,
+                on_the_pc=(lambda: pc_disk.find(pair)) if "peer" in pair.roles else None,
+            ),
         )
