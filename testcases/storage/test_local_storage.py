@@ -8,6 +8,7 @@ import pytest
 
 import hil
 from hil.catalogue.storage import LocalSettings
+from hil.diagnose.storage import StorageDiagnosis
 from hil.lab.storage import local
 from hil.measure import dd, ddfile, integrity
 
@@ -31,4 +32,6 @@ def test_local_storage_throughput(pair, perf, direction, bs):
             verify=lambda: integrity.file_round_trip(
                 board, storage.directory, size_mb=integrity.verify_mb(settings.file_mb), block_size=bs
             ),
+            # its device read raw (the board's own file system lives on it: never written) and its file system
+            diagnosis=StorageDiagnosis(board, storage.device, direction, bs, settings.file_mb, mount=storage.directory),
         )

@@ -26,6 +26,7 @@ FILE = "hil-local.bin"
 @dataclass
 class LocalStorage:
     directory: str  # where the measured file lives
+    device: str  # the block device its file system is on (df's first column)
     facts: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -78,13 +79,13 @@ def hdparm(role: Role, device: str) -> str | None:
     return "; ".join(f"{kind}: {text.strip()}" for kind, text in timings)
 
 
-def _facts(role: Role, directory: str) -> dict[str, str]:
+def _storage(role: Role, directory: str) -> LocalStorage:
     device = backing_device(role, directory)
     facts = {"local_storage": where(role, directory, device), "block_queue": queue.read(role, device).describe()}
     timings = hdparm(role, device)
     if timings is not None:
         facts["hdparm"] = timings
-    return facts
+    return LocalStorage(directory, device, facts)
 
 
 @contextmanager
@@ -98,7 +99,7 @@ def prepared(role: Role, settings: LocalSettings) -> Iterator[LocalStorage]:
         writable = shell.cmd("test", "-d", settings.dir) + " && " + shell.cmd("test", "-w", settings.dir)
         if role.run_status(writable)[0] != 0:
             raise LabError(f"{role.label}: local.dir {settings.dir} is not a writable directory on the board")
-        storage = LocalStorage(settings.dir, _facts(role, settings.dir))
+        storage = _storage(role, settings.dir)
         try:
             yield storage
         finally:  # the board's own filesystem keeps nothing of hil's
@@ -106,4 +107,4 @@ def prepared(role: Role, settings: LocalSettings) -> Iterator[LocalStorage]:
         return
     wait_for_node(role, settings.device)
     with filesystem.mounted(role, settings.device, settings.fs, mountpoint=MOUNTPOINT) as mountpoint:
-        yield LocalStorage(mountpoint, _facts(role, mountpoint))
+        yield _storage(role, mountpoint)
