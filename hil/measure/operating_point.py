@@ -15,6 +15,7 @@ board as declared. One command reads it all from sysfs (skipping what the board 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -151,6 +152,21 @@ def _counted(before: dict[str, int], after: dict[str, int], label: Callable[[str
     return found
 
 
+def _drift(points: Sequence[tuple[int, OperatingPointChange]]) -> list[str]:
+    """A CPU clock that moved from one sample to the next without moving within one (a governor stepping down
+    while the tool was between samples): the samples were not taken at one operating point either."""
+    found = []
+    for (earlier, was), (index, now) in itertools.pairwise(points):
+        for cpu, khz in now.freq_khz.items():
+            before = was.freq_khz.get(cpu)
+            within = any(move.startswith(f"{cpu} clock moved") for move in now.moved)
+            if before is not None and abs(khz - before) > FREQ_TOLERANCE * before and not within:
+                found.append(
+                    f"between samples {earlier} and {index}: {cpu} clock moved {before / 1000:g} -> {khz / 1000:g} MHz"
+                )
+    return found
+
+
 def change(role: Role, before: OperatingPoint, after: OperatingPoint) -> OperatingPointChange:
     """What moved of `role`'s operating point between two snapshots, with where it ended."""
     return OperatingPointChange(
@@ -165,6 +181,7 @@ def summary(samples: Sequence[Sample]) -> tuple[str, list[str]] | None:
     if not points:
         return None
     moves = [f"sample {index}: {change}" for index, point in points for change in point.moved]
+    moves += _drift(points)
     clocks = sorted({khz // 1000 for _, point in points for khz in point.freq_khz.values()})
     temps = [temp for _, point in points for temp in point.temp_c.values()]
     role = points[0][1].role

@@ -95,9 +95,20 @@ def test_the_summary_names_each_move_with_its_sample_and_where_the_clock_and_hea
         return Sample(1.0, 0.0, 0.1, observed=Observed(operating_point=change))
 
     line, moves = operating_point.summary([sample([], 1800000, 45.0), sample(["cpu1 went offline"], 1200000, 51.2)])
-    assert moves == ["sample 2: cpu1 went offline"]
-    assert line == "rc: clock 1200-1800 MHz, hottest zone 45-51 C, moved 1 time(s) over 2 samples"
+    # cpu0's clock stood elsewhere after sample 2 without moving within it: it moved between the samples
+    assert moves == ["sample 2: cpu1 went offline", "between samples 1 and 2: cpu0 clock moved 1800 -> 1200 MHz"]
+    assert line == "rc: clock 1200-1800 MHz, hottest zone 45-51 C, moved 2 time(s) over 2 samples"
     assert operating_point.summary([Sample(1.0, 0.0, 0.1)]) is None
+    # A clock that stepped down between two samples, within neither: the samples stood at two operating points.
+    line, moves = operating_point.summary([sample([], 1800000, 45.0), sample([], 1200000, 45.5)])
+    assert moves == ["between samples 1 and 2: cpu0 clock moved 1800 -> 1200 MHz"]
+    assert line == "rc: clock 1200-1800 MHz, hottest zone 45-46 C, moved 1 time(s) over 2 samples"
+    held = [
+        sample([], 1800000, 45.0),
+        sample([], 1810000, 45.0),
+        sample(["cpu0 clock moved 1810 -> 1200 MHz"], 1200000, 45),
+    ]
+    assert operating_point.summary(held)[1] == ["sample 3: cpu0 clock moved 1810 -> 1200 MHz"]  # named once, within it
 
 
 def test_usb_resets_are_read_but_not_a_move():
