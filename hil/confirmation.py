@@ -49,12 +49,12 @@ def run_with_confirmation(item: pytest.Item, nextitem: pytest.Item | None) -> bo
     reports = runtestprotocol(item, nextitem=keep, log=False)  # type: ignore[arg-type]
     if suspected := item.stash.get(SUSPECTED, []):
         live.carry(item, reports)  # the first attempt's live lines still reach the log (under xdist)
-        keys = ", ".join(collect.key_of(result) for result in suspected)
+        keys = ", ".join(result.key for result in suspected)
         log.warning("%s: suspected regression of %s: re-measuring after a power cycle", item.nodeid, keys)
         pair = item.stash.get(SUSPECTED_PAIR, None)
         if pair is not None:
             pair.mark_suspect(f"confirming a suspected regression of {keys}")
-        item.stash[CONFIRMING] = {collect.key_of(result): result for result in suspected}
+        item.stash[CONFIRMING] = {result.key: result for result in suspected}
         item.stash[SUSPECTED] = []
         collect.forget(item)
         item._initrequest()  # type: ignore[attr-defined]  # fresh fixtures for the second attempt, as pytest-rerunfailures does

@@ -194,7 +194,7 @@ class Perf:
         if store is None:
             return None
         baseline = store.load(result.board)
-        key = metric_key(result.metric, result.params)
+        key = result.key
         runs = baseline.runs_for(key) if baseline else None
         if not runs or len(result.samples) < 2:
             result.facts.baseline = f"none stored for {key}"

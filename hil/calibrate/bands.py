@@ -108,7 +108,7 @@ def figures(runs: list[StoredRun], board: str) -> list[Figures]:
         last: dict[str, MetricResult] = {}
         for result in stored.results:
             if result.board == board and result.values:
-                last[metric_key(result.metric, result.params)] = result
+                last[result.key] = result
         for key, result in last.items():
             entry = found.setdefault(key, Figures(result.metric, result.params, result.unit, result.direction))
             entry.run_medians.append(result.stats.median if result.stats else statistics.median(result.values))

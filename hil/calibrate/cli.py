@@ -47,7 +47,7 @@ from hil.records.exitcodes import HilExit
 from hil.records.files import atomic_write_text
 from hil.records.store import RESULTS_FILE, ResultsFileError, StoredRun, load_run
 from hil.report.summary import fmt_num
-from hil.verdict.result import Verdict, metric_key
+from hil.verdict.result import Verdict
 from hil.verdict.spec import Band
 from hil.verdict.units import convert
 
@@ -316,7 +316,7 @@ def not_passed(runs: list[StoredRun], board: str) -> list[str]:
     """The results of `board` in the runs that neither passed nor were informative, one line each: a run the PC's
     load made UNSTABLE is no known-good figure of the board, and a calibration says so rather than take it silently."""
     return [
-        f"run {stored.run.id}: {metric_key(result.metric, result.params)} was {result.verdict.value}: {result.reason}"
+        f"run {stored.run.id}: {result.key} was {result.verdict.value}: {result.reason}"
         for stored in runs
         for result in stored.results
         if result.board == board and result.verdict not in (Verdict.PASS, Verdict.INFO)

@@ -31,7 +31,6 @@ from hil.report.compare import GATE_COLOUR, html
 from hil.report.html import stats_rows, summary_table
 from hil.report.pages import render
 from hil.report.plots import TrendPoint
-from hil.report.summary import key_of
 from hil.report.svg import trend_svg
 from hil.report.trend import step_text
 from hil.verdict.changepoint import find_steps
@@ -170,7 +169,7 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             comparison = compare_sides(*found)
         except CompareError as exc:
             return _html("message.html", 409, title="not comparable", message=str(exc), **context)
-        metrics = {(r.board, key_of(r)): r.metric for side in found for stored in side.runs for r in stored.results}
+        metrics = {(r.board, r.key): r.metric for side in found for stored in side.runs for r in stored.results}
         return HTMLResponse(html(comparison, nav=True, url=url, gate_colours=GATE_COLOUR, metrics=metrics, **context))
 
     def run_page(request: Request) -> Response:
@@ -189,7 +188,6 @@ def create_app(engine: Engine, reports_dir: Path) -> Starlette:
             complete=complete,
             summary=Markup(summary_table(stored.results)),
             stats_rows=stats_rows,
-            keys=[key_of(r) for r in stored.results],
             reports=report_links(stored, reports_dir),
         )
 

@@ -23,14 +23,10 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select
 from hil.db.schema import BaselineRow, Result
 from hil.facts import board_of, other_board
 from hil.records.files import UnreadableJson, read_json
-from hil.verdict.result import MetricResult, Verdict, metric_key
+from hil.verdict.result import MetricResult, Verdict
 
 DEFAULT_RUNS_KEPT = 5
 _TABLE = BaselineRow.__table__
-
-
-class BaselineFileError(ValueError):
-    """A baseline file is unreadable or malformed; the message starts with the file's path."""
 
 
 @dataclass
@@ -139,29 +135,25 @@ class Baselines:
         stamp: dict[str, Any],
     ) -> BaselineUpdate:
         usable = [(ordinal, result) for ordinal, result in results if eligible(result)]
-        skipped = tuple(sorted({_key(r) for _, r in results if not eligible(r)}))
-        written = tuple(sorted({_key(r) for _, r in usable}))
+        skipped = tuple(sorted({r.key for _, r in results if not eligible(r)}))
+        written = tuple(sorted({r.key for _, r in usable}))
         if not usable:
             return BaselineUpdate(board, "unchanged", written, skipped)
         had = connection.scalar(select(func.count()).select_from(_TABLE).where(_TABLE.c.board == board))
         held = []
         for ordinal, result in usable:
             assert result.stats is not None  # eligible() checked it
-            mine = (_TABLE.c.board == board) & (_TABLE.c.params_key == _key(result))
+            mine = (_TABLE.c.board == board) & (_TABLE.c.params_key == result.key)
             # This run replaces its own earlier update; a metric whose unit changed starts over.
             connection.execute(delete(_TABLE).where(mine, (_TABLE.c.run_id == run_id) | (_TABLE.c.unit != result.unit)))
             result_id = select(Result.id).where(Result.run_id == run_id, Result.ordinal == ordinal).scalar_subquery()
             values = {"samples": [float(v) for v in result.values], "median": float(result.stats.median)}
-            row = {"board": board, "params_key": _key(result), "unit": result.unit, "run_id": run_id, **values}
+            row = {"board": board, "params_key": result.key, "unit": result.unit, "run_id": run_id, **values}
             connection.execute(insert(_TABLE).values(**row, result_id=result_id, **stamp))
             kept = connection.scalars(select(_TABLE.c.id).where(mine).order_by(_TABLE.c.id.desc())).all()
             connection.execute(delete(_TABLE).where(_TABLE.c.id.in_(kept[self.runs_kept :])))
             held.append(min(len(kept), self.runs_kept))
         return BaselineUpdate(board, "updated" if had else "created", written, skipped, (min(held), max(held)))
-
-
-def _key(result: MetricResult) -> str:
-    return metric_key(result.metric, result.params)
 
 
 # --- the baseline files of earlier hil versions: refused -------------------------------------------------------

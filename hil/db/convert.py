@@ -13,7 +13,7 @@ from typing import Any
 from hil.facts import Facts
 from hil.records.files import jsonable
 from hil.records.store import InventoryIdentity, RunInfo
-from hil.verdict.result import MetricResult, Sample, metric_key
+from hil.verdict.result import MetricResult, Sample
 
 
 def moment(text: str) -> datetime:
@@ -107,7 +107,7 @@ def result_values(result: MetricResult, run_id: str, ordinal: int, run_started: 
         "ordinal": ordinal,
         "run_started": run_started,
         "board_identity": identity or None,
-        "params_key": metric_key(result.metric, result.params),
+        "params_key": result.key,
         "median": data["stats"]["median"] if data["stats"] else None,
     }
 

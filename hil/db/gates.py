@@ -24,7 +24,7 @@ from hil.errors import InventoryError
 from hil.records.store import StoredRun
 from hil.verdict import gate
 from hil.verdict.gate import Gate, Row, Thresholds
-from hil.verdict.result import MetricResult, metric_key
+from hil.verdict.result import MetricResult
 
 # A matrix row: a build, or a run that measured none (its own row); previous and the dashboard group by it.
 SOLO_RUN = case((Run.build_name.is_(None), Run.id), else_=None)
@@ -104,7 +104,7 @@ def thresholds(
                 )
         for result in stored.results:
             what = judged_by(result)
-            key = (result.board, metric_key(result.metric, result.params))
+            key = (result.board, result.key)
             if key not in seen:
                 seen[key] = (what, stored, result)
                 continue
@@ -148,7 +148,7 @@ def _by_key(side: Side) -> dict[tuple[str, str], list[MetricResult]]:
     found: dict[tuple[str, str], list[MetricResult]] = {}
     for stored in side.runs:
         for result in stored.results:
-            found.setdefault((result.board, metric_key(result.metric, result.params)), []).append(result)
+            found.setdefault((result.board, result.key), []).append(result)
     return found
 
 
@@ -199,7 +199,7 @@ def _side(engine: Engine, label: str, build: str | None, run_id: str | None, boa
     runs = select(Run.id).where(Run.complete, Run.build_name == build if run_id is None else Run.id == run_id)
     if board is not None:
         runs = runs.where(select(Result.id).where(Result.run_id == Run.id, Result.board == board).exists())
-    return Side(label, read.newest_runs(engine, runs, GATE_RUNS, board, values_only=True))  # as load_side's
+    return Side(label, read.newest_runs(engine, runs, GATE_RUNS, board))  # as load_side's
 
 
 def sides(

@@ -63,13 +63,11 @@ def runs_by_id(engine: Engine, run_ids: Sequence[str], *, complete_only: bool = 
     return _runs(engine, query.where(Run.complete) if complete_only else query)
 
 
-def newest_runs(
-    engine: Engine, query: Select[Any], limit: int, board: str | None = None, *, values_only: bool = False
-) -> list[StoredRun]:
+def newest_runs(engine: Engine, query: Select[Any], limit: int, board: str | None = None) -> list[StoredRun]:
     """The newest `limit` runs `query` (of run ids) selects, oldest first, with their results (on `board` only,
-    when given) and samples (their values alone: `values_only`)."""
+    when given) and samples (their values alone: what a gate reads)."""
     newest = query.order_by(Run.started.desc(), Run.id.desc()).limit(limit)
-    return _runs(engine, select(Run.__table__).where(Run.id.in_(newest)), board=board, values_only=values_only)
+    return _runs(engine, select(Run.__table__).where(Run.id.in_(newest)), board=board, values_only=True)
 
 
 def history(engine: Engine, *, samples: bool = False, limit: int | None = None) -> list[StoredRun]:

@@ -26,7 +26,7 @@ from hil.db.schema import Result, Run, SampleRow
 from hil.db.spool import Spool
 from hil.records.store import RunInfo
 from hil.verdict.gate import band_verdict
-from hil.verdict.result import MetricResult, metric_key
+from hil.verdict.result import MetricResult
 from hil.verdict.stats import describe as statistics_of
 
 
@@ -70,7 +70,7 @@ def bands_of(results: Iterable[MetricResult]) -> dict[str, Any]:
     """board -> metric key -> what its results were judged by (hil.db.convert.judged_by)."""
     bands: dict[str, Any] = {}
     for result in results:
-        bands.setdefault(result.board, {})[metric_key(result.metric, result.params)] = convert.judged_by(result)
+        bands.setdefault(result.board, {})[result.key] = convert.judged_by(result)
     return bands
 
 
@@ -108,7 +108,7 @@ def _content(info: RunInfo, results: dict[int, MetricResult]) -> tuple[Any, dict
     """What makes two copies of a run the same run: its build (its whole identity), and each result's pair, key,
     verdict and samples (by ordinal)."""
     return info.build, {
-        ordinal: (r.board, metric_key(r.metric, r.params), str(r.verdict), [float(f"{v:.12g}") for v in r.values])
+        ordinal: (r.board, r.key, str(r.verdict), [float(f"{v:.12g}") for v in r.values])
         for ordinal, r in results.items()
     }
 
@@ -150,7 +150,7 @@ def check_figures(results: Iterable[MetricResult], where: str = "") -> None:
     give (hil.verdict.gate.band_verdict); else DatabaseError naming the result (a file could claim PASS for
     1e308 MB/s)."""
     for result in results:
-        key = f"{where}{result.board} {metric_key(result.metric, result.params)}"
+        key = f"{where}{result.board} {result.key}"
         values = result.values
         if not all(math.isfinite(value) for value in [*values, *(s.value for s in result.warmup)]):
             raise DatabaseError(f"{key}: a sample that is no finite number")

@@ -26,9 +26,8 @@ from typing import Annotated, Any
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, TypeAdapter, ValidationError
 
 from hil.catalogue import Catalogue, Metric, Setting, UnknownName
-from hil.inventory.bands import band_of
 from hil.inventory.schema import BandSettings, Inventory, MetricConfig, parse_selector
-from hil.inventory.specs import ceiling_for, merged_band
+from hil.inventory.specs import band_of, ceiling_for, merged_band
 from hil.verdict.spec import Band, Direction
 from hil.verdict.units import Quantity, convert, convertible, units_of
 

@@ -26,12 +26,17 @@ from pydantic import ValidationError
 
 from hil.catalogue import CATALOGUE, Catalogue, Setting
 from hil.errors import InventoryError, LabError
-from hil.inventory import against_catalogue, envfiles, yamlfile
+from hil.inventory import against_catalogue, yamlfile
 from hil.inventory.schema import Inventory, PairConfig
 from hil.inventory.specs import spec_for
 from hil.verdict.spec import MetricSpec
 
 View = TypeVar("View")
+# `env: lab/rk3399.yaml` is a file beside the inventory (a lab keeps its env files with its boards.yaml);
+# `env: hil:vlab/env.yaml` one inside the installed hil package: an inventory kept outside hil's repository (a BSP
+# team's own suite on top of a released hil) reaches the virtual lab's environment this way, wherever pip put hil.
+PACKAGED = "hil:"
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the hil package directory
 
 
 def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -255,11 +260,15 @@ def _env(path: Path, tree: yaml.Node | None, name: str, pair: PairConfig, lg_env
         env_path = lg_env.resolve()
     elif pair.env is None:
         raise InventoryError(str(path), key, "no labgrid environment: set `env` or run with --lg-env (LG_ENV)")
+    elif pair.env.startswith(PACKAGED):
+        relative = Path(pair.env.removeprefix(PACKAGED))
+        if relative.is_absolute() or ".." in relative.parts:
+            raise InventoryError(
+                str(path), key, f"{pair.env!r}: a path inside the hil package, relative and without '..'"
+            )
+        env_path = PACKAGE_ROOT / relative
     else:
-        try:
-            env_path = envfiles.resolve(path, pair.env)
-        except ValueError as exc:
-            raise InventoryError(str(path), key, str(exc)) from None
+        env_path = (path.parent / pair.env).resolve()
     if not env_path.is_file():
         raise InventoryError(str(path), key, f"labgrid environment {env_path} does not exist")
     try:

@@ -8,9 +8,9 @@ from dataclasses import replace
 from typing import Any
 
 from hil.catalogue import Metric
-from hil.inventory.bands import band_of
 from hil.inventory.schema import BandSettings, Defaults, Link, PairConfig, Sampling, parse_selector
 from hil.verdict.spec import Band, Ceiling, MetricSpec
+from hil.verdict.units import convert
 
 
 def ceiling_for(metric: Metric, link: Link, params: dict[str, Any]) -> Ceiling | None:
@@ -21,6 +21,25 @@ def ceiling_for(metric: Metric, link: Link, params: dict[str, Any]) -> Ceiling |
     if ceiling is not None and link.emulated:
         return replace(ceiling, enforced=False, basis=f"{ceiling.basis}; not enforced: emulated link")
     return ceiling
+
+
+def band_of(layer: BandSettings, band_unit: str | None, metric: Metric) -> Band:
+    """The band a layer (a metric entry or a parameter override) sets, converted into metric.unit. A band may be
+    written in any unit of the metric's quantity (`unit: MiB/s` on a MB/s metric, an absolute tolerance '500 us' on
+    a ms metric): every edge is converted here, once, so the verdict, the plots and the stored results all speak the
+    catalogue's unit."""
+    unit = band_unit or metric.unit
+
+    def canonical(value: float, given_in: str = unit) -> float:
+        return convert(value, given_in, metric.unit)
+
+    if layer.nominal is not None and layer.tolerance is not None:
+        tolerance = layer.tolerance
+        width = tolerance.value if tolerance.relative else canonical(tolerance.value, tolerance.unit or unit)
+        return Band.around(canonical(layer.nominal), width, relative=tolerance.relative)
+    return Band(
+        None if layer.min is None else canonical(layer.min), None if layer.max is None else canonical(layer.max)
+    )
 
 
 def merged_band(below: Band | None, layer: BandSettings, unit: str | None, metric: Metric) -> Band:

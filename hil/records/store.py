@@ -68,11 +68,6 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def new_run_id(now: datetime) -> str:
-    """Sortable and unique: UTC start time plus a random suffix (two CI nodes may start together)."""
-    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
-
-
 def hil_commit() -> str | None:
     """The git commit hil runs from, "+dirty" when its tracked files were changed; None when hil was installed
     from a wheel (its version says what it is) or git cannot tell."""
@@ -143,7 +138,8 @@ class RunInfo:
         """A run starting now; `identity`: `build` and `inventory` as above."""
         now = datetime.now(UTC)
         return cls(
-            id=new_run_id(now),
+            # sortable and unique: UTC start time plus a random suffix (two CI nodes may start together)
+            id=f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}",
             started=now.isoformat(timespec="seconds"),
             host=host_facts(),
             command=command or shlex.join(sys.argv),

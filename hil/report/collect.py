@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from hil.report.summary import band_text, fmt_pct, key_of
+from hil.report.summary import band_text, fmt_pct
 from hil.verdict.result import MetricResult
 
 RESULTS = pytest.StashKey[list[MetricResult]]()
@@ -53,7 +53,7 @@ def junit_properties(result: MetricResult) -> list[tuple[str, str]]:
     """The figures a Jenkins JUnit consumer can read without opening results.json."""
     stats = result.stats
     props = [
-        ("metric", key_of(result)),
+        ("metric", result.key),
         ("board", result.board),
         ("value", f"{stats.median:.6g}" if stats else ""),
         ("unit", result.unit),
@@ -100,11 +100,11 @@ def _set_properties(item: pytest.Item, results: list[MetricResult]) -> None:
     kept = [prop for prop in item.user_properties if not any(prop is mine for mine in previous)]
     worst = max(results, key=lambda result: result.verdict.severity)
     mine: list[tuple[str, object]] = [
-        ("metrics", " ".join(key_of(result) for result in results)),
+        ("metrics", " ".join(result.key for result in results)),
         ("verdict", str(worst.verdict)),
     ]
     mine += [
-        (f"{key_of(result)}.{name}", value)
+        (f"{result.key}.{name}", value)
         for result in results
         for name, value in junit_properties(result)
         if name != "metric"  # the prefix says it

@@ -20,7 +20,6 @@ from hil.report.summary import (
     fmt_num,
     fmt_p,
     fmt_pct,
-    key_of,
     summary_row,
     verdict_counts,
     verdict_text,
@@ -103,7 +102,6 @@ def result_block(result: MetricResult, plot_uri: str | None, plot_error: str = "
     return render(
         "result.html",
         result=result,
-        key=key_of(result),
         rows=stats_rows(result),
         plot_uri=plot_uri,
         plot_error=plot_error,

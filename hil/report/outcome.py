@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from hil.verdict.result import MetricResult, Verdict, metric_key
+from hil.verdict.result import MetricResult, Verdict
 
 
 class MeasurementErrorOutcome(pytest.fail.Exception):
@@ -32,7 +32,7 @@ class MarginalWarning(UserWarning):
 def raise_for_verdict(result: MetricResult) -> None:
     verdict = result.verdict
     # The key leads the message: a test measuring several metrics must say which one failed.
-    message = f"{metric_key(result.metric, result.params)}: {result.reason}"
+    message = f"{result.key}: {result.reason}"
     if verdict in (Verdict.PASS, Verdict.INFO):
         return
     if verdict is Verdict.MARGINAL:
@@ -58,7 +58,7 @@ def raise_for_results(results: list[MetricResult]) -> None:
         raise_for_verdict(bad[0])
     if not bad:
         return
-    message = "\n".join(f"{metric_key(r.metric, r.params)}: {r.verdict}: {r.reason}" for r in bad)
+    message = "\n".join(f"{r.key}: {r.verdict}: {r.reason}" for r in bad)
     if any(r.verdict is Verdict.ERROR for r in bad):
         raise MeasurementErrorOutcome(message)
     pytest.fail(message, pytrace=False)

@@ -16,7 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from hil.report.summary import VERDICT_COLORS, fmt_num, key_of
+from hil.report.summary import VERDICT_COLORS, fmt_num
 from hil.verdict.result import MetricResult, SampleStats, Verdict
 from hil.verdict.spec import Band, Direction
 
@@ -156,7 +156,7 @@ def result_plot(result: MetricResult) -> bytes | None:
     ax.set_ylim(*limits)
     ax.set_ylabel(_literal(f"{result.unit}  ({better(result.direction)})"), fontsize=8)
     ax.grid(axis="y", lw=0.3, alpha=0.6)
-    title = _literal(f"{result.board}  {key_of(result)}  {result.verdict}")
+    title = _literal(f"{result.board}  {result.key}  {result.verdict}")
     ax.set_title(title, fontsize=9, color=VERDICT_COLORS.get(result.verdict, "black"), loc="left")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
     buffer = io.BytesIO()

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hil.verdict.result import MetricResult, SampleStats, Verdict, metric_key
+from hil.verdict.result import MetricResult, SampleStats, Verdict
 
 DASH = "–"
 
@@ -66,10 +66,6 @@ def band_text(result: MetricResult, *, with_unit: bool = False) -> str:
     return result.band.describe(result.unit if with_unit else "")
 
 
-def key_of(result: MetricResult) -> str:
-    return metric_key(result.metric, result.params)
-
-
 def regressed(result: MetricResult) -> bool:
     """The baseline comparison found a regression, whatever the verdict (UNSTABLE and FAIL keep theirs)."""
     return result.baseline is not None and result.baseline.regression
@@ -84,7 +80,7 @@ def verdict_text(result: MetricResult) -> str:
 
 def ordered(results: Iterable[MetricResult]) -> list[MetricResult]:
     """Grouped by board, then metric key; results of one key keep their run order."""
-    return sorted(results, key=lambda result: (result.board, key_of(result)))
+    return sorted(results, key=lambda result: (result.board, result.key))
 
 
 def worst_first(results: Iterable[MetricResult]) -> list[MetricResult]:
@@ -128,7 +124,7 @@ def summary_row(result: MetricResult) -> SummaryRow:
     base = result.baseline
     return SummaryRow(
         board=result.board,
-        key=key_of(result),
+        key=result.key,
         median=fmt_num(stats.median) if stats else DASH,
         ci=fmt_num(ci_half_width(stats)) if stats else DASH,
         unit=result.unit,

@@ -27,7 +27,7 @@ from hil.records.files import atomic_write_text
 from hil.records.store import StoredRun, utc_now
 from hil.report.pages import render as render_page
 from hil.report.plots import TrendPoint
-from hil.report.summary import fmt_num, fmt_pct, key_of
+from hil.report.summary import fmt_num, fmt_pct
 from hil.report.svg import SvgPlot, trend_svg
 from hil.verdict.changepoint import Step, find_steps
 from hil.verdict.result import MetricResult
@@ -53,7 +53,7 @@ def series(runs: Sequence[StoredRun]) -> dict[str, dict[str, list[TrendPoint]]]:
             if stats is None or not math.isfinite(stats.median):
                 continue  # an ERROR before two samples has no median to draw, nor one stored as NaN
             point = TrendPoint(label, stats.median, stats.ci_low, stats.ci_high, result.band, result.verdict, build)
-            out.setdefault(result.board, {}).setdefault(key_of(result), []).append(point)
+            out.setdefault(result.board, {}).setdefault(result.key, []).append(point)
     return out
 
 
@@ -93,7 +93,7 @@ def metric_history(board: str, key: str, points: list[TrendPoint], sample: Metri
 
 
 def render(runs: Sequence[StoredRun], title: str = "hil trend") -> str:
-    newest = {(r.board, key_of(r)): r for stored in runs for r in stored.results}
+    newest = {(r.board, r.key): r for stored in runs for r in stored.results}
     metrics = [
         metric_history(board, key, points, newest[(board, key)])
         for board, by_key in sorted(series(runs).items())

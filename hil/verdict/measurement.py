@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hil.verdict.units import dimension
+from hil.verdict import units
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Quantity:
             raise TypeError(f"a quantity's value must be a number, got {type(self.value).__name__}")
         if not math.isfinite(self.value):
             raise ValueError(f"a quantity must be a finite number, got {self.value!r}")
-        dimension(self.unit)  # an unknown unit is a programming error in the tool wrapper: fail loudly
+        units.quantity(self.unit)  # an unknown unit is a programming error in the tool wrapper: fail loudly
 
     def __str__(self) -> str:
         return f"{self.value:g} {self.unit}"

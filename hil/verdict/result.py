@@ -146,6 +146,11 @@ class MetricResult:
     def values(self) -> list[float]:
         return [s.value for s in self.samples]
 
+    @property
+    def key(self) -> str:
+        """The metric with its parameters (metric_key), e.g. 'usb.msc.read[bs=1M]'."""
+        return metric_key(self.metric, self.params)
+
     def ceiling_in_unit(self) -> float | None:
         """The ceiling in the result's unit (a MB/s bus ceiling on an Mbit/s metric), or None."""
         ceiling = self.ceiling

@@ -62,10 +62,6 @@ def quantity(unit: str) -> Quantity:
         raise ValueError(f"unknown unit {unit!r}; known units: {', '.join(KNOWN_UNITS)}") from None
 
 
-# The name the rest of the code grew up with: a unit's "dimension" is its quantity.
-dimension = quantity
-
-
 def units_of(kind: Quantity) -> tuple[str, ...]:
     return tuple(_UNITS[kind])
 

@@ -12,7 +12,6 @@ from hil.dashboard.app import url
 from hil.db.engine import connect
 from hil.db.write import write_run
 from hil.records.store import RunInfo
-from hil.report.summary import key_of
 from hil.report.testing import example_result
 from tests.report.test_hostile_names import HOSTILE, _hostile_result, _Page
 
@@ -51,7 +50,7 @@ def test_every_page_shows_a_hostile_name_as_text_and_links_it_intact(tmp_path, s
     result = _hostile_result([40.0])
     pages = {
         "gate": gate_link,
-        "history": url("/history", board=HOSTILE, metric=HOSTILE, key=key_of(result)),
+        "history": url("/history", board=HOSTILE, metric=HOSTILE, key=result.key),
         "run": url(f"/run/{runs[-1].id}"),
     }
     for name, path in pages.items():
@@ -104,7 +103,7 @@ def test_forged_rows_a_null_median_a_listed_host_a_bogus_verdict_are_no_http_500
     engine.dispose()
     server = serve(tmp_path)
     result = example_result()
-    history = url("/history", board=result.board, metric=result.metric, key=key_of(result))
+    history = url("/history", board=result.board, metric=result.metric, key=result.key)
     for path in ("/", history, "/run/20251102T100000Z-2", "/run/20251103T100000Z-3", url("/gate", candidate="rc3")):
         status, page, _ = server.get(path)
         assert status < 500, (path, page)

@@ -285,7 +285,7 @@ FAR_EDGE_EXCEPTIONS = {
 
 def test_every_rate_in_the_shipped_inventories_is_gated_on_both_edges_or_says_why_not():
     from hil.catalogue import CATALOGUE
-    from hil.inventory.bands import band_of
+    from hil.inventory.specs import band_of
     from hil.verdict.spec import Direction
 
     inventories = [EXAMPLES.parent / "boards.yaml", *sorted(EXAMPLES.glob("boards-*.yaml"))]

@@ -6,7 +6,7 @@ import pytest
 
 from hil.verdict.ceilings import convert, efficiency
 from hil.verdict.spec import Ceiling
-from hil.verdict.units import KNOWN_UNITS, Quantity, convertible, dimension, units_of
+from hil.verdict.units import KNOWN_UNITS, Quantity, convertible, quantity, units_of
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,7 @@ def test_convert(value, source, target, expected):
 
 def test_round_trip_is_identity():
     for unit in KNOWN_UNITS:
-        base = units_of(dimension(unit))[0]
+        base = units_of(quantity(unit))[0]
         assert convert(convert(3.5, unit, base), base, unit) == pytest.approx(3.5)
 
 
@@ -72,7 +72,7 @@ def test_convertible():
     ],
 )
 def test_every_quantity_the_suites_need_has_units(unit, kind):
-    assert dimension(unit) is kind
+    assert quantity(unit) is kind
 
 
 def test_efficiency_converts_when_units_differ():
