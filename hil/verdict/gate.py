@@ -98,10 +98,10 @@ def decide(
         same_unit = medians.get(board_unit, {}), pooled.get(board_unit, (0.0, 0))
         rows.append(_row(board, key, *found, *same_unit, rules[(board, key)], min_effect))
     _name_other_clocks(rows, reference, candidate)
+    effect = lambda key: rules[key].min_effect if min_effect is None else min_effect  # noqa: E731  (as _row's)
     for row in rows:
         if row.gate is Gate.BLOCKED and row.change is not None:
             found = reference[(row.board, row.key)], candidate[(row.board, row.key)]
-            effect = lambda key: rules[key].min_effect if min_effect is None else min_effect  # noqa: E731
             row.diagnosis += _between(row, rows, *found, effect)
     order = {Gate.BLOCKED: 0, Gate.INCOMPLETE: 1, Gate.PASS: 2}
     rows.sort(key=lambda row: (order[row.gate], row.board, row.key))

@@ -3,8 +3,9 @@
 Quartiles are numpy.percentile's (linear interpolation) to the last bit; the t, chi-square and normal distributions
 come from scipy.special: scipy.stats costs half a second to import, which every pytest run and every
 `hil compare` paid. Mann-Whitney's p-value is scipy.stats.mannwhitneyu's own computation (method "auto", continuity
-corrected) on numpy and scipy.special, held equal to it by tests/verdict/test_stats.py. Outliers are flagged by index
-and never removed: a release engineer must see the slow run, not a prettier mean.
+corrected), its ranks in plain Python and its normal tail from scipy.special, held equal to it by
+tests/verdict/test_stats.py. Outliers are flagged by index and never removed: a release engineer must see the slow
+run, not a prettier mean.
 """
 
 from __future__ import annotations
